@@ -1,0 +1,64 @@
+/* onepath — the compact heightfield (supplement §1.5), structure of arrays.
+ *
+ * Cells are indexed c = x + z*width; each cell lists its spans bottom-up at
+ * [cell_first[c], cell_first[c] + cell_count[c]); span indices run over cells in that
+ * order, and cell_first is their prefix sum (an empty cell holds the index of the next
+ * span). Spans are 32-bit indices, with no limit on spans per column but memory.
+ *
+ * Links are global span indices (OP_NO_LINK when none) and may be one-way; mutual[s]
+ * has bit d set when link[d][s] = t and link[(d+2)&3][t] = s. Every stage after the
+ * spans stage reads only mutual links (regions-contours, introduction). */
+#ifndef ONEPATH_CHF_H
+#define ONEPATH_CHF_H
+
+#include "onepath/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define OP_NO_LINK 0xffffffffu
+#define OP_MAX_SPANS 0xfffffffeu /* span indices are u32, OP_NO_LINK is reserved */
+
+/* Directions: 0 = -x, 1 = +z, 2 = +x, 3 = -z. */
+static inline int op_dir_dx(int d) { return d == 0 ? -1 : (d == 2 ? 1 : 0); }
+static inline int op_dir_dz(int d) { return d == 1 ? 1 : (d == 3 ? -1 : 0); }
+
+typedef struct op_chf {
+    uint32_t width, depth, span_count;
+    float bmin[3], bmax[3];
+    float cs, ch;
+    int32_t walkable_height, walkable_climb, border_size;
+    uint32_t *cell_first; /* width*depth */
+    uint32_t *cell_count; /* width*depth */
+    uint16_t *y;          /* floor */
+    uint16_t *h;          /* clearance, min(next.smin - y, 255) */
+    uint8_t *area;        /* 0 = not walkable, 63 = walkable, others from volumes */
+    uint32_t *link[4];    /* per direction: neighbour span index or OP_NO_LINK */
+    uint8_t *mutual;      /* per span: bit d = link d is mutual */
+} op_chf;
+
+/* Allocates every array for the given sizes (cells zeroed, links OP_NO_LINK). */
+op_status op_chf_alloc(op_ctx *ctx, op_chf *chf, uint32_t width, uint32_t depth,
+                       uint32_t span_count);
+void op_chf_free(op_chf *chf);
+op_status op_chf_copy(op_ctx *ctx, op_chf *dst, const op_chf *src);
+
+/* Link rule (supplement §1.5): for every span and direction, the lowest span t of the
+ * neighbour cell with min(s.y+s.h, t.y+t.h) - max(s.y, t.y) >= walkable_height and
+ * |t.y - s.y| <= walkable_climb. Then derives mutual[]. Uses chf->walkable_*. */
+op_status op_chf_build_links(op_ctx *ctx, op_chf *chf);
+
+/* Recomputes mutual[] from link[] with the context's kernel. */
+void op_chf_build_mutual(op_ctx *ctx, op_chf *chf);
+
+/* The cell of span s (binary search over cell_first; for tools and tests). */
+uint32_t op_chf_span_cell(const op_chf *chf, uint32_t s);
+
+/* Number of spans with area != 0. */
+uint32_t op_chf_walkable_count(const op_chf *chf);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

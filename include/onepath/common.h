@@ -1,0 +1,113 @@
+/* onepath — common types: status codes, the context (kernel table, scratch arena,
+ * error message, progress callback) that every stage takes first. */
+#ifndef ONEPATH_COMMON_H
+#define ONEPATH_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __FAST_MATH__
+#error "onepath must not be built with -ffast-math (determinism, supplement §5)"
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Stable numbers: they are also the tool's exit-code basis and appear in JSON. */
+typedef enum op_status {
+    OP_OK = 0,
+    OP_INVALID_ARGUMENT = 1, /* a setting or argument is out of range */
+    OP_BAD_INPUT = 2,        /* a malformed file or geometry */
+    OP_NO_MEMORY = 3,        /* an allocation failed; nothing was left half-built */
+    OP_IO_ERROR = 4,         /* open/read/write failed */
+    OP_UNSUPPORTED = 5,      /* valid, but this build or format cannot express it */
+    OP_INTERNAL = 6          /* a checker found a broken invariant */
+} op_status;
+
+const char *op_status_name(op_status s);
+
+/* Instruction-set variants of the kernel tables (issue 5). AUTO picks the best the CPU
+ * runs, narrowed by the environment variable ONEPATH_ISA. */
+typedef enum op_isa {
+    OP_ISA_AUTO = -1,
+    OP_ISA_SCALAR = 0,
+    OP_ISA_SSE2,
+    OP_ISA_SSE41,
+    OP_ISA_AVX2,
+    OP_ISA_AVX512,
+    OP_ISA_NEON,
+    OP_ISA_PORTABLE, /* SIMDe with SIMDE_NO_NATIVE: the portable lowering */
+    OP_ISA_COUNT
+} op_isa;
+
+const char *op_isa_name(op_isa isa);
+/* Parses "auto", "scalar", "sse2", "sse41", "avx2", "avx512", "neon", "portable".
+ * Returns OP_INVALID_ARGUMENT for anything else. */
+op_status op_isa_parse(const char *name, op_isa *out);
+/* 1 when this build contains the variant and this CPU can run it. */
+int op_isa_available(op_isa isa);
+/* The variant AUTO resolves to (after ONEPATH_ISA narrowing). */
+op_isa op_isa_best(void);
+
+/* Scratch arena: a stack of blocks that are kept between uses, so a stage run per tile
+ * allocates only while it grows. Kernels never allocate; drivers take scratch here. */
+typedef struct op_arena_block {
+    unsigned char *base;
+    size_t size, used;
+} op_arena_block;
+
+typedef struct op_arena {
+    op_arena_block *blocks;
+    size_t count, cap, current;
+} op_arena;
+
+typedef struct op_arena_mark {
+    size_t block, used;
+} op_arena_mark;
+
+typedef void (*op_progress_fn)(void *user, const char *stage, double fraction);
+
+struct op_kernels;
+
+typedef struct op_ctx {
+    const struct op_kernels *k; /* kernel table in use; never NULL after init */
+    op_isa isa;                 /* the resolved variant */
+    op_arena arena;
+    char err[512];              /* message of the last failure */
+    op_progress_fn progress;    /* optional */
+    void *progress_user;
+} op_ctx;
+
+/* isa = OP_ISA_AUTO for the best available. A variant this CPU or build cannot run is
+ * OP_UNSUPPORTED with a message. */
+op_status op_ctx_init(op_ctx *ctx, op_isa isa);
+/* Switch the kernel table of an initialised context. */
+op_status op_ctx_set_isa(op_ctx *ctx, op_isa isa);
+void op_ctx_free(op_ctx *ctx);
+const char *op_ctx_error(const op_ctx *ctx);
+
+/* Record a failure: formats the message into ctx->err and returns status. ctx may be
+ * NULL (the message is then dropped). */
+op_status op_fail(op_ctx *ctx, op_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Arena: 64-byte aligned memory valid until op_arena_release to an earlier mark.
+ * Returns NULL on out-of-memory (the caller reports OP_NO_MEMORY). */
+void *op_arena_alloc(op_arena *a, size_t bytes);
+op_arena_mark op_arena_get_mark(const op_arena *a);
+void op_arena_release(op_arena *a, op_arena_mark m);
+void op_arena_free(op_arena *a);
+
+/* Convenience: allocate n elements of size sz from ctx's arena, failing on overflow. */
+void *op_scratch(op_ctx *ctx, size_t n, size_t sz);
+
+void op_progress(op_ctx *ctx, const char *stage, double fraction);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

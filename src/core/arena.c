@@ -1,0 +1,103 @@
+/* Scratch arena: a stack of kept blocks (style.md: zstd's cwksp). Releasing to a mark
+ * keeps the blocks, so a stage run again (next tile) allocates nothing new. */
+#include "onepath/common.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define OP_ARENA_ALIGN 64u
+#define OP_ARENA_MIN_BLOCK ((size_t)1 << 20)
+
+static size_t align_up(size_t v)
+{
+    return (v + (OP_ARENA_ALIGN - 1)) & ~(size_t)(OP_ARENA_ALIGN - 1);
+}
+
+void *op_arena_alloc(op_arena *a, size_t bytes)
+{
+    if (bytes > SIZE_MAX - 2 * OP_ARENA_ALIGN)
+        return NULL;
+    bytes = align_up(bytes ? bytes : 1);
+    /* Try the current block, then the kept blocks after it. */
+    while (a->current < a->count) {
+        op_arena_block *b = &a->blocks[a->current];
+        if (b->size - b->used >= bytes) {
+            void *p = b->base + b->used;
+            b->used += bytes;
+            return p;
+        }
+        if (a->current + 1 >= a->count || a->blocks[a->current + 1].size < bytes) {
+            /* Kept blocks after this one are too small: free them, a new one follows. */
+            for (size_t i = a->current + 1; i < a->count; i++)
+                free(a->blocks[i].base);
+            a->count = a->current + 1;
+            break;
+        }
+        a->current++;
+        a->blocks[a->current].used = 0;
+    }
+    if (a->count == a->cap) {
+        size_t ncap = a->cap ? a->cap * 2 : 8;
+        op_arena_block *nb = realloc(a->blocks, ncap * sizeof *nb);
+        if (!nb)
+            return NULL;
+        a->blocks = nb;
+        a->cap = ncap;
+    }
+    size_t prev = a->count ? a->blocks[a->count - 1].size : 0;
+    size_t size = bytes > OP_ARENA_MIN_BLOCK ? bytes : OP_ARENA_MIN_BLOCK;
+    if (prev && size < prev * 2 && prev <= SIZE_MAX / 2)
+        size = prev * 2 > size ? prev * 2 : size;
+    void *base = aligned_alloc(OP_ARENA_ALIGN, align_up(size));
+    if (!base && size > bytes) {
+        size = bytes;
+        base = aligned_alloc(OP_ARENA_ALIGN, align_up(size));
+    }
+    if (!base)
+        return NULL;
+    op_arena_block *b = &a->blocks[a->count];
+    b->base = base;
+    b->size = align_up(size);
+    b->used = bytes;
+    a->current = a->count;
+    a->count++;
+    return base;
+}
+
+op_arena_mark op_arena_get_mark(const op_arena *a)
+{
+    op_arena_mark m;
+    m.block = a->current;
+    m.used = a->count ? a->blocks[a->current].used : 0;
+    return m;
+}
+
+void op_arena_release(op_arena *a, op_arena_mark m)
+{
+    if (!a->count)
+        return;
+    for (size_t i = m.block + 1; i < a->count; i++)
+        a->blocks[i].used = 0;
+    a->current = m.block;
+    a->blocks[m.block].used = m.used;
+}
+
+void op_arena_free(op_arena *a)
+{
+    for (size_t i = 0; i < a->count; i++)
+        free(a->blocks[i].base);
+    free(a->blocks);
+    memset(a, 0, sizeof *a);
+}
+
+void *op_scratch(op_ctx *ctx, size_t n, size_t sz)
+{
+    if (sz && n > SIZE_MAX / sz) {
+        op_fail(ctx, OP_NO_MEMORY, "scratch request of %zu x %zu bytes overflows", n, sz);
+        return NULL;
+    }
+    void *p = op_arena_alloc(&ctx->arena, n * sz);
+    if (!p)
+        op_fail(ctx, OP_NO_MEMORY, "out of memory taking %zu bytes of scratch", n * sz);
+    return p;
+}

@@ -1,0 +1,73 @@
+/* The context: status names, error messages, kernel table selection, progress. */
+#include "onepath/common.h"
+#include "core/kernels.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *op_status_name(op_status s)
+{
+    switch (s) {
+    case OP_OK: return "ok";
+    case OP_INVALID_ARGUMENT: return "invalid argument";
+    case OP_BAD_INPUT: return "bad input";
+    case OP_NO_MEMORY: return "out of memory";
+    case OP_IO_ERROR: return "i/o error";
+    case OP_UNSUPPORTED: return "unsupported";
+    case OP_INTERNAL: return "internal error";
+    }
+    return "unknown status";
+}
+
+op_status op_fail(op_ctx *ctx, op_status status, const char *fmt, ...)
+{
+    if (ctx) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(ctx->err, sizeof ctx->err, fmt, ap);
+        va_end(ap);
+    }
+    return status;
+}
+
+op_status op_ctx_init(op_ctx *ctx, op_isa isa)
+{
+    memset(ctx, 0, sizeof *ctx);
+    ctx->k = op_kernels_for(OP_ISA_SCALAR);
+    ctx->isa = OP_ISA_SCALAR;
+    return op_ctx_set_isa(ctx, isa);
+}
+
+op_status op_ctx_set_isa(op_ctx *ctx, op_isa isa)
+{
+    if (isa == OP_ISA_AUTO)
+        isa = op_isa_best();
+    if (isa < 0 || isa >= OP_ISA_COUNT)
+        return op_fail(ctx, OP_INVALID_ARGUMENT, "isa %d is not a variant", (int)isa);
+    if (!op_isa_available(isa))
+        return op_fail(ctx, OP_UNSUPPORTED, "isa '%s' is not available on this build or CPU",
+                       op_isa_name(isa));
+    const op_kernels *k = op_kernels_for(isa);
+    if (!k)
+        return op_fail(ctx, OP_UNSUPPORTED, "isa '%s' is not in this build", op_isa_name(isa));
+    ctx->k = k;
+    ctx->isa = isa;
+    return OP_OK;
+}
+
+void op_ctx_free(op_ctx *ctx)
+{
+    op_arena_free(&ctx->arena);
+}
+
+const char *op_ctx_error(const op_ctx *ctx)
+{
+    return ctx->err;
+}
+
+void op_progress(op_ctx *ctx, const char *stage, double fraction)
+{
+    if (ctx && ctx->progress)
+        ctx->progress(ctx->progress_user, stage, fraction);
+}

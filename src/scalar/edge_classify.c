@@ -1,0 +1,20 @@
+/* Edge classification, scalar twin (regions-contours §6, Edges): the 4-bit boundary
+ * mask. A neighbour value is the mutual neighbour's region, else 0 or TileBorder (-1);
+ * neither equals a region R >= 1, so "no mutual link" is always a boundary edge. */
+#include "core/kernels.h"
+
+void op_edge_classify_scalar(const op_chf *chf, const uint32_t *region, uint32_t border_region,
+                             uint8_t *mask, uint32_t begin, uint32_t end)
+{
+    for (uint32_t s = begin; s < end; s++) {
+        const uint32_t r = region[s];
+        uint8_t m = 0;
+        if (r != 0 && r != border_region) {
+            const uint8_t mu = chf->mutual[s];
+            for (int d = 0; d < 4; d++)
+                if (!(mu >> d & 1) || region[chf->link[d][s]] != r)
+                    m |= (uint8_t)(1u << d);
+        }
+        mask[s] = m;
+    }
+}

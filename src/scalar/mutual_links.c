@@ -1,0 +1,15 @@
+/* Mutual-link derivation, scalar twin (supplement §1.5, regions-contours intro). */
+#include "core/kernels.h"
+
+void op_mutual_links_scalar(const op_chf *chf, uint8_t *mutual, uint32_t begin, uint32_t end)
+{
+    for (uint32_t s = begin; s < end; s++) {
+        uint8_t m = 0;
+        for (int d = 0; d < 4; d++) {
+            const uint32_t t = chf->link[d][s];
+            if (t != OP_NO_LINK && chf->link[(d + 2) & 3][t] == s)
+                m |= (uint8_t)(1u << d);
+        }
+        mutual[s] = m;
+    }
+}

@@ -1,0 +1,119 @@
+#include "util/testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void op_random_chf_defaults(op_random_chf_opts *o, uint32_t width, uint32_t depth)
+{
+    memset(o, 0, sizeof *o);
+    o->width = width;
+    o->depth = depth;
+    o->max_floors = 3;
+    o->empty_percent = 8;
+    o->hole_percent = 4;
+    o->area_count = 2;
+    o->y_jitter = 2;
+    o->walkable_height = 10;
+    o->walkable_climb = 4;
+}
+
+op_status op_random_chf(op_ctx *ctx, op_chf *chf, uint64_t seed, const op_random_chf_opts *o)
+{
+    op_rng r = {seed * 0x2545F4914F6CDD1Dull + 1};
+    const uint32_t w = o->width, d = o->depth;
+    const size_t cells = (size_t)w * d;
+    uint32_t *cnt = calloc(cells ? cells : 1, sizeof *cnt);
+    if (!cnt)
+        return OP_NO_MEMORY;
+    uint64_t total = 0;
+    for (size_t c = 0; c < cells; c++) {
+        if (op_rng_below(&r, 100) < o->empty_percent)
+            continue;
+        cnt[c] = o->max_floors ? 1 + op_rng_below(&r, o->max_floors) : 0;
+        total += cnt[c];
+    }
+    op_status st = op_chf_alloc(ctx, chf, w, d, (uint32_t)total);
+    if (st != OP_OK) {
+        free(cnt);
+        return st;
+    }
+    chf->cs = 0.3f;
+    chf->ch = 0.2f;
+    chf->bmax[0] = w * 0.3f;
+    chf->bmax[1] = 100.0f;
+    chf->bmax[2] = d * 0.3f;
+    chf->walkable_height = o->walkable_height;
+    chf->walkable_climb = o->walkable_climb;
+    /* Floors: a few smooth base levels per cell, spaced well apart, plus jitter. */
+    const uint32_t area_ids[6] = {63, 1, 2, 3, 4, 5};
+    uint32_t s = 0;
+    for (uint32_t z = 0; z < d; z++) {
+        for (uint32_t x = 0; x < w; x++) {
+            const uint32_t c = x + z * w;
+            chf->cell_first[c] = s;
+            chf->cell_count[c] = cnt[c];
+            uint32_t base = ((x / 7) + (z / 5)) % 3; /* slow terraces */
+            uint32_t y = base * 2 + op_rng_below(&r, o->y_jitter + 1);
+            for (uint32_t k = 0; k < cnt[c]; k++) {
+                chf->y[s] = (uint16_t)y;
+                uint32_t gap = o->walkable_height + op_rng_below(&r, 8) +
+                               (op_rng_below(&r, 4) == 0 ? 0 : 12);
+                if (op_rng_below(&r, 10) == 0 && gap > 3)
+                    gap = (uint32_t)o->walkable_height - 1 - op_rng_below(&r, 3); /* low ceiling */
+                chf->h[s] = (uint16_t)(k + 1 < cnt[c] ? (gap > 255 ? 255 : gap) : 255);
+                uint32_t ai = o->area_count > 1 ? op_rng_below(&r, o->area_count) : 0;
+                /* Areas in patches, so same-area regions are not all singletons. */
+                if (o->area_count > 1 && op_rng_below(&r, 4))
+                    ai = ((x / 9) + (z / 11) + k) % o->area_count;
+                chf->area[s] = (uint8_t)area_ids[ai % 6];
+                if (op_rng_below(&r, 100) < o->hole_percent)
+                    chf->area[s] = 0;
+                y += gap + (op_rng_below(&r, 3));
+                if (y > 60000)
+                    y = 60000;
+                s++;
+            }
+        }
+    }
+    free(cnt);
+    return op_chf_build_links(ctx, chf);
+}
+
+unsigned char *op_test_read_file(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *buf = malloc(n > 0 ? (size_t)n : 1);
+    if (buf && n > 0 && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    if (buf)
+        *size = (size_t)n;
+    return buf;
+}
+
+const char *op_test_source_path(const char *rel)
+{
+    static char buf[4096];
+    const char *root = getenv("OP_SOURCE_DIR");
+    snprintf(buf, sizeof buf, "%s/%s", root ? root : ".", rel);
+    return buf;
+}
+
+const char *op_test_tmp_path(const char *suffix)
+{
+    static char buf[4096];
+    static unsigned counter;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(buf, sizeof buf, "%s/onepath-test-%ld-%u%s", tmp ? tmp : "/tmp", (long)getpid(),
+             counter++, suffix ? suffix : "");
+    return buf;
+}
