@@ -20,6 +20,14 @@ extern "C" {
 #define OP_NO_LINK 0xffffffffu
 #define OP_MAX_SPANS 0xfffffffeu /* span indices are u32, OP_NO_LINK is reserved */
 
+/* Region ids are u32: 0 = no region, 1..region_count. The tile band's reserved id
+ * (supplement §2), which no partition produces and no numbering counts. */
+#define OP_BORDER_REGION 0x80000000u
+/* Largest ordinary region id. */
+#define OP_MAX_REGION_ID 0x7fffffffu
+/* Contour neighbour value for an edge leaving the grid (Contours.TileBorder, -1). */
+#define OP_TILE_BORDER 0xffffffffu
+
 /* Directions: 0 = -x, 1 = +z, 2 = +x, 3 = -z. */
 static inline int op_dir_dx(int d) { return d == 0 ? -1 : (d == 2 ? 1 : 0); }
 static inline int op_dir_dz(int d) { return d == 1 ? 1 : (d == 3 ? -1 : 0); }

@@ -10,6 +10,8 @@
 #error "onepath must not be built with -ffast-math (determinism, supplement §5)"
 #endif
 
+#define ONEPATH_VERSION_STRING "0.1.0"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -49,6 +51,20 @@ op_status op_isa_parse(const char *name, op_isa *out);
 int op_isa_available(op_isa isa);
 /* The variant AUTO resolves to (after ONEPATH_ISA narrowing). */
 op_isa op_isa_best(void);
+
+/* One line of the variant listing (style.md: "a listing call says what this CPU can
+ * run"). available = compiled && cpu. */
+typedef struct op_isa_info {
+    op_isa isa;
+    const char *name; /* as op_isa_name */
+    int compiled;     /* this build contains the variant's kernel table */
+    int cpu;          /* this CPU executes the variant's instructions */
+    int available;    /* both: op_ctx_set_isa accepts it */
+} op_isa_info;
+
+/* Fills out[0 .. min(max, OP_ISA_COUNT)) with every variant in enum order (scalar
+ * first) and returns OP_ISA_COUNT. out may be NULL when max is 0. */
+int op_isa_list(op_isa_info *out, int max);
 
 /* Scratch arena: a stack of blocks that are kept between uses, so a stage run per tile
  * allocates only while it grows. Kernels never allocate; drivers take scratch here. */

@@ -45,10 +45,14 @@ static int cpu_has(op_isa isa)
 #if defined(__x86_64__) || defined(__i386__)
     case OP_ISA_SSE2: return __builtin_cpu_supports("sse2");
     case OP_ISA_SSE41: return __builtin_cpu_supports("sse4.1");
-    case OP_ISA_AVX2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
+    case OP_ISA_AVX2:
+        /* cmake/simd.cmake builds this variant with -mavx2 -mbmi -mbmi2 -mpopcnt. */
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
+               __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
     case OP_ISA_AVX512:
         return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-               __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+               __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+               __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
 #endif
 #if defined(__aarch64__)
     case OP_ISA_NEON: return 1;
@@ -62,6 +66,18 @@ int op_isa_available(op_isa isa)
     if (isa < 0 || isa >= OP_ISA_COUNT)
         return 0;
     return op_kernels_for(isa) != NULL && cpu_has(isa);
+}
+
+int op_isa_list(op_isa_info *out, int max)
+{
+    for (int i = 0; i < OP_ISA_COUNT && i < max; i++) {
+        out[i].isa = (op_isa)i;
+        out[i].name = isa_names[i];
+        out[i].compiled = op_kernels_for((op_isa)i) != NULL;
+        out[i].cpu = cpu_has((op_isa)i) != 0;
+        out[i].available = out[i].compiled && out[i].cpu;
+    }
+    return OP_ISA_COUNT;
 }
 
 op_isa op_isa_best(void)

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Prints spans/s per kernel and stage, variant and field, with the ratio to the scalar
+twin, from a single run of onepath_bench (issue 5). Builds nothing.
+
+usage: bench/table.py [BENCH] [--quick] [--filter REGEX] [--chf FILE]... [--json OUT]
+                      [-- more onepath_bench / Google Benchmark flags]
+
+BENCH defaults to build/bench/onepath_bench. The benchmark runs once with
+--benchmark_format=json; its progress and errors go to stderr. Exit status 1 when the
+benchmark failed or any case reported an error (e.g. a variant differing from scalar).
+"""
+import argparse
+import json
+import subprocess
+import sys
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("bench", nargs="?", default="build/bench/onepath_bench")
+    ap.add_argument("--quick", action="store_true",
+                    help="the ~1M-span field only, short minimum time (CI)")
+    ap.add_argument("--filter", help="--benchmark_filter regex, e.g. 'kernel/' or 'watershed'")
+    ap.add_argument("--chf", action="append", default=[], metavar="FILE",
+                    help="also benchmark an OPCHF1 file (repeatable)")
+    ap.add_argument("--json", metavar="OUT", help="also save the raw JSON here")
+    argv = sys.argv[1:]
+    extra = []
+    if "--" in argv:
+        k = argv.index("--")
+        argv, extra = argv[:k], argv[k + 1:]
+    a = ap.parse_args(argv)
+
+    cmd = [a.bench, "--benchmark_format=json"]
+    if a.quick:
+        cmd.append("--quick")
+    if a.filter:
+        cmd.append("--benchmark_filter=" + a.filter)
+    for f in a.chf:
+        cmd += ["--chf", f]
+    cmd += extra  # after --: passed to onepath_bench unchanged
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
+    except OSError as e:
+        print(f"table.py: cannot run {a.bench}: {e}", file=sys.stderr)
+        return 2
+    if a.json:
+        with open(a.json, "w") as f:
+            f.write(p.stdout)
+    try:
+        data = json.loads(p.stdout)
+    except ValueError:
+        print(f"table.py: {a.bench} gave no JSON (exit status {p.returncode})", file=sys.stderr)
+        return 2
+
+    rows, errors = [], []
+    for b in data.get("benchmarks", []):
+        if b.get("run_type", "iteration") != "iteration":
+            continue
+        # "kind/family/variant/field" plus suffixes such as "/min_time:0.050".
+        parts = b["name"].split("/")
+        if len(parts) < 4:
+            continue
+        kind, family, variant, field = parts[:4]
+        if b.get("error_occurred"):
+            errors.append((b["name"], b.get("error_message", "")))
+            rows.append((kind, family, variant, field, None, b.get("spans")))
+            continue
+        rows.append((kind, family, variant, field, b.get("items_per_second", 0.0),
+                     b.get("spans")))
+
+    scalar = {(k, fa, fi): r for k, fa, v, fi, r, _ in rows if v == "scalar" and r}
+    ctx = data.get("context", {})
+    print(f"onepath_bench on {ctx.get('host_name', '?')}, {ctx.get('num_cpus', '?')} CPUs, "
+          f"{ctx.get('mhz_per_cpu', '?')} MHz; library build {ctx.get('library_build_type', '?')}")
+    head = ("kernel/stage", "variant", "field", "spans", "M spans/s", "vs scalar")
+    table = []
+    for kind, family, variant, field, rate, spans in rows:
+        base = scalar.get((kind, family, field))
+        table.append((f"{kind}/{family}", variant, field,
+                      f"{int(spans):,}" if spans else "?",
+                      "FAILED" if rate is None else f"{rate / 1e6:.1f}",
+                      "" if rate is None or not base else f"{rate / base:.2f}x"))
+    width = [max(len(str(r[i])) for r in table + [head]) for i in range(len(head))]
+    fmt = "  ".join("{:<%d}" % w if i < 3 else "{:>%d}" % w for i, w in enumerate(width))
+    print(fmt.format(*head))
+    print(fmt.format(*("-" * w for w in width)))
+    for r in table:
+        print(fmt.format(*r))
+    for name, msg in errors:
+        print(f"FAILED {name}: {msg}", file=sys.stderr)
+    if p.returncode != 0 or errors:
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# AArch64 part of the test command (issue 5): cross-builds with Debian's
+# aarch64-linux-gnu-gcc into build-aarch64 (never touching the native build dirs) and
+# runs the kernel identity test and the digest tests under qemu-aarch64 through
+# CMAKE_CROSSCOMPILING_EMULATOR, so ctest drives them as usual. The digest tests pin the
+# same digests as on x86-64, so passing them here proves the bake is byte-identical on
+# AArch64 (supplement §5). The golden tests run once per variant this build has (neon,
+# portable, scalar) through ONEPATH_ISA.
+#
+# Environment: OP_CROSS_BUILD_DIR (default build-aarch64), OP_CROSS_JOBS (default nproc),
+# OP_CROSS_TESTS (a ctest -R regex to run instead of the default set),
+# OP_CROSS_SKIP_SETUP=1 to skip ci/setup-cross.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$(date +%s)
+bdir=${OP_CROSS_BUILD_DIR:-build-aarch64}
+jobs=${OP_CROSS_JOBS:-$(nproc)}
+
+[ "${OP_CROSS_SKIP_SETUP:-0}" = 1 ] || bash ci/setup-cross.sh
+
+echo "== cross: configure $bdir (aarch64-linux-gnu-gcc, qemu-aarch64)"
+# SIMDe is header-only and lives in the host's /usr/include; an include dir holding only
+# it keeps -I/usr/include (x86 glibc headers) off the cross compile line.
+mkdir -p "$bdir/cross-include"
+bdir_abs=$(cd "$bdir" && pwd)
+ln -sfn /usr/include/simde "$bdir_abs/cross-include/simde"
+cmake -S . -B "$bdir" -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/toolchain-aarch64.cmake" \
+      -DOP_SIMDE_INCLUDE_DIR="$bdir_abs/cross-include" \
+      -DCMAKE_BUILD_TYPE=Release -DOP_WERROR=ON -DOP_PNG=OFF -DOP_OPENMP=OFF \
+      -DOP_BENCH=OFF -DOP_TOOLS=OFF -DOP_TESTS=ON >/dev/null
+
+# The kernel identity test and the digest tests; every test when none of them exists.
+targets=()
+for f in tests/test_kernels_checkasm.c tests/test_golden*.c; do
+  [ -f "$f" ] && targets+=("$(basename "$f" .c)")
+done
+if [ -n "${OP_CROSS_TESTS:-}" ]; then
+  regex=$OP_CROSS_TESTS
+  build_args=()
+elif [ ${#targets[@]} -gt 0 ]; then
+  regex="^($(IFS='|'; echo "${targets[*]}"))\$"
+  build_args=(--target "${targets[@]}")
+else
+  echo "cross: warning: no tests/test_kernels_checkasm.c or tests/test_golden*.c; running every test"
+  regex="."
+  build_args=()
+fi
+t0=$(date +%s)
+cmake --build "$bdir" -j"$jobs" "${build_args[@]}"
+echo "== cross: built in $(( $(date +%s) - t0 )) s"
+
+# Which variants the AArch64 build contains and qemu's CPU runs.
+aarch64-linux-gnu-gcc -std=c11 -O1 -Iinclude tests/cross/list_variants.c \
+  "$bdir/libonepath.a" -lm -o "$bdir/list_variants"
+variants=$(qemu-aarch64 "$bdir/list_variants")
+echo "== cross: under qemu-aarch64, $variants"
+for v in neon portable scalar; do
+  case " $variants " in *" $v "*) ;; *) echo "cross: error: variant $v is not in the AArch64 build"; exit 1 ;; esac
+done
+
+t0=$(date +%s)
+echo "== cross: ctest -R '$regex' under qemu-aarch64 (auto = best variant)"
+ctest --test-dir "$bdir" --output-on-failure -j"$jobs" -R "$regex"
+golden=()
+for t in "${targets[@]}"; do
+  case $t in test_golden*) golden+=("$t") ;; esac
+done
+if [ -z "${OP_CROSS_TESTS:-}" ] && [ ${#golden[@]} -gt 0 ]; then
+  gre="^($(IFS='|'; echo "${golden[*]}"))\$"
+  for v in portable scalar; do
+    echo "== cross: digest tests with ONEPATH_ISA=$v"
+    ONEPATH_ISA=$v ctest --test-dir "$bdir" --output-on-failure -j"$jobs" -R "$gre"
+  done
+fi
+echo "== cross: tests in $(( $(date +%s) - t0 )) s; AArch64 part in $(( $(date +%s) - start )) s"

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs what onepath needs from Debian, only what is missing (idempotent).
+set -euo pipefail
+pkgs=(build-essential cmake pkg-config libsimde-dev libcmocka-dev libbenchmark-dev
+      libxxhash-dev libpng-dev libgomp1 python3)
+if [ "${OP_SETUP_CROSS:-1}" = 1 ]; then
+  pkgs+=(gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user)
+fi
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+if [ "${OP_SETUP_CROSS:-1}" = 1 ] && [ -x ci/setup-cross.sh ]; then
+  bash ci/setup-cross.sh
+fi

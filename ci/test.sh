@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Newcomer command 2 and CI (.ci/run): set up, build and run the whole test suite:
+# plain build (warnings fatal), sanitizer build (ASan + UBSan), the command-line tool
+# on the demo world, and the AArch64 cross build under qemu.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$(date +%s)
+jobs=$(nproc)
+bash ci/setup.sh
+
+echo "== plain build (Release, -Werror)"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DOP_WERROR=ON -DOP_BENCH=ON >/dev/null
+cmake --build build -j"$jobs"
+ctest --test-dir build --output-on-failure -j"$jobs"
+
+echo "== sanitizer build (ASan + UBSan)"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOP_SANITIZE=ON -DOP_WERROR=ON \
+      -DOP_BENCH=OFF >/dev/null
+cmake --build build-asan -j"$jobs"
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir build-asan --output-on-failure -j"$jobs" -E "${OP_ASAN_EXCLUDE:-^$}"
+
+echo "== command-line tool"
+bash ci/cli-smoke.sh build
+
+if [ -f ci/cross-aarch64.sh ]; then
+  echo "== AArch64 cross build under qemu"
+  bash ci/cross-aarch64.sh
+fi
+echo "== all done in $(( $(date +%s) - start )) s"

@@ -1,0 +1,149 @@
+/* onepath — the spans stage (supplement §1): triangles → solid heightfield → filters →
+ * compact heightfield with links → erosion → area volumes.
+ *
+ * Units follow Recast.h: [Units: wu] world units, [Units: vx] cells (x, z in cell columns,
+ * y in cell heights). Every function that can fail takes the context first and returns
+ * an op_status with the message in ctx->err; nothing prints or aborts. */
+#ifndef ONEPATH_SPANS_H
+#define ONEPATH_SPANS_H
+
+#include "onepath/common.h"
+#include "onepath/config.h"
+#include "onepath/geometry.h"
+#include "onepath/chf.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Solid heightfield (supplement §1.3) ------------------------------------------- */
+
+/* "No span" in the heightfield's index-based lists. */
+#define OP_HF_NONE 0xffffffffu
+/* Largest span height [Units: vx]. */
+#define OP_HF_MAX_HEIGHT 0xffffu
+/* Walkable area id given by op_mark_walkable_triangles (supplement §1.2). */
+#define OP_WALKABLE_AREA 63u
+/* Not walkable. */
+#define OP_NULL_AREA 0u
+
+/* Per column, solid spans bottom-up in a singly linked list through next[]. Spans live
+ * in a pool (structure of arrays) with a free list; indices are 32-bit and allocation
+ * order depends only on the calls made, so the structure is deterministic. There is no
+ * limit on spans per column other than memory. */
+typedef struct op_heightfield {
+    uint32_t width, depth;  /* [Units: vx] [Limit: width*depth <= OP_MAX_GRID_CELLS] */
+    float bmin[3], bmax[3]; /* world bounds [Units: wu] */
+    float cs, ch;           /* cell size and height [Units: wu] [Limit: > 0] */
+    uint32_t *head;         /* width*depth: lowest span of column x + z*width, or OP_HF_NONE */
+    uint16_t *smin, *smax;  /* pool: span bottom and top [Units: vx] */
+    uint8_t *area;          /* pool: area id, 0 = not walkable */
+    uint32_t *next;         /* pool: next span up the column, or OP_HF_NONE; free list */
+    uint32_t pool_used, pool_cap, free_head;
+    uint64_t span_count;    /* live spans */
+} op_heightfield;
+
+/* Allocates an empty heightfield of width x depth columns. OP_INVALID_ARGUMENT for a
+ * zero or too large grid or bad cs/ch, OP_NO_MEMORY when the columns cannot be
+ * allocated (hf is then zeroed and op_heightfield_free is harmless). */
+op_status op_heightfield_init(op_ctx *ctx, op_heightfield *hf, uint32_t width, uint32_t depth,
+                              const float bmin[3], const float bmax[3], float cs, float ch);
+void op_heightfield_free(op_heightfield *hf);
+
+/* Adds span [smin, smax] to column (x, z) with the merge rule of supplement §1.3: every
+ * span overlapping or touching it is absorbed; after each union, when |new.smax −
+ * existing.smax| <= walkable_climb the area becomes the larger of the two.
+ * x [Limit: < width], z [Limit: < depth], smin <= smax [Units: vx],
+ * walkable_climb [Units: vx] [Limit: >= 0]. */
+op_status op_heightfield_add_span(op_ctx *ctx, op_heightfield *hf, uint32_t x, uint32_t z,
+                                  uint16_t smin, uint16_t smax, uint8_t area,
+                                  int walkable_climb);
+
+/* Column iteration: for (s = op_heightfield_first(hf, x, z); s != OP_HF_NONE;
+ * s = op_heightfield_next(hf, s)) { hf->smin[s], hf->smax[s], hf->area[s] }. */
+static inline uint32_t op_heightfield_first(const op_heightfield *hf, uint32_t x, uint32_t z)
+{
+    return hf->head[(size_t)x + (size_t)z * hf->width];
+}
+static inline uint32_t op_heightfield_next(const op_heightfield *hf, uint32_t s)
+{
+    return hf->next[s];
+}
+/* Live spans in the whole field. */
+uint64_t op_heightfield_span_count(const op_heightfield *hf);
+/* Spans in one column. */
+uint32_t op_heightfield_column_count(const op_heightfield *hf, uint32_t x, uint32_t z);
+
+/* ---- Rasterization (supplement §1.2, §1.3) ---------------------------------------- */
+
+/* tri_areas[i] = OP_WALKABLE_AREA when triangle i's unit normal has y >
+ * cosf(slope_deg/180·π) (binary32, Recast's formula), else OP_NULL_AREA.
+ * slope_deg [Units: degrees] [Limit: 0..90]; tri_areas holds mesh->tri_count bytes. */
+void op_mark_walkable_triangles(const op_mesh *mesh, float slope_deg, uint8_t *tri_areas);
+
+/* Rasterizes every triangle in input order into hf with the binary32 clipping of
+ * supplement §1.3. tri_areas: one area id per triangle. walkable_climb [Units: vx]
+ * [Limit: >= 0] is the merge threshold. OP_BAD_INPUT for an index out of range or a
+ * non-finite vertex; OP_NO_MEMORY when the span pool cannot grow. Reports progress
+ * ("spans", 0..0.8) through ctx. */
+op_status op_rasterize_triangles(op_ctx *ctx, op_heightfield *hf, const op_mesh *mesh,
+                                 const uint8_t *tri_areas, int walkable_climb);
+
+/* ---- Filters (supplement §1.4), to be run in this order --------------------------- */
+
+/* A non-walkable span becomes walkable with the area of the span below when that span
+ * was walkable before this filter and the floors differ by <= walkable_climb [vx]. */
+void op_filter_low_hanging_obstacles(op_heightfield *hf, int walkable_climb);
+/* Walkable spans at a ledge (off-grid neighbour, drop into empty space, drop to a lower
+ * span, or a steep slope across accessible neighbours) get area 0. Reads geometry only.
+ * walkable_height [Units: vx] [Limit: >= 1], walkable_climb [Units: vx] [Limit: >= 0]. */
+void op_filter_ledge_spans(op_heightfield *hf, int walkable_height, int walkable_climb);
+/* Spans with ceiling − floor < walkable_height [vx] get area 0. */
+void op_filter_low_height_spans(op_heightfield *hf, int walkable_height);
+
+/* ---- Compact heightfield (supplement §1.5) ---------------------------------------- */
+
+/* Every solid span with area != 0 becomes a compact span (y = smax, h = min(next.smin −
+ * y, 255), 255 at the top of a column); cells x + z*width, bottom-up. Then the link rule
+ * and mutual links (op_chf_build_links). out is overwritten (allocate-fresh; free it
+ * with op_chf_free). walkable_height [vx] [Limit: >= 1], walkable_climb [vx] [>= 0]. */
+op_status op_build_compact_heightfield(op_ctx *ctx, const op_heightfield *hf,
+                                       int walkable_height, int walkable_climb, op_chf *out);
+
+/* ---- Erosion (supplement §1.6) ---------------------------------------------------- */
+
+/* Sets area 0 on every span whose exact §1.6 distance (orthogonal 2, diagonal 3) to
+ * the nearest boundary span is < 2·radius. radius [Units: vx] [Limit: >= 0]; 0 = no-op.
+ * Scratch from ctx->arena (released before returning). Links are not changed. */
+op_status op_erode_walkable_area(op_ctx *ctx, op_chf *chf, int radius);
+
+/* ---- Area volumes (supplement §1.7) ----------------------------------------------- */
+
+/* Applies the volumes in order: a walkable span (area != 0) whose cell centre lies in
+ * the footprint and whose floor (bmin.y + y·ch) [Units: wu] lies in [ymin, ymax] gets the
+ * volume's area (0 = obstacle). Spans already at area 0 stay 0. Links never change.
+ * Arithmetic: docs/decisions.md (spans, §1.7). OP_INVALID_ARGUMENT for a bad volume. */
+op_status op_apply_volumes(op_ctx *ctx, op_chf *chf, const op_volume *volumes, uint32_t count);
+
+/* ---- The whole stage ---------------------------------------------------------------- */
+
+typedef struct op_spans_stats {
+    uint32_t width, depth;   /* grid [Units: vx] */
+    uint64_t solid_spans;    /* spans in the solid heightfield after rasterization */
+    uint64_t compact_spans;  /* spans of the compact heightfield */
+    uint64_t walkable_spans; /* compact spans with area != 0 at the end */
+    double ms_rasterize, ms_filters, ms_compact, ms_erode, ms_volumes; /* wall time [ms] */
+} op_spans_stats;
+
+/* The spans stage (supplement §1): validate cfg, bounds from the mesh when
+ * !cfg->has_bounds, mark walkable triangles, rasterize, the three filters in order,
+ * compact + links, erode by walkable_radius, apply scene->volumes in order. out receives
+ * a freshly allocated field (op_chf_free); on failure out is left zeroed. stats may be
+ * NULL. Progress is reported as stage "spans". Timing never affects the output. */
+op_status op_build_spans(op_ctx *ctx, const op_config *cfg, const op_scene *scene, op_chf *out,
+                         op_spans_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,139 @@
+/* The whole chain (architecture.md data flow) for a single-tile build. */
+#include "onepath/bake.h"
+#include "onepath/digest.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+double op_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+const char *op_stage_name(op_stage s)
+{
+    switch (s) {
+    case OP_STAGE_SPANS: return "spans";
+    case OP_STAGE_REGIONS: return "regions";
+    case OP_STAGE_CONTOURS: return "contours";
+    }
+    return "unknown";
+}
+
+op_status op_stage_parse(const char *name, op_stage *out)
+{
+    static const op_stage all[] = {OP_STAGE_SPANS, OP_STAGE_REGIONS, OP_STAGE_CONTOURS};
+    for (size_t i = 0; i < 3; i++)
+        if (name && !strcmp(name, op_stage_name(all[i]))) {
+            *out = all[i];
+            return OP_OK;
+        }
+    return OP_INVALID_ARGUMENT;
+}
+
+void op_bake_settings_defaults(op_bake_settings *s)
+{
+    memset(s, 0, sizeof *s);
+    op_config_defaults(&s->config);
+    op_region_settings_defaults(&s->regions);
+    op_contour_settings_defaults(&s->contours);
+    s->until = OP_STAGE_CONTOURS;
+}
+
+op_status op_bake_settings_validate(op_ctx *ctx, const op_bake_settings *s)
+{
+    op_status st = op_config_validate(ctx, &s->config);
+    if (st == OP_OK)
+        st = op_region_settings_validate(ctx, &s->regions);
+    if (st == OP_OK)
+        st = op_contour_settings_validate(ctx, &s->contours);
+    if (st == OP_OK && (s->until < OP_STAGE_SPANS || s->until > OP_STAGE_CONTOURS))
+        st = op_fail(ctx, OP_INVALID_ARGUMENT, "unknown final stage %d", (int)s->until);
+    return st;
+}
+
+void op_bake_result_free(op_bake_result *r)
+{
+    op_chf_free(&r->chf);
+    free(r->dist);
+    free(r->region);
+    op_contour_set_free(&r->contours);
+    memset(r, 0, sizeof *r);
+}
+
+/* Distance, regions and contours on r->chf. */
+static op_status bake_rest(op_ctx *ctx, const op_bake_settings *s, op_bake_result *r)
+{
+    r->digest_spans = op_digest_chf(&r->chf);
+    r->reached = OP_STAGE_SPANS;
+    if (s->until < OP_STAGE_REGIONS)
+        return OP_OK;
+    const size_t n = r->chf.span_count ? r->chf.span_count : 1;
+    r->dist = malloc(n * sizeof *r->dist);
+    r->region = malloc(n * sizeof *r->region);
+    if (!r->dist || !r->region)
+        return op_fail(ctx, OP_NO_MEMORY, "out of memory for %u spans of distance and regions",
+                       r->chf.span_count);
+    double t0 = op_now_ms();
+    op_progress(ctx, "distance", 0.0);
+    op_status st = op_build_distance_field(ctx, &r->chf, r->dist, &r->max_dist);
+    if (st != OP_OK)
+        return st;
+    r->ms_distance = op_now_ms() - t0;
+    r->digest_distance = op_digest_distance(r->dist, r->chf.span_count);
+    t0 = op_now_ms();
+    op_progress(ctx, "regions", 0.0);
+    st = op_build_regions(ctx, &r->chf, &s->regions, r->dist, r->region, &r->region_count);
+    if (st != OP_OK)
+        return st;
+    r->ms_regions = op_now_ms() - t0;
+    r->digest_regions = op_digest_regions(r->region, r->chf.span_count, r->region_count);
+    r->reached = OP_STAGE_REGIONS;
+    if (s->until < OP_STAGE_CONTOURS)
+        return OP_OK;
+    t0 = op_now_ms();
+    op_progress(ctx, "contours", 0.0);
+    st = op_build_contours(ctx, &r->chf, r->region, r->region_count, &s->contours, &r->contours);
+    if (st != OP_OK)
+        return st;
+    r->ms_contours = op_now_ms() - t0;
+    r->digest_contours = op_digest_contours(&r->contours);
+    r->contour_verts = 0;
+    for (uint32_t i = 0; i < r->contours.count; i++)
+        r->contour_verts += r->contours.contours[i].vert_count;
+    r->reached = OP_STAGE_CONTOURS;
+    op_progress(ctx, "done", 1.0);
+    return OP_OK;
+}
+
+op_status op_bake_scene(op_ctx *ctx, const op_scene *scene, const op_bake_settings *s,
+                        op_bake_result *r)
+{
+    memset(r, 0, sizeof *r);
+    op_status st = op_bake_settings_validate(ctx, s);
+    if (st != OP_OK)
+        return st;
+    const double t0 = op_now_ms();
+    st = op_build_spans(ctx, &s->config, scene, &r->chf, &r->spans);
+    if (st != OP_OK)
+        return st;
+    r->have_spans_stats = 1;
+    r->ms_spans = op_now_ms() - t0;
+    return bake_rest(ctx, s, r);
+}
+
+op_status op_bake_chf(op_ctx *ctx, op_chf *chf, const op_bake_settings *s, op_bake_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->chf = *chf;
+    memset(chf, 0, sizeof *chf);
+    op_status st = op_region_settings_validate(ctx, &s->regions);
+    if (st == OP_OK)
+        st = op_contour_settings_validate(ctx, &s->contours);
+    if (st != OP_OK)
+        return st;
+    return bake_rest(ctx, s, r);
+}

@@ -1,0 +1,80 @@
+/* Contours, internal: shared between contours_{trace,simplify,holes,build,check}.c. */
+#ifndef OP_CONTOURS_INTERNAL_H
+#define OP_CONTOURS_INTERNAL_H
+
+#include "onepath/contours.h"
+
+/* A traced raw loop (regions-contours §6, Tracing). */
+typedef struct op_cloop {
+    uint32_t region;
+    uint32_t count;
+    size_t first;  /* offset into op_ctrace.verts */
+    int64_t area2; /* doubled signed area, > 0 outline, < 0 hole */
+} op_cloop;
+
+typedef struct op_ctrace {
+    op_contour_vert *verts; /* malloc'd */
+    size_t vert_count;
+    op_cloop *loops; /* malloc'd, in discovery order */
+    uint32_t loop_count;
+} op_ctrace;
+
+/* Traces every boundary loop of every region other than 0 and border_region, in
+ * span-index, then direction order (zero-area loops included). */
+op_status op__contour_trace(op_ctx *ctx, const op_chf *chf, const uint32_t *region,
+                            uint32_t border_region, op_ctrace *out);
+void op__contour_trace_free(op_ctrace *t);
+
+/* Exact geometry on (x, z). */
+static inline int64_t op__orient(const op_contour_vert *a, const op_contour_vert *b,
+                                 const op_contour_vert *c)
+{
+    return ((int64_t)b->x - a->x) * ((int64_t)c->z - a->z) -
+           ((int64_t)b->z - a->z) * ((int64_t)c->x - a->x);
+}
+static inline int op__same_pos(const op_contour_vert *a, const op_contour_vert *b)
+{
+    return a->x == b->x && a->z == b->z;
+}
+int64_t op__loop_area2(const op_contour_vert *v, uint32_t n);
+/* 1 when two edges of the closed loop cross properly (strictly). */
+int op__loop_crosses(op_ctx *ctx, const op_contour_vert *v, uint32_t n, int *crosses);
+/* supplement §9.10 squared distance from p to segment a b. */
+double op__seg_dist2(const op_contour_vert *p, const op_contour_vert *a,
+                     const op_contour_vert *b);
+
+/* Parameters of one simplification. */
+typedef struct op_csimp {
+    double max_error;
+    int32_t max_edge_len;
+    int straight;           /* straight region borders requested (setting) */
+    uint32_t border_region; /* 0 = none */
+    uint8_t area;           /* the contour's region's area */
+    const uint8_t *region_area; /* per region id 0..region_count */
+    uint32_t region_count;
+} op_csimp;
+
+enum { OP_SIMP_PLAIN = 0, OP_SIMP_RETRY0 = 1, OP_SIMP_REFINED = 2, OP_SIMP_RAW = 3 };
+
+/* regions-contours §6 steps 1–3 with the fallbacks of §6 and supplement §9.11:
+ * out has room for n vertices; *kind is OP_SIMP_*. */
+op_status op__contour_simplify(op_ctx *ctx, const op_contour_vert *raw, uint32_t n,
+                               int64_t raw_area2, const op_csimp *p, op_contour_vert *out,
+                               uint32_t *out_n, int *kind);
+
+/* A stretch of the kind that §6 straight region borders leave as a chord. */
+int op__straight_stretch(const op_csimp *p, uint32_t nb);
+
+/* Index of the leftmost vertex (smallest x, then z, then index). */
+uint32_t op__leftmost(const op_contour_vert *v, uint32_t n);
+/* Nonzero winding with exact tests; a point on an edge is inside. */
+int op__point_in_loop(const op_contour_vert *t, const op_contour_vert *v, uint32_t n);
+
+/* Joins holes (already in join order) into an outline (regions-contours §6 Holes).
+ * out has room for on + sum(hn[i] + 2). joined[i] set to 1 for each bridged hole. */
+op_status op__contour_join(op_ctx *ctx, const op_contour_vert *outline, uint32_t on,
+                           const op_contour_vert *const *holes, const uint32_t *hn,
+                           uint32_t hcount, uint32_t region, op_contour_vert *out,
+                           uint32_t *out_n, uint8_t *joined);
+
+#endif

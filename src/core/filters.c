@@ -1,0 +1,87 @@
+/* Heightfield filters (supplement §1.4), run in this order: low-hanging obstacles,
+ * ledges, low height. A span's floor is its smax; its ceiling is the next span's smin
+ * in the column, or 0xffff. */
+#include "onepath/spans.h"
+
+static inline int32_t ceiling_of(const op_heightfield *hf, uint32_t s)
+{
+    const uint32_t n = hf->next[s];
+    return n != OP_HF_NONE ? (int32_t)hf->smin[n] : (int32_t)OP_HF_MAX_HEIGHT;
+}
+
+/* supplement §1.4.1: "was walkable" is read before the change, so a stack of
+ * non-walkable spans does not climb. */
+void op_filter_low_hanging_obstacles(op_heightfield *hf, int walkable_climb)
+{
+    const size_t cells = (size_t)hf->width * hf->depth;
+    for (size_t c = 0; c < cells; c++) {
+        int prev_walkable = 0;
+        uint8_t prev_area = OP_NULL_AREA;
+        int32_t prev_floor = 0;
+        for (uint32_t s = hf->head[c]; s != OP_HF_NONE; s = hf->next[s]) {
+            const int walkable = hf->area[s] != OP_NULL_AREA;
+            const int32_t dy = (int32_t)hf->smax[s] - prev_floor;
+            if (!walkable && prev_walkable && dy <= walkable_climb && -dy <= walkable_climb)
+                hf->area[s] = prev_area;
+            prev_walkable = walkable;
+            prev_area = hf->area[s];
+            prev_floor = hf->smax[s];
+        }
+    }
+}
+
+/* supplement §1.4.2: reads only geometry (floors and ceilings), never an area of a
+ * neighbour, so the order of visits does not matter. */
+static int is_ledge(const op_heightfield *hf, uint32_t x, uint32_t z, uint32_t s, int32_t wh,
+                    int32_t climb)
+{
+    const int32_t f = hf->smax[s], c = ceiling_of(hf, s);
+    int32_t acc_min = f, acc_max = f;
+    for (int d = 0; d < 4; d++) {
+        const int64_t nx = (int64_t)x + op_dir_dx(d), nz = (int64_t)z + op_dir_dz(d);
+        if (nx < 0 || nz < 0 || nx >= (int64_t)hf->width || nz >= (int64_t)hf->depth)
+            return 1; /* off the grid */
+        const uint32_t first = hf->head[(size_t)nx + (size_t)nz * hf->width];
+        /* Drop into empty space below the neighbour's lowest span. */
+        const int32_t low = first != OP_HF_NONE ? (int32_t)hf->smin[first]
+                                                : (int32_t)OP_HF_MAX_HEIGHT;
+        if ((c < low ? c : low) - f >= wh)
+            return 1;
+        for (uint32_t t = first; t != OP_HF_NONE; t = hf->next[t]) {
+            const int32_t nf = hf->smax[t], nc = ceiling_of(hf, t);
+            const int32_t gap = (c < nc ? c : nc) - (f > nf ? f : nf);
+            if (gap < wh)
+                continue; /* not an overlapping (passable) neighbour span */
+            if (nf - f < -climb)
+                return 1; /* drop to a lower span */
+            if (nf - f <= climb) {
+                if (nf < acc_min)
+                    acc_min = nf;
+                if (nf > acc_max)
+                    acc_max = nf;
+            }
+        }
+    }
+    return acc_max - acc_min > climb; /* steep slope */
+}
+
+void op_filter_ledge_spans(op_heightfield *hf, int walkable_height, int walkable_climb)
+{
+    /* Decisions depend only on geometry, so marking in place is order-independent. */
+    for (uint32_t z = 0; z < hf->depth; z++)
+        for (uint32_t x = 0; x < hf->width; x++)
+            for (uint32_t s = op_heightfield_first(hf, x, z); s != OP_HF_NONE; s = hf->next[s])
+                if (hf->area[s] != OP_NULL_AREA &&
+                    is_ledge(hf, x, z, s, walkable_height, walkable_climb))
+                    hf->area[s] = OP_NULL_AREA;
+}
+
+/* supplement §1.4.3 */
+void op_filter_low_height_spans(op_heightfield *hf, int walkable_height)
+{
+    const size_t cells = (size_t)hf->width * hf->depth;
+    for (size_t c = 0; c < cells; c++)
+        for (uint32_t s = hf->head[c]; s != OP_HF_NONE; s = hf->next[s])
+            if (ceiling_of(hf, s) - (int32_t)hf->smax[s] < walkable_height)
+                hf->area[s] = OP_NULL_AREA;
+}

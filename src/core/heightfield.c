@@ -1,0 +1,160 @@
+/* The solid heightfield: per column, spans bottom-up in an index-based pool with a free
+ * list (supplement §1.3). No per-column limit; allocation order depends only on the
+ * calls made, so the field is deterministic. */
+#include "onepath/spans.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+op_status op_heightfield_init(op_ctx *ctx, op_heightfield *hf, uint32_t width, uint32_t depth,
+                              const float bmin[3], const float bmax[3], float cs, float ch)
+{
+    memset(hf, 0, sizeof *hf);
+    if (width == 0 || depth == 0 || (uint64_t)width * depth > OP_MAX_GRID_CELLS)
+        return op_fail(ctx, OP_INVALID_ARGUMENT,
+                       "heightfield of %u x %u columns: need 1..%u columns in all", width,
+                       depth, OP_MAX_GRID_CELLS);
+    if (!isfinite(cs) || cs <= 0 || !isfinite(ch) || ch <= 0)
+        return op_fail(ctx, OP_INVALID_ARGUMENT,
+                       "heightfield cell size %g and height %g must be finite and > 0", cs, ch);
+    const size_t cells = (size_t)width * depth;
+    if (cells > SIZE_MAX / sizeof(uint32_t))
+        return op_fail(ctx, OP_NO_MEMORY, "heightfield of %u x %u columns does not fit memory",
+                       width, depth);
+    hf->head = malloc(cells * sizeof(uint32_t));
+    if (!hf->head)
+        return op_fail(ctx, OP_NO_MEMORY, "out of memory allocating %u x %u columns", width,
+                       depth);
+    memset(hf->head, 0xff, cells * sizeof(uint32_t)); /* OP_HF_NONE */
+    hf->width = width;
+    hf->depth = depth;
+    memcpy(hf->bmin, bmin, sizeof hf->bmin);
+    memcpy(hf->bmax, bmax, sizeof hf->bmax);
+    hf->cs = cs;
+    hf->ch = ch;
+    hf->free_head = OP_HF_NONE;
+    return OP_OK;
+}
+
+void op_heightfield_free(op_heightfield *hf)
+{
+    free(hf->head);
+    free(hf->smin);
+    free(hf->smax);
+    free(hf->area);
+    free(hf->next);
+    memset(hf, 0, sizeof *hf);
+}
+
+/* Grows the pool's four arrays together; 0 on failure (the pool stays valid). */
+static int pool_grow(op_heightfield *hf)
+{
+    uint64_t ncap = hf->pool_cap ? (uint64_t)hf->pool_cap * 2 : 1024;
+    if (ncap > OP_HF_NONE - 1ull)
+        ncap = OP_HF_NONE - 1ull;
+    if (ncap <= hf->pool_cap)
+        return 0;
+    void *a = realloc(hf->smin, (size_t)ncap * sizeof(uint16_t));
+    if (!a)
+        return 0;
+    hf->smin = a;
+    a = realloc(hf->smax, (size_t)ncap * sizeof(uint16_t));
+    if (!a)
+        return 0;
+    hf->smax = a;
+    a = realloc(hf->area, (size_t)ncap);
+    if (!a)
+        return 0;
+    hf->area = a;
+    a = realloc(hf->next, (size_t)ncap * sizeof(uint32_t));
+    if (!a)
+        return 0;
+    hf->next = a;
+    hf->pool_cap = (uint32_t)ncap;
+    return 1;
+}
+
+static uint32_t span_alloc(op_heightfield *hf)
+{
+    if (hf->free_head != OP_HF_NONE) {
+        uint32_t s = hf->free_head;
+        hf->free_head = hf->next[s];
+        return s;
+    }
+    if (hf->pool_used == hf->pool_cap && !pool_grow(hf))
+        return OP_HF_NONE;
+    return hf->pool_used++;
+}
+
+static void span_release(op_heightfield *hf, uint32_t s)
+{
+    hf->next[s] = hf->free_head;
+    hf->free_head = s;
+}
+
+/* supplement §1.3 merge rule (Recast's addSpan, without its 13-bit height limit). */
+op_status op_heightfield_add_span(op_ctx *ctx, op_heightfield *hf, uint32_t x, uint32_t z,
+                                  uint16_t smin, uint16_t smax, uint8_t area,
+                                  int walkable_climb)
+{
+    if (x >= hf->width || z >= hf->depth)
+        return op_fail(ctx, OP_INVALID_ARGUMENT, "span at column (%u, %u) outside %u x %u", x,
+                       z, hf->width, hf->depth);
+    if (smin > smax)
+        return op_fail(ctx, OP_INVALID_ARGUMENT, "span [%u, %u] has smin > smax", smin, smax);
+    /* Take the new span first so an allocation failure leaves the column untouched. */
+    const uint32_t ns = span_alloc(hf);
+    if (ns == OP_HF_NONE)
+        return op_fail(ctx, OP_NO_MEMORY, "out of memory growing the span pool past %u spans",
+                       hf->pool_cap);
+    uint32_t *head = &hf->head[(size_t)x + (size_t)z * hf->width];
+    int32_t nmin = smin, nmax = smax;
+    uint8_t narea = area;
+    uint32_t prev = OP_HF_NONE, cur = *head;
+    while (cur != OP_HF_NONE) {
+        if ((int32_t)hf->smin[cur] > nmax)
+            break; /* strictly above: the new span goes below it */
+        if ((int32_t)hf->smax[cur] < nmin) {
+            prev = cur; /* strictly below */
+            cur = hf->next[cur];
+            continue;
+        }
+        /* Overlapping or touching: absorb cur. */
+        if (hf->smin[cur] < nmin)
+            nmin = hf->smin[cur];
+        if (hf->smax[cur] > nmax)
+            nmax = hf->smax[cur];
+        const int32_t dy = nmax - (int32_t)hf->smax[cur];
+        if (dy <= walkable_climb && -dy <= walkable_climb && hf->area[cur] > narea)
+            narea = hf->area[cur];
+        const uint32_t nxt = hf->next[cur];
+        span_release(hf, cur);
+        hf->span_count--;
+        if (prev == OP_HF_NONE)
+            *head = nxt;
+        else
+            hf->next[prev] = nxt;
+        cur = nxt;
+    }
+    hf->smin[ns] = (uint16_t)nmin;
+    hf->smax[ns] = (uint16_t)nmax;
+    hf->area[ns] = narea;
+    hf->next[ns] = cur;
+    if (prev == OP_HF_NONE)
+        *head = ns;
+    else
+        hf->next[prev] = ns;
+    hf->span_count++;
+    return OP_OK;
+}
+
+uint64_t op_heightfield_span_count(const op_heightfield *hf) { return hf->span_count; }
+
+uint32_t op_heightfield_column_count(const op_heightfield *hf, uint32_t x, uint32_t z)
+{
+    uint32_t n = 0;
+    for (uint32_t s = op_heightfield_first(hf, x, z); s != OP_HF_NONE; s = hf->next[s])
+        n++;
+    return n;
+}

@@ -1,0 +1,228 @@
+/* Walkable triangles and triangle rasterization (supplement §1.2, §1.3).
+ * Every expression is binary32 in the order Recast writes it (rcMarkWalkableTriangles,
+ * rasterizeTri, dividePoly), compiled with -ffp-contract=off, so the spans equal
+ * Recast's on the same mesh. */
+#include "onepath/spans.h"
+
+#include <math.h>
+
+#define OP_PI_F 3.14159265f
+/* Recast's rcMin/rcMax (not fminf/fmaxf, whose choice between -0 and +0 is free). */
+#define MINF(a, b) ((a) < (b) ? (a) : (b))
+#define MAXF(a, b) ((a) > (b) ? (a) : (b))
+
+/* supplement §1.2: unit normal of (v1 − v0) × (v2 − v0), normalized in binary32. */
+void op_mark_walkable_triangles(const op_mesh *mesh, float slope_deg, uint8_t *tri_areas)
+{
+    const float thr = cosf(slope_deg / 180.0f * OP_PI_F);
+    for (uint32_t i = 0; i < mesh->tri_count; i++) {
+        const uint32_t *t = mesh->tris + 3 * (size_t)i;
+        const float *v0 = mesh->verts + 3 * (size_t)t[0];
+        const float *v1 = mesh->verts + 3 * (size_t)t[1];
+        const float *v2 = mesh->verts + 3 * (size_t)t[2];
+        const float e0[3] = {v1[0] - v0[0], v1[1] - v0[1], v1[2] - v0[2]};
+        const float e1[3] = {v2[0] - v0[0], v2[1] - v0[1], v2[2] - v0[2]};
+        const float n[3] = {e0[1] * e1[2] - e0[2] * e1[1], e0[2] * e1[0] - e0[0] * e1[2],
+                            e0[0] * e1[1] - e0[1] * e1[0]};
+        const float len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        /* A degenerate triangle (len 0) has no normal: Recast gets NaN and so area 0. */
+        const float ny = len > 0.0f ? n[1] * (1.0f / len) : 0.0f;
+        tri_areas[i] = len > 0.0f && ny > thr ? (uint8_t)OP_WALKABLE_AREA : (uint8_t)OP_NULL_AREA;
+    }
+}
+
+/* Recast's dividePoly: splits poly `in` (n vertices, xyz) by the plane axis = offset;
+ * vertices with δ = offset − v[axis] >= 0 go to out1, <= 0 to out2, and each crossing
+ * edge (δ signs differ as >= 0 vs < 0) adds b + (a − b)·(δb/(δb − δa)) to both. */
+static void divide_poly(const float *in, int n, float *out1, int *n1, float *out2, int *n2,
+                        float offset, int axis)
+{
+    float delta[12];
+    for (int i = 0; i < n; i++)
+        delta[i] = offset - in[i * 3 + axis];
+    int m1 = 0, m2 = 0;
+    for (int a = 0, b = n - 1; a < n; b = a, a++) {
+        const int same = (delta[a] >= 0) == (delta[b] >= 0);
+        if (!same) {
+            const float s = delta[b] / (delta[b] - delta[a]);
+            for (int k = 0; k < 3; k++) {
+                const float v = in[b * 3 + k] + (in[a * 3 + k] - in[b * 3 + k]) * s;
+                out1[m1 * 3 + k] = v;
+                out2[m2 * 3 + k] = v;
+            }
+            m1++;
+            m2++;
+            /* Points on the plane were added above as the crossing point. */
+            if (delta[a] > 0) {
+                for (int k = 0; k < 3; k++)
+                    out1[m1 * 3 + k] = in[a * 3 + k];
+                m1++;
+            } else if (delta[a] < 0) {
+                for (int k = 0; k < 3; k++)
+                    out2[m2 * 3 + k] = in[a * 3 + k];
+                m2++;
+            }
+        } else {
+            /* Same side: a vertex on the plane goes to both. */
+            if (delta[a] >= 0) {
+                for (int k = 0; k < 3; k++)
+                    out1[m1 * 3 + k] = in[a * 3 + k];
+                m1++;
+                if (delta[a] != 0)
+                    continue;
+            }
+            for (int k = 0; k < 3; k++)
+                out2[m2 * 3 + k] = in[a * 3 + k];
+            m2++;
+        }
+    }
+    *n1 = m1;
+    *n2 = m2;
+}
+
+/* (int)f clamped to [lo, hi] without converting an out-of-range float (which would be
+ * undefined behaviour in C): truncation toward zero, exactly as the cast. */
+static int trunc_clamp(float f, int lo, int hi)
+{
+    if (!(f > (float)lo))
+        return lo;
+    if (!(f < (float)hi))
+        return hi;
+    const int v = (int)f;
+    return v < lo ? lo : (v > hi ? hi : v);
+}
+
+static int overlap_bounds(const float *amin, const float *amax, const float *bmin,
+                          const float *bmax)
+{
+    for (int i = 0; i < 3; i++)
+        if (amin[i] > bmax[i] || amax[i] < bmin[i])
+            return 0;
+    return 1;
+}
+
+/* supplement §1.3: clip along z rows, then x columns within each row piece. */
+static op_status rasterize_tri(op_ctx *ctx, op_heightfield *hf, const float *v0,
+                               const float *v1, const float *v2, uint8_t area, float ics,
+                               float ich, int climb)
+{
+    float tmin[3], tmax[3];
+    for (int i = 0; i < 3; i++) {
+        tmin[i] = MINF(MINF(v0[i], v1[i]), v2[i]);
+        tmax[i] = MAXF(MAXF(v0[i], v1[i]), v2[i]);
+    }
+    /* Recast skips triangles outside the field's bounding box. */
+    if (!overlap_bounds(tmin, tmax, hf->bmin, hf->bmax))
+        return OP_OK;
+
+    const int w = (int)hf->width, h = (int)hf->depth;
+    const float cs = hf->cs;
+    const float by = hf->bmax[1] - hf->bmin[1];
+    /* Rows: z0 in [-1, h-1] so the part before row 0 is cut off properly. */
+    const int z0 = trunc_clamp((tmin[2] - hf->bmin[2]) * ics, -1, h - 1);
+    const int z1 = trunc_clamp((tmax[2] - hf->bmin[2]) * ics, 0, h - 1);
+
+    /* A triangle split by axis planes has at most 7 vertices; 12 as in Recast. */
+    float buf[4][12 * 3];
+    float *in = buf[0], *in_row = buf[1], *p1 = buf[2], *p2 = buf[3];
+    for (int k = 0; k < 3; k++) {
+        in[k] = v0[k];
+        in[3 + k] = v1[k];
+        in[6 + k] = v2[k];
+    }
+    int nv_in = 3, nv_row;
+    for (int z = z0; z <= z1; z++) {
+        const float cell_z = hf->bmin[2] + (float)z * cs;
+        divide_poly(in, nv_in, in_row, &nv_row, p1, &nv_in, cell_z + cs, 2);
+        float *t = in;
+        in = p1;
+        p1 = t;
+        if (nv_row < 3 || z < 0)
+            continue; /* rows z < 0 only consume */
+        float minx = in_row[0], maxx = in_row[0];
+        for (int i = 1; i < nv_row; i++) {
+            if (minx > in_row[i * 3])
+                minx = in_row[i * 3];
+            if (maxx < in_row[i * 3])
+                maxx = in_row[i * 3];
+        }
+        /* Clamped to [-2, w] first (no conversion overflow); the tests below see the
+         * same outcome as with the unclamped casts. */
+        int x0 = trunc_clamp((minx - hf->bmin[0]) * ics, -2, w);
+        int x1 = trunc_clamp((maxx - hf->bmin[0]) * ics, -2, w);
+        if (x1 < 0 || x0 >= w)
+            continue;
+        x0 = x0 < -1 ? -1 : x0;
+        x1 = x1 > w - 1 ? w - 1 : x1;
+        int nv, nv2 = nv_row;
+        for (int x = x0; x <= x1; x++) {
+            const float cell_x = hf->bmin[0] + (float)x * cs;
+            divide_poly(in_row, nv2, p1, &nv, p2, &nv2, cell_x + cs, 0);
+            t = in_row;
+            in_row = p2;
+            p2 = t;
+            if (nv < 3 || x < 0)
+                continue;
+            float ymin = p1[1], ymax = p1[1];
+            for (int i = 1; i < nv; i++) {
+                ymin = MINF(ymin, p1[i * 3 + 1]);
+                ymax = MAXF(ymax, p1[i * 3 + 1]);
+            }
+            ymin -= hf->bmin[1];
+            ymax -= hf->bmin[1];
+            if (ymax < 0.0f || ymin > by)
+                continue;
+            if (ymin < 0.0f)
+                ymin = 0.0f;
+            if (ymax > by)
+                ymax = by;
+            /* Recast clamps smax to >= smin + 1 and both to the height limit; with 16
+             * bits smin stops at 0xfffe so that smax >= smin + 1 always holds. */
+            const float lo = floorf(ymin * ich), hi = ceilf(ymax * ich);
+            const int smin = trunc_clamp(lo, 0, (int)OP_HF_MAX_HEIGHT - 1);
+            int smax = trunc_clamp(hi, 0, (int)OP_HF_MAX_HEIGHT);
+            if (smax < smin + 1)
+                smax = smin + 1;
+            op_status st = op_heightfield_add_span(ctx, hf, (uint32_t)x, (uint32_t)z,
+                                                   (uint16_t)smin, (uint16_t)smax, area, climb);
+            if (st != OP_OK)
+                return st;
+        }
+    }
+    return OP_OK;
+}
+
+op_status op_rasterize_triangles(op_ctx *ctx, op_heightfield *hf, const op_mesh *mesh,
+                                 const uint8_t *tri_areas, int walkable_climb)
+{
+    if (walkable_climb < 0)
+        return op_fail(ctx, OP_INVALID_ARGUMENT, "walkable_climb must be >= 0 (got %d)",
+                       walkable_climb);
+    if (mesh->tri_count && (!mesh->tris || !mesh->verts))
+        return op_fail(ctx, OP_BAD_INPUT, "mesh has %u triangles but no arrays", mesh->tri_count);
+    const float ics = 1.0f / hf->cs, ich = 1.0f / hf->ch;
+    const uint32_t n = mesh->tri_count;
+    const uint32_t step = n / 64 ? n / 64 : 1;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint32_t *t = mesh->tris + 3 * (size_t)i;
+        for (int k = 0; k < 3; k++) {
+            if (t[k] >= mesh->vert_count)
+                return op_fail(ctx, OP_BAD_INPUT,
+                               "triangle %u refers to vertex %u but there are %u vertices", i,
+                               t[k], mesh->vert_count);
+            const float *v = mesh->verts + 3 * (size_t)t[k];
+            if (!isfinite(v[0]) || !isfinite(v[1]) || !isfinite(v[2]))
+                return op_fail(ctx, OP_BAD_INPUT, "triangle %u: vertex %u is not finite", i,
+                               t[k]);
+        }
+        op_status st = rasterize_tri(ctx, hf, mesh->verts + 3 * (size_t)t[0],
+                                     mesh->verts + 3 * (size_t)t[1],
+                                     mesh->verts + 3 * (size_t)t[2], tri_areas[i], ics, ich,
+                                     walkable_climb);
+        if (st != OP_OK)
+            return st;
+        if ((i + 1) % step == 0)
+            op_progress(ctx, "spans", 0.8 * (double)(i + 1) / (double)n);
+    }
+    return OP_OK;
+}

@@ -1,0 +1,33 @@
+/* Helpers shared by the region stages (regions-contours §1–§5, supplement §2). */
+#ifndef ONEPATH_REGIONS_INTERNAL_H
+#define ONEPATH_REGIONS_INTERNAL_H
+
+#include "onepath/regions.h"
+
+/* Supplement §2: span band flags need the cell of every span; this fills band[s] = 1
+ * for spans in the tile band (local x or z < border_size or >= size - border_size).
+ * Returns the number of walkable band spans. */
+uint32_t op_regions_band(const op_chf *chf, uint8_t *band);
+
+/* region[s] = OP_BORDER_REGION for walkable band spans, 0 for every other span
+ * (supplement §2: band spans are set before partitioning). Returns the band count. */
+uint32_t op_regions_init_band(const op_chf *chf, uint32_t *region);
+
+/* Common argument checks of a stage: ctx, chf, output pointers. */
+op_status op_regions_check_args(op_ctx *ctx, const op_chf *chf, const void *out1,
+                                const void *out2, const char *stage);
+
+/* §5.1 islands then §5.3 numbering, and optionally §5.2 merging in between. */
+op_status op_regions_filter_impl(op_ctx *ctx, const op_chf *chf, uint32_t min_area,
+                                 uint32_t merge_area, int merge, uint32_t *region,
+                                 uint32_t *region_count);
+
+/* Layer partition (§4) before §5 (ids not compact, bounded by *max_id on return). */
+op_status op_regions_layers_unfiltered(op_ctx *ctx, const op_chf *chf, uint32_t min_area,
+                                       int allow_shortcut, uint32_t *region, uint32_t *max_id);
+
+/* Sorts a[0..n) ascending (u32 LSD radix, 16-bit digits); tmp has n entries.
+ * cnt has 65536 entries. */
+void op_regions_sort_u32(uint32_t *a, uint32_t *tmp, uint32_t *cnt, uint32_t n);
+
+#endif

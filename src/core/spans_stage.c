@@ -1,0 +1,113 @@
+/* The spans stage driver (supplement §1): configuration → rasterize → filters →
+ * compact heightfield with links → erosion → area volumes. */
+#include "onepath/spans.h"
+
+#include <string.h>
+#include <time.h>
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+op_status op_build_spans(op_ctx *ctx, const op_config *cfg_in, const op_scene *scene, op_chf *out,
+                         op_spans_stats *stats)
+{
+    if (!ctx || !cfg_in || !scene || !out)
+        return op_fail(ctx, OP_INVALID_ARGUMENT, "op_build_spans: NULL argument");
+    memset(out, 0, sizeof *out);
+    op_spans_stats st_local;
+    op_spans_stats *stt = stats ? stats : &st_local;
+    memset(stt, 0, sizeof *stt);
+
+    op_status st = op_config_validate(ctx, cfg_in);
+    if (st != OP_OK)
+        return st;
+    const op_mesh *mesh = &scene->mesh;
+    if (mesh->tri_count == 0 || mesh->vert_count == 0)
+        return op_fail(ctx, OP_BAD_INPUT, "the input has no triangles (%u vertices, %u triangles)",
+                       mesh->vert_count, mesh->tri_count);
+    if (scene->volume_count && !scene->volumes)
+        return op_fail(ctx, OP_INVALID_ARGUMENT, "scene lists %u volumes but no array",
+                       scene->volume_count);
+
+    /* supplement §1.1: bounds default to the input's bounds (Recast: rcCalcBounds). */
+    op_config cfg = *cfg_in;
+    if (!cfg.has_bounds) {
+        op_mesh_bounds(mesh, cfg.bmin, cfg.bmax);
+        cfg.has_bounds = 1;
+    }
+    uint32_t width, depth;
+    st = op_config_grid_size(ctx, &cfg, &width, &depth);
+    if (st != OP_OK)
+        return st;
+    stt->width = width;
+    stt->depth = depth;
+
+    const op_arena_mark mark = op_arena_get_mark(&ctx->arena);
+    op_heightfield hf;
+    st = op_heightfield_init(ctx, &hf, width, depth, cfg.bmin, cfg.bmax, cfg.cs, cfg.ch);
+    if (st != OP_OK)
+        return st;
+    op_progress(ctx, "spans", 0.0);
+
+    /* supplement §1.2, §1.3 */
+    double t0 = now_ms();
+    uint8_t *tri_areas = op_scratch(ctx, mesh->tri_count, 1);
+    if (!tri_areas) {
+        st = OP_NO_MEMORY;
+        goto done;
+    }
+    op_mark_walkable_triangles(mesh, cfg.walkable_slope_deg, tri_areas);
+    st = op_rasterize_triangles(ctx, &hf, mesh, tri_areas, cfg.walkable_climb);
+    op_arena_release(&ctx->arena, mark);
+    if (st != OP_OK)
+        goto done;
+    stt->solid_spans = op_heightfield_span_count(&hf);
+    double t1 = now_ms();
+    stt->ms_rasterize = t1 - t0;
+
+    /* supplement §1.4, in this order */
+    op_filter_low_hanging_obstacles(&hf, cfg.walkable_climb);
+    op_filter_ledge_spans(&hf, cfg.walkable_height, cfg.walkable_climb);
+    op_filter_low_height_spans(&hf, cfg.walkable_height);
+    t0 = now_ms();
+    stt->ms_filters = t0 - t1;
+    op_progress(ctx, "spans", 0.85);
+
+    /* supplement §1.5 */
+    st = op_build_compact_heightfield(ctx, &hf, cfg.walkable_height, cfg.walkable_climb, out);
+    op_heightfield_free(&hf);
+    if (st != OP_OK)
+        return st;
+    stt->compact_spans = out->span_count;
+    t1 = now_ms();
+    stt->ms_compact = t1 - t0;
+    op_progress(ctx, "spans", 0.9);
+
+    /* supplement §1.6 */
+    st = op_erode_walkable_area(ctx, out, cfg.walkable_radius);
+    if (st != OP_OK)
+        goto fail_out;
+    t0 = now_ms();
+    stt->ms_erode = t0 - t1;
+    op_progress(ctx, "spans", 0.95);
+
+    /* supplement §1.7 */
+    st = op_apply_volumes(ctx, out, scene->volumes, scene->volume_count);
+    if (st != OP_OK)
+        goto fail_out;
+    stt->ms_volumes = now_ms() - t0;
+    stt->walkable_spans = op_chf_walkable_count(out);
+    op_progress(ctx, "spans", 1.0);
+    return OP_OK;
+
+fail_out:
+    op_chf_free(out);
+    return st;
+done:
+    op_heightfield_free(&hf);
+    return st;
+}

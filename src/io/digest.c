@@ -1,0 +1,149 @@
+/* Canonical digests (supplement §5): XXH3-64 over explicit little-endian byte streams,
+ * fed through a staging buffer so no host layout (struct padding, endianness) leaks
+ * in. The serializations are documented in docs/formats.md. */
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "onepath/digest.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t op_digest_bytes(const void *data, size_t len)
+{
+    return (uint64_t)XXH3_64bits(len ? data : "", len);
+}
+
+void op_digest_begin(op_digest_stream *s)
+{
+    s->used = 0;
+    s->failed = 0;
+    s->state = XXH3_createState();
+    if (!s->state || XXH3_64bits_reset((XXH3_state_t *)s->state) != XXH_OK)
+        s->failed = 1;
+}
+
+static void flush(op_digest_stream *s)
+{
+    if (s->used && !s->failed)
+        XXH3_64bits_update((XXH3_state_t *)s->state, s->buf, s->used);
+    s->used = 0;
+}
+
+void op_digest_put(op_digest_stream *s, const void *bytes, size_t n)
+{
+    const unsigned char *p = bytes;
+    while (n) {
+        if (s->used == sizeof s->buf)
+            flush(s);
+        size_t k = sizeof s->buf - s->used;
+        if (k > n)
+            k = n;
+        memcpy(s->buf + s->used, p, k);
+        s->used += k;
+        p += k;
+        n -= k;
+    }
+}
+
+void op_digest_u8(op_digest_stream *s, uint8_t v)
+{
+    if (s->used == sizeof s->buf)
+        flush(s);
+    s->buf[s->used++] = v;
+}
+
+void op_digest_u16(op_digest_stream *s, uint16_t v)
+{
+    unsigned char b[2] = {(unsigned char)v, (unsigned char)(v >> 8)};
+    op_digest_put(s, b, 2);
+}
+
+void op_digest_u32(op_digest_stream *s, uint32_t v)
+{
+    unsigned char b[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
+                          (unsigned char)(v >> 24)};
+    op_digest_put(s, b, 4);
+}
+
+void op_digest_u64(op_digest_stream *s, uint64_t v)
+{
+    op_digest_u32(s, (uint32_t)v);
+    op_digest_u32(s, (uint32_t)(v >> 32));
+}
+
+void op_digest_i32(op_digest_stream *s, int32_t v) { op_digest_u32(s, (uint32_t)v); }
+
+uint64_t op_digest_end(op_digest_stream *s)
+{
+    flush(s);
+    uint64_t h = 0;
+    if (!s->failed)
+        h = (uint64_t)XXH3_64bits_digest((XXH3_state_t *)s->state);
+    XXH3_freeState((XXH3_state_t *)s->state);
+    s->state = NULL;
+    return h;
+}
+
+/* docs/formats.md "OPCHFD1": cells, spans, mutual links, areas. Only mutual links are
+ * hashed, because every stage after the spans stage reads only those
+ * (regions-contours, introduction). */
+uint64_t op_digest_chf(const op_chf *chf)
+{
+    static const unsigned char magic[8] = {'O', 'P', 'C', 'H', 'F', 'D', '1', 0};
+    op_digest_stream s;
+    op_digest_begin(&s);
+    op_digest_put(&s, magic, 8);
+    op_digest_u32(&s, chf->width);
+    op_digest_u32(&s, chf->depth);
+    op_digest_u32(&s, chf->span_count);
+    const size_t cells = (size_t)chf->width * chf->depth;
+    for (size_t c = 0; c < cells; c++) {
+        op_digest_u32(&s, chf->cell_first[c]);
+        op_digest_u32(&s, chf->cell_count[c]);
+    }
+    for (uint32_t i = 0; i < chf->span_count; i++) {
+        const uint8_t m = chf->mutual[i] & 0xf;
+        op_digest_u16(&s, chf->y[i]);
+        op_digest_u16(&s, chf->h[i]);
+        op_digest_u8(&s, chf->area[i]);
+        op_digest_u8(&s, m);
+        for (int d = 0; d < 4; d++)
+            op_digest_u32(&s, (m >> d & 1) ? chf->link[d][i] : OP_NO_LINK);
+    }
+    return op_digest_end(&s);
+}
+
+uint64_t op_digest_distance(const uint32_t *dist, uint32_t n)
+{
+    static const unsigned char magic[8] = {'O', 'P', 'D', 'S', 'T', '1', 0, 0};
+    op_digest_stream s;
+    op_digest_begin(&s);
+    op_digest_put(&s, magic, 8);
+    op_digest_u32(&s, n);
+    for (uint32_t i = 0; i < n; i++)
+        op_digest_u32(&s, dist[i]);
+    return op_digest_end(&s);
+}
+
+uint64_t op_digest_regions(const uint32_t *region, uint32_t n, uint32_t region_count)
+{
+    static const unsigned char magic[8] = {'O', 'P', 'R', 'E', 'G', '1', 0, 0};
+    op_digest_stream s;
+    op_digest_begin(&s);
+    op_digest_put(&s, magic, 8);
+    op_digest_u32(&s, n);
+    op_digest_u32(&s, region_count);
+    for (uint32_t i = 0; i < n; i++)
+        op_digest_u32(&s, region[i]);
+    return op_digest_end(&s);
+}
+
+void op_digest_hex(uint64_t digest, char out[17])
+{
+    static const char hex[] = "0123456789abcdef";
+    for (int i = 0; i < 16; i++)
+        out[i] = hex[(digest >> (60 - 4 * i)) & 0xf];
+    out[16] = 0;
+}

@@ -1,0 +1,228 @@
+/* 16-bit heightmaps as triangle input (supplement §1.2): a grid of heights turned into
+ * two triangles per quad. */
+#include "onepath/heightmap.h"
+#include "onepath/file.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef OP_HAVE_PNG
+#include <png.h>
+#include <setjmp.h>
+#endif
+
+void op_heightmap_opts_defaults(op_heightmap_opts *o)
+{
+    o->spacing = 1.0f;
+    o->height_scale = 0.01f;
+}
+
+op_status op_heightmap_to_mesh(op_ctx *ctx, const uint16_t *h, uint32_t w, uint32_t d,
+                               const op_heightmap_opts *opts, op_mesh *out)
+{
+    op_mesh_init(out);
+    op_heightmap_opts def;
+    op_heightmap_opts_defaults(&def);
+    if (!opts)
+        opts = &def;
+    if (!(isfinite(opts->spacing) && opts->spacing > 0.0f))
+        return op_fail(ctx, OP_INVALID_ARGUMENT, "heightmap spacing %g must be finite and > 0",
+                       (double)opts->spacing);
+    if (!(isfinite(opts->height_scale) && opts->height_scale > 0.0f))
+        return op_fail(ctx, OP_INVALID_ARGUMENT,
+                       "heightmap height_scale %g must be finite and > 0",
+                       (double)opts->height_scale);
+    if (w < 2 || d < 2)
+        return op_fail(ctx, OP_BAD_INPUT, "heightmap of %u x %u samples: needs at least 2 x 2",
+                       w, d);
+    const uint64_t verts = (uint64_t)w * d, tris = 2ull * (w - 1) * (d - 1);
+    if (verts > 0xfffffffeull || tris > 0xfffffffeull)
+        return op_fail(ctx, OP_BAD_INPUT,
+                       "heightmap of %u x %u samples exceeds 2^32-2 vertices or triangles", w, d);
+    /* Allocate once instead of growing: heightmaps are large. */
+    out->verts = malloc((size_t)verts * 3 * sizeof(float));
+    out->tris = malloc((size_t)tris * 3 * sizeof(uint32_t));
+    if (!out->verts || !out->tris) {
+        op_mesh_free(out);
+        return op_fail(ctx, OP_NO_MEMORY, "out of memory for a %u x %u heightmap", w, d);
+    }
+    out->vert_cap = (uint32_t)verts;
+    out->tri_cap = (uint32_t)tris;
+    for (uint32_t z = 0; z < d; z++) {
+        for (uint32_t x = 0; x < w; x++) {
+            float *v = out->verts + 3 * ((size_t)x + (size_t)z * w);
+            v[0] = (float)x * opts->spacing;
+            v[1] = (float)h[(size_t)x + (size_t)z * w] * opts->height_scale;
+            v[2] = (float)z * opts->spacing;
+        }
+    }
+    out->vert_count = (uint32_t)verts;
+    /* Corners a = (x, z), b = (x, z+1), c = (x+1, z+1), e = (x+1, z): triangles (a, b, c)
+     * and (a, c, e) share the a-c diagonal; (b-a)x(c-a) has y = dz0*dx1 - dx0*dz1 > 0. */
+    uint32_t *t = out->tris;
+    for (uint32_t z = 0; z + 1 < d; z++) {
+        for (uint32_t x = 0; x + 1 < w; x++) {
+            const uint32_t a = x + z * w, b = a + w, c = b + 1, e = a + 1;
+            t[0] = a;
+            t[1] = b;
+            t[2] = c;
+            t[3] = a;
+            t[4] = c;
+            t[5] = e;
+            t += 6;
+        }
+    }
+    out->tri_count = (uint32_t)tris;
+    return OP_OK;
+}
+
+op_status op_load_heightmap_r16(op_ctx *ctx, const char *path, uint32_t width,
+                                const op_heightmap_opts *opts, op_mesh *out)
+{
+    op_mesh_init(out);
+    if (width < 2)
+        return op_fail(ctx, OP_BAD_INPUT, "%s: heightmap width %u: needs at least 2", path, width);
+    unsigned char *buf;
+    size_t len;
+    op_status st = op_read_file(ctx, path, &buf, &len);
+    if (st != OP_OK)
+        return st;
+    const uint64_t row = 2ull * width;
+    if (len % row != 0) {
+        free(buf);
+        return op_fail(ctx, OP_BAD_INPUT,
+                       "%s: file size %zu is not a multiple of 2*width = %llu bytes", path, len,
+                       (unsigned long long)row);
+    }
+    const uint64_t rows = len / row;
+    if (rows < 2 || rows > 0xffffffffull) {
+        free(buf);
+        return op_fail(ctx, OP_BAD_INPUT,
+                       "%s: file size %zu with width %u gives %llu rows (needs at least 2)", path,
+                       len, width, (unsigned long long)rows);
+    }
+    uint16_t *h = malloc(len / 2 * sizeof(uint16_t));
+    if (!h) {
+        free(buf);
+        return op_fail(ctx, OP_NO_MEMORY, "%s: out of memory", path);
+    }
+    for (size_t i = 0; i < len / 2; i++)
+        h[i] = (uint16_t)(buf[2 * i] | (unsigned)buf[2 * i + 1] << 8);
+    free(buf);
+    st = op_heightmap_to_mesh(ctx, h, width, (uint32_t)rows, opts, out);
+    free(h);
+    return st;
+}
+
+#ifdef OP_HAVE_PNG
+typedef struct png_err {
+    jmp_buf jb;
+    char msg[200];
+} png_err;
+
+static void png_error_fn(png_structp png, png_const_charp msg)
+{
+    png_err *e = png_get_error_ptr(png);
+    snprintf(e->msg, sizeof e->msg, "%s", msg);
+    longjmp(e->jb, 1);
+}
+
+static void png_warning_fn(png_structp png, png_const_charp msg)
+{
+    (void)png;
+    (void)msg; /* the library never prints */
+}
+
+op_status op_load_heightmap_png(op_ctx *ctx, const char *path, const op_heightmap_opts *opts,
+                                op_mesh *out)
+{
+    op_mesh_init(out);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return op_fail(ctx, OP_IO_ERROR, "%s: cannot open", path);
+    unsigned char sig[8];
+    if (fread(sig, 1, 8, f) != 8 || png_sig_cmp(sig, 0, 8) != 0) {
+        fclose(f);
+        return op_fail(ctx, OP_BAD_INPUT, "%s: not a PNG file", path);
+    }
+    png_err err;
+    err.msg[0] = 0;
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &err, png_error_fn,
+                                             png_warning_fn);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    if (!png || !info) {
+        if (png)
+            png_destroy_read_struct(&png, NULL, NULL);
+        fclose(f);
+        return op_fail(ctx, OP_NO_MEMORY, "%s: out of memory starting libpng", path);
+    }
+    /* Everything freed after a longjmp lives in volatile-qualified locals. */
+    uint16_t *volatile h = NULL;
+    png_bytep *volatile rows = NULL;
+    volatile op_status st = OP_OK;
+    if (setjmp(err.jb)) {
+        png_destroy_read_struct(&png, &info, NULL);
+        fclose(f);
+        free(h);
+        free(rows);
+        return op_fail(ctx, OP_BAD_INPUT, "%s: PNG error: %s", path, err.msg);
+    }
+    png_init_io(png, f);
+    png_set_sig_bytes(png, 8);
+    png_read_info(png, info);
+    png_uint_32 w = 0, d = 0;
+    int depth = 0, color = 0, interlace = 0;
+    png_get_IHDR(png, info, &w, &d, &depth, &color, &interlace, NULL, NULL);
+    if (color != PNG_COLOR_TYPE_GRAY)
+        st = op_fail(ctx, OP_BAD_INPUT,
+                     "%s: heightmap PNG must be 16-bit grayscale, this one has colour type %d%s",
+                     path, color,
+                     color == PNG_COLOR_TYPE_RGB || color == PNG_COLOR_TYPE_RGBA ||
+                             color == PNG_COLOR_TYPE_PALETTE
+                         ? " (colour)"
+                         : " (grayscale with alpha)");
+    else if (depth != 16)
+        st = op_fail(ctx, OP_BAD_INPUT, "%s: heightmap PNG must be 16-bit grayscale, this one is %d-bit",
+                     path, depth);
+    else if (w < 2 || d < 2)
+        st = op_fail(ctx, OP_BAD_INPUT, "%s: heightmap of %u x %u samples: needs at least 2 x 2",
+                     path, (unsigned)w, (unsigned)d);
+    if (st == OP_OK) {
+        png_set_interlace_handling(png);
+        png_read_update_info(png, info);
+        h = malloc((size_t)w * d * sizeof(uint16_t));
+        rows = malloc((size_t)d * sizeof(png_bytep));
+        if (!h || !rows)
+            st = op_fail(ctx, OP_NO_MEMORY, "%s: out of memory for %u x %u samples", path,
+                         (unsigned)w, (unsigned)d);
+    }
+    if (st == OP_OK) {
+        /* PNG samples are big-endian; read into h as bytes, then convert in place. */
+        for (png_uint_32 z = 0; z < d; z++)
+            rows[z] = (png_bytep)(h + (size_t)z * w);
+        png_read_image(png, rows);
+        png_read_end(png, NULL);
+        for (size_t i = 0; i < (size_t)w * d; i++) {
+            const unsigned char *b = (const unsigned char *)(h + i);
+            h[i] = (uint16_t)((unsigned)b[0] << 8 | b[1]);
+        }
+    }
+    png_destroy_read_struct(&png, &info, NULL);
+    fclose(f);
+    if (st == OP_OK)
+        st = op_heightmap_to_mesh(ctx, h, (uint32_t)w, (uint32_t)d, opts, out);
+    free(h);
+    free(rows);
+    return st;
+}
+#else
+op_status op_load_heightmap_png(op_ctx *ctx, const char *path, const op_heightmap_opts *opts,
+                                op_mesh *out)
+{
+    (void)opts;
+    op_mesh_init(out);
+    return op_fail(ctx, OP_UNSUPPORTED, "%s: this build has no PNG support (OP_PNG=OFF)", path);
+}
+#endif

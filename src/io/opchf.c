@@ -1,0 +1,329 @@
+/* OPCHF1, the compact heightfield exchange format (supplement §4). Written and read
+ * byte by byte in little-endian, so any host produces and accepts the same files. */
+#include "onepath/opchf.h"
+#include "onepath/config.h"
+#include "onepath/file.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const unsigned char opchf_magic[8] = {'O', 'P', 'C', 'H', 'F', '1', 0, 0};
+
+static void put_u16(unsigned char *p, uint16_t v)
+{
+    p[0] = (unsigned char)v;
+    p[1] = (unsigned char)(v >> 8);
+}
+static void put_u32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+static void put_f32(unsigned char *p, float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    put_u32(p, u);
+}
+static uint16_t get_u16(const unsigned char *p) { return (uint16_t)(p[0] | (unsigned)p[1] << 8); }
+static uint32_t get_u32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static float get_f32(const unsigned char *p)
+{
+    uint32_t u = get_u32(p);
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+/* Neighbour cell of (x, z) in direction d, or -1 off-grid. */
+static int64_t neighbour_cell(uint32_t x, uint32_t z, int d, uint32_t w, uint32_t dp)
+{
+    const int64_t nx = (int64_t)x + op_dir_dx(d), nz = (int64_t)z + op_dir_dz(d);
+    if (nx < 0 || nz < 0 || nx >= (int64_t)w || nz >= (int64_t)dp)
+        return -1;
+    return nx + nz * (int64_t)w;
+}
+
+op_status op_opchf_encode(op_ctx *ctx, const op_chf *chf, unsigned char **buf, size_t *len)
+{
+    *buf = NULL;
+    *len = 0;
+    const uint32_t w = chf->width, dp = chf->depth, n = chf->span_count;
+    const uint64_t cells = (uint64_t)w * dp;
+    if (w == 0 || dp == 0 || cells > OP_MAX_GRID_CELLS)
+        return op_fail(ctx, OP_INVALID_ARGUMENT, "OPCHF1: grid of %u x %u cells", w, dp);
+    /* The reader's rules, checked before writing so that nothing unreadable is written. */
+    uint32_t sum = 0;
+    for (uint64_t c = 0; c < cells; c++) {
+        const uint32_t cnt = chf->cell_count[c];
+        if (cnt && chf->cell_first[c] != sum)
+            return op_fail(ctx, OP_INVALID_ARGUMENT,
+                           "OPCHF1: cell %llu starts at span %u, expected %u (cells must list "
+                           "the spans in order)",
+                           (unsigned long long)c, chf->cell_first[c], sum);
+        if (cnt > n - sum)
+            return op_fail(ctx, OP_INVALID_ARGUMENT, "OPCHF1: cells hold more than %u spans", n);
+        sum += cnt;
+    }
+    if (sum != n)
+        return op_fail(ctx, OP_INVALID_ARGUMENT, "OPCHF1: cells cover %u of %u spans", sum, n);
+    const uint64_t total = OP_OPCHF_HEADER_SIZE + OP_OPCHF_CELL_SIZE * cells +
+                           (uint64_t)OP_OPCHF_SPAN_SIZE * n;
+    if (total > SIZE_MAX)
+        return op_fail(ctx, OP_NO_MEMORY, "OPCHF1: %llu bytes do not fit in memory",
+                       (unsigned long long)total);
+    unsigned char *out = malloc((size_t)total);
+    if (!out)
+        return op_fail(ctx, OP_NO_MEMORY, "OPCHF1: out of memory for %llu bytes",
+                       (unsigned long long)total);
+    unsigned char *p = out;
+    memcpy(p, opchf_magic, 8);
+    put_u32(p + 8, w);
+    put_u32(p + 12, dp);
+    put_u32(p + 16, n);
+    for (int i = 0; i < 3; i++) {
+        put_f32(p + 20 + 4 * i, chf->bmin[i]);
+        put_f32(p + 32 + 4 * i, chf->bmax[i]);
+    }
+    put_f32(p + 44, chf->cs);
+    put_f32(p + 48, chf->ch);
+    put_u32(p + 52, (uint32_t)chf->walkable_height);
+    put_u32(p + 56, (uint32_t)chf->walkable_climb);
+    put_u32(p + 60, (uint32_t)chf->border_size);
+    p += OP_OPCHF_HEADER_SIZE;
+    for (uint64_t c = 0; c < cells; c++, p += 8) {
+        const uint32_t cnt = chf->cell_count[c];
+        put_u32(p, cnt ? chf->cell_first[c] : 0); /* empty cell written (0, 0) */
+        put_u32(p + 4, cnt);
+    }
+    op_status st = OP_OK;
+    for (uint32_t z = 0; z < dp && st == OP_OK; z++) {
+        for (uint32_t x = 0; x < w && st == OP_OK; x++) {
+            const uint32_t c = x + z * w;
+            const uint32_t s0 = chf->cell_first[c], s1 = s0 + chf->cell_count[c];
+            for (uint32_t s = s0; s < s1; s++, p += OP_OPCHF_SPAN_SIZE) {
+                if (chf->h[s] > 255 || (s > s0 && chf->y[s] <= chf->y[s - 1])) {
+                    st = op_fail(ctx, OP_INVALID_ARGUMENT,
+                                 "OPCHF1: span %u of cell (%u, %u): %s", s, x, z,
+                                 chf->h[s] > 255 ? "clearance h > 255"
+                                                 : "floors not increasing within the cell");
+                    break;
+                }
+                put_u16(p, chf->y[s]);
+                put_u16(p + 2, chf->h[s]);
+                p[4] = chf->area[s];
+                p[5] = 0;
+                for (int d = 0; d < 4; d++) {
+                    const uint32_t t = chf->link[d][s];
+                    int8_t li = -1;
+                    if (t != OP_NO_LINK) {
+                        const int64_t nc = neighbour_cell(x, z, d, w, dp);
+                        const uint32_t t0 = nc >= 0 ? chf->cell_first[nc] : 0;
+                        const uint32_t tn = nc >= 0 ? chf->cell_count[nc] : 0;
+                        if (t < t0 || t - t0 >= tn) {
+                            st = op_fail(ctx, OP_INVALID_ARGUMENT,
+                                         "OPCHF1: span %u of cell (%u, %u) links in direction "
+                                         "%d to span %u outside the neighbour cell",
+                                         s, x, z, d, t);
+                            break;
+                        }
+                        if (t - t0 >= 128) {
+                            /* supplement §4: report, never truncate. */
+                            st = op_fail(ctx, OP_UNSUPPORTED,
+                                         "OPCHF1 cannot express span %u of cell (%u, %u) linking "
+                                         "in direction %d to index %u of its neighbour cell "
+                                         "(limit 127)",
+                                         s, x, z, d, t - t0);
+                            break;
+                        }
+                        li = (int8_t)(t - t0);
+                    }
+                    p[6 + d] = (unsigned char)li;
+                }
+                if (st != OP_OK)
+                    break;
+            }
+        }
+    }
+    if (st != OP_OK) {
+        free(out);
+        return st;
+    }
+    *buf = out;
+    *len = (size_t)total;
+    return OP_OK;
+}
+
+op_status op_opchf_write(op_ctx *ctx, const op_chf *chf, const char *path)
+{
+    unsigned char *buf;
+    size_t len;
+    op_status st = op_opchf_encode(ctx, chf, &buf, &len);
+    if (st != OP_OK)
+        return st;
+    st = op_write_file(ctx, path, buf, len);
+    free(buf);
+    return st;
+}
+
+#define BAD(off, ...) \
+    do { \
+        char reason_[400]; \
+        snprintf(reason_, sizeof reason_, __VA_ARGS__); \
+        st = op_fail(ctx, OP_BAD_INPUT, "offset %llu: %s", (unsigned long long)(off), reason_); \
+        goto fail; \
+    } while (0)
+
+op_status op_opchf_decode(op_ctx *ctx, const unsigned char *buf, size_t len, op_chf *out)
+{
+    memset(out, 0, sizeof *out);
+    op_status st = OP_OK;
+    if (len < 8)
+        BAD(len, "file of %zu bytes is too short for the 8-byte magic", len);
+    if (memcmp(buf, opchf_magic, 8) != 0)
+        BAD(0, "bad magic (not an OPCHF1 file)");
+    if (len < OP_OPCHF_HEADER_SIZE)
+        BAD(len, "truncated header: %zu of %u bytes", len, OP_OPCHF_HEADER_SIZE);
+    const uint32_t w = get_u32(buf + 8), dp = get_u32(buf + 12), n = get_u32(buf + 16);
+    if (w == 0)
+        BAD(8, "width 0");
+    if (dp == 0)
+        BAD(12, "depth 0");
+    const uint64_t cells = (uint64_t)w * dp;
+    if (cells > OP_MAX_GRID_CELLS)
+        BAD(8, "grid of %u x %u cells exceeds the 32-bit cell index", w, dp);
+    if (n > OP_MAX_SPANS)
+        BAD(16, "span_count %u exceeds the 32-bit span index", n);
+    /* Sizes in 64 bits: cells < 2^31 and n < 2^32, so no overflow. */
+    const uint64_t span_off = OP_OPCHF_HEADER_SIZE + OP_OPCHF_CELL_SIZE * cells;
+    const uint64_t total = span_off + (uint64_t)OP_OPCHF_SPAN_SIZE * n;
+    if ((uint64_t)len < total)
+        BAD(len, "truncated: %u x %u cells and %u spans need %llu bytes, the file has %zu", w,
+            dp, n, (unsigned long long)total, len);
+    if ((uint64_t)len > total)
+        BAD(total, "%llu extra bytes after the last span", (unsigned long long)(len - total));
+    float bmin[3], bmax[3];
+    for (int i = 0; i < 3; i++) {
+        bmin[i] = get_f32(buf + 20 + 4 * i);
+        bmax[i] = get_f32(buf + 32 + 4 * i);
+        if (!isfinite(bmin[i]))
+            BAD(20 + 4 * i, "bmin[%d] is not finite", i);
+        if (!isfinite(bmax[i]))
+            BAD(32 + 4 * i, "bmax[%d] is not finite", i);
+    }
+    for (int i = 0; i < 3; i++)
+        if (bmax[i] < bmin[i])
+            BAD(32 + 4 * i, "bmax[%d] = %g is below bmin[%d] = %g", i, (double)bmax[i], i,
+                (double)bmin[i]);
+    const float cs = get_f32(buf + 44), ch = get_f32(buf + 48);
+    if (!(isfinite(cs) && cs > 0.0f))
+        BAD(44, "cs = %g must be finite and > 0", (double)cs);
+    if (!(isfinite(ch) && ch > 0.0f))
+        BAD(48, "ch = %g must be finite and > 0", (double)ch);
+    const int32_t wh = (int32_t)get_u32(buf + 52), wc = (int32_t)get_u32(buf + 56),
+                  bs = (int32_t)get_u32(buf + 60);
+    if (wh < 1)
+        BAD(52, "walkable_height %d < 1", wh);
+    if (wc < 0)
+        BAD(56, "walkable_climb %d < 0", wc);
+    if (bs < 0)
+        BAD(60, "border_size %d < 0", bs);
+
+    st = op_chf_alloc(ctx, out, w, dp, n);
+    if (st != OP_OK)
+        return st;
+    memcpy(out->bmin, bmin, sizeof bmin);
+    memcpy(out->bmax, bmax, sizeof bmax);
+    out->cs = cs;
+    out->ch = ch;
+    out->walkable_height = wh;
+    out->walkable_climb = wc;
+    out->border_size = bs;
+
+    /* Cells: non-empty cells continue the spans exactly in order; empty cells take the
+     * prefix sum whatever their first_span says. */
+    uint32_t sum = 0;
+    for (uint64_t c = 0; c < cells; c++) {
+        const uint64_t off = OP_OPCHF_HEADER_SIZE + OP_OPCHF_CELL_SIZE * c;
+        const uint32_t first = get_u32(buf + off), cnt = get_u32(buf + off + 4);
+        if (cnt > n - sum)
+            BAD(off + 4, "cell %llu: count %u runs past span_count %u (%u spans before it)",
+                (unsigned long long)c, cnt, n, sum);
+        if (cnt && first != sum)
+            BAD(off, "cell %llu: first_span %u, expected %u (cells must cover the spans in order)",
+                (unsigned long long)c, first, sum);
+        out->cell_first[c] = sum;
+        out->cell_count[c] = cnt;
+        sum += cnt;
+    }
+    if (sum != n)
+        BAD(span_off, "cells cover %u of %u spans", sum, n);
+
+    for (uint32_t z = 0; z < dp; z++) {
+        for (uint32_t x = 0; x < w; x++) {
+            const uint32_t c = x + z * w;
+            const uint32_t s0 = out->cell_first[c], s1 = s0 + out->cell_count[c];
+            for (uint32_t s = s0; s < s1; s++) {
+                const uint64_t off = span_off + (uint64_t)OP_OPCHF_SPAN_SIZE * s;
+                const unsigned char *p = buf + off;
+                out->y[s] = get_u16(p);
+                out->h[s] = get_u16(p + 2);
+                out->area[s] = p[4];
+                if (s > s0 && out->y[s] <= out->y[s - 1])
+                    BAD(off, "span %u: floor y %u not above the floor %u of the span below", s,
+                        out->y[s], out->y[s - 1]);
+                if (out->h[s] > 255)
+                    BAD(off + 2, "span %u: clearance h %u > 255", s, out->h[s]);
+                if (p[5] != 0)
+                    BAD(off + 5, "span %u: reserved byte is %u, must be 0", s, p[5]);
+                for (int d = 0; d < 4; d++) {
+                    const int li = (int8_t)p[6 + d];
+                    if (li == -1)
+                        continue;
+                    if (li < 0)
+                        BAD(off + 6 + d, "span %u: link[%d] = %d (must be -1 or an index)", s, d,
+                            li);
+                    const int64_t nc = neighbour_cell(x, z, d, w, dp);
+                    if (nc < 0)
+                        BAD(off + 6 + d,
+                            "span %u of edge cell (%u, %u): link[%d] = %d points off the grid", s,
+                            x, z, d, li);
+                    if ((uint32_t)li >= out->cell_count[nc])
+                        BAD(off + 6 + d,
+                            "span %u: link[%d] = %d but the neighbour cell holds %u spans", s, d,
+                            li, out->cell_count[nc]);
+                    out->link[d][s] = out->cell_first[nc] + (uint32_t)li;
+                }
+            }
+        }
+    }
+    op_chf_build_mutual(ctx, out);
+    return OP_OK;
+fail:
+    op_chf_free(out);
+    return st;
+}
+
+op_status op_opchf_read(op_ctx *ctx, const char *path, op_chf *out)
+{
+    memset(out, 0, sizeof *out);
+    unsigned char *buf;
+    size_t len;
+    op_status st = op_read_file(ctx, path, &buf, &len);
+    if (st != OP_OK)
+        return st;
+    st = op_opchf_decode(ctx, buf, len, out);
+    free(buf);
+    if (st != OP_OK && ctx) {
+        /* Prefix the path, keeping "offset N: reason". */
+        char msg[sizeof ctx->err];
+        snprintf(msg, sizeof msg, "%s", ctx->err);
+        op_fail(ctx, st, "%s: %s", path, msg);
+    }
+    return st;
+}

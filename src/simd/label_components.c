@@ -1,0 +1,127 @@
+/* Connected-component labelling, SIMD twin of src/scalar/label_components.c
+ * (regions-contours §4 shortcut and layer-first partition). A different algorithm with
+ * the same bytes: union-find over the mutual links, each edge taken once from its
+ * larger span (mutual links are symmetric, supplement §1.5; on a grid these are the -x
+ * and -z links, +x/+z only matter for non-grid links), where every
+ * tree pointer goes to a smaller span index and roots are the smallest span of their
+ * component. The join tests "linked, same area != 0, same layer" are computed VW spans
+ * at a time (gathers, plain loads on single-floor rows); a span joined to the previous
+ * span along -x just takes its pointer (run-based). The final pass numbers roots in
+ * span order and gives every other span its (smaller) parent's id, which is the scalar
+ * twin's "ids in order of first span". labels[] itself holds the parent pointers. */
+#include "simd/simd_width.h"
+
+int OP_FN(op_label_components)(const op_chf *chf, const uint8_t *area, const uint32_t *layer,
+                               uint32_t *labels, uint32_t *count, op_arena *scratch);
+
+static inline uint32_t find_root(uint32_t *parent, uint32_t x)
+{
+    while (parent[x] != x) {
+        parent[x] = parent[parent[x]]; /* path halving: pointers only decrease */
+        x = parent[x];
+    }
+    return x;
+}
+
+/* Merge the trees of s and t; the smaller root stays root. */
+static inline void unite(uint32_t *parent, uint32_t s, uint32_t t)
+{
+    uint32_t a = find_root(parent, s), b = find_root(parent, t);
+    if (a == b)
+        return;
+    if (a < b)
+        parent[b] = a;
+    else
+        parent[a] = b;
+}
+
+/* Bit d: s joins its mutual neighbour t = link[d][s] < s (same area != 0, same layer). */
+static inline uint32_t join_bits_one(const op_chf *chf, const uint8_t *area,
+                                     const uint32_t *layer, uint32_t s)
+{
+    uint32_t j = 0;
+    if (area[s] == 0)
+        return 0;
+    const uint8_t mu = chf->mutual[s];
+    for (int d = 0; d < 4; d++) {
+        if (!(mu >> d & 1))
+            continue;
+        const uint32_t t = chf->link[d][s];
+        if (t < s && area[t] == area[s] && (!layer || layer[t] == layer[s]))
+            j |= 1u << d;
+    }
+    return j;
+}
+
+/* Every parent[t], t < s, is set before s is joined. */
+static inline void join_span(const op_chf *chf, uint32_t *parent, uint32_t s, uint32_t j)
+{
+    parent[s] = s;
+    if (!j)
+        return;
+    for (int d = 0; d < 4; d++) {
+        if (!(j >> d & 1))
+            continue;
+        const uint32_t t = chf->link[d][s];
+        if (t == s - 1 && parent[s] == s)
+            parent[s] = parent[t]; /* run along x: share the pointer (<= t < s) */
+        else
+            unite(parent, s, t);
+    }
+}
+
+int OP_FN(op_label_components)(const op_chf *chf, const uint8_t *area, const uint32_t *layer,
+                               uint32_t *labels, uint32_t *count, op_arena *scratch)
+{
+    const uint32_t n = chf->span_count;
+    *count = 0;
+    if (n == 0)
+        return 0;
+    if (n > OP_SIMD_MAX_SPANS)
+        return op_label_components_scalar(chf, area, layer, labels, count, scratch);
+    uint32_t *parent = labels;
+    const uint32_t full = n - n % VW;
+    const vu32 zero = v_set1(0);
+    for (uint32_t s = 0; s < full; s += VW) {
+        const vu32 self = v_add(v_set1(s), v_iota());
+        const vu32 ar = v_load_u8(area + s);
+        const vu32 mu = v_load_u8(chf->mutual + s);
+        const vu32 walk = v_andnot(v_eq(ar, zero), v_set1(~0u));
+        vu32 j = zero;
+        if (v_nz(walk)) {
+            const vu32 ly = layer ? v_load(layer + s) : zero;
+            for (int d = 0; d < 4; d++) {
+                const vu32 lk = v_load(chf->link[d] + s);
+                const vu32 linked = v_and(walk, v_test(mu, 1u << d));
+                /* t < s: min(t, s) == t and t != s */
+                const vu32 below = v_andnot(v_eq(lk, self), v_eq(v_min(lk, self), lk));
+                vu32 ok = v_and(linked, below);
+                if (!v_nz(ok))
+                    continue; /* +x/+z on a grid: never smaller */
+                const vu32 idx = v_select(ok, self, lk);
+                ok = v_and(ok, v_eq(v_gather_u8(area, idx, n), ar));
+                if (layer)
+                    ok = v_and(ok, v_eq(v_gather(layer, idx, n), ly));
+                j = v_or(j, v_and(ok, v_set1(1u << d)));
+            }
+        }
+        uint32_t jb[VW];
+        v_store(jb, j);
+        for (uint32_t i = 0; i < VW; i++)
+            join_span(chf, parent, s + i, jb[i]);
+    }
+    for (uint32_t s = full; s < n; s++)
+        join_span(chf, parent, s, join_bits_one(chf, area, layer, s));
+    /* Canonical numbering (ids in order of first span): parent[s] <= s. */
+    uint32_t next = 0;
+    for (uint32_t s = 0; s < n; s++) {
+        if (area[s] == 0)
+            labels[s] = 0;
+        else if (parent[s] == s)
+            labels[s] = ++next;
+        else
+            labels[s] = labels[parent[s]];
+    }
+    *count = next;
+    return 0;
+}

@@ -1,0 +1,509 @@
+/* checkasm-style identity test (issue 5; style.md "Tests that prove SIMD equals
+ * scalar"): for every kernel family and every variant this machine runs, the scalar
+ * twin and the variant get the same seeded random input; outputs are pre-filled with
+ * different sentinels and surrounded by guard zones; payload and guards are compared.
+ * On failure the seed, the variant and the first differing spans are printed.
+ * Inputs: random multi-floor fields (one-way links from the link rule, empty rows,
+ * area changes, layers), widths 1..70, every range length modulo 64 and every begin
+ * offset modulo 16 for the range kernels, injected arbitrary mutual pairs, and
+ * adversarial fields (all area 0, all walkable, checkerboards, a 300-span column). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/kernels.h"
+#include "util/testutil.h"
+
+#define GUARD 64 /* elements of guard zone on each side */
+#define SENT_REF 0xA5u
+#define SENT_NEW 0x5Au
+
+static op_isa variants[OP_ISA_COUNT];
+static int variant_count;
+
+static int setup(void **state)
+{
+    (void)state;
+    op_isa_info info[OP_ISA_COUNT];
+    int n = op_isa_list(info, OP_ISA_COUNT);
+    assert_int_equal(n, OP_ISA_COUNT);
+    variant_count = 0;
+    for (int i = 0; i < n; i++) {
+        print_message("isa %-8s compiled=%d cpu=%d available=%d\n", info[i].name,
+                      info[i].compiled, info[i].cpu, info[i].available);
+        if (info[i].available && info[i].isa != OP_ISA_SCALAR)
+            variants[variant_count++] = info[i].isa;
+    }
+    return 0;
+}
+
+/* ---- fields ---------------------------------------------------------------------- */
+
+typedef struct field_opts {
+    uint32_t w, d, max_floors;
+    uint32_t empty_row_pct, empty_cell_pct, hole_pct, areas, jitter;
+    uint32_t inject_pairs; /* arbitrary extra mutual pairs */
+} field_opts;
+
+/* A multi-floor field built here (so rows can be empty): per column 0..max_floors
+ * spans, floors in slow terraces plus jitter (one-way links where floors are close),
+ * areas in patches, then the §1.5 link rule and mutual links (scalar). */
+static void make_field(op_ctx *ctx, op_chf *chf, uint64_t seed, const field_opts *o)
+{
+    op_rng r = {seed * 0x9E3779B97F4A7C15ull + 7};
+    const size_t cells = (size_t)o->w * o->d;
+    uint32_t *cnt = calloc(cells ? cells : 1, sizeof *cnt);
+    assert_non_null(cnt);
+    uint32_t total = 0;
+    for (uint32_t z = 0; z < o->d; z++) {
+        const int empty_row = op_rng_below(&r, 100) < o->empty_row_pct;
+        for (uint32_t x = 0; x < o->w; x++) {
+            uint32_t c = x + z * o->w;
+            if (empty_row || op_rng_below(&r, 100) < o->empty_cell_pct)
+                continue;
+            cnt[c] = 1 + op_rng_below(&r, o->max_floors);
+            total += cnt[c];
+        }
+    }
+    assert_int_equal(op_chf_alloc(ctx, chf, o->w, o->d, total), OP_OK);
+    chf->walkable_height = 10;
+    chf->walkable_climb = 4;
+    static const uint8_t ids[6] = {63, 1, 2, 3, 4, 5};
+    uint32_t s = 0;
+    for (uint32_t z = 0; z < o->d; z++)
+        for (uint32_t x = 0; x < o->w; x++) {
+            uint32_t c = x + z * o->w;
+            chf->cell_first[c] = s;
+            chf->cell_count[c] = cnt[c];
+            uint32_t y = ((x / 6) + (z / 4)) % 3 * 2 + op_rng_below(&r, o->jitter + 1);
+            for (uint32_t k = 0; k < cnt[c]; k++, s++) {
+                uint32_t gap = 10 + op_rng_below(&r, 6) + (op_rng_below(&r, 3) ? 12 : 0);
+                chf->y[s] = (uint16_t)y;
+                chf->h[s] = (uint16_t)(k + 1 < cnt[c] ? gap : 255);
+                uint32_t a = op_rng_below(&r, 4) ? ((x / 5) + (z / 7) + k) % o->areas
+                                                  : op_rng_below(&r, o->areas);
+                chf->area[s] = ids[a % 6];
+                if (op_rng_below(&r, 100) < o->hole_pct)
+                    chf->area[s] = 0;
+                y += gap + op_rng_below(&r, 2);
+            }
+        }
+    free(cnt);
+    assert_int_equal(op_chf_build_links(ctx, chf), OP_OK);
+    for (uint32_t i = 0; i < o->inject_pairs && total >= 2; i++) {
+        uint32_t a = op_rng_below(&r, total), b = op_rng_below(&r, total);
+        int d = (int)op_rng_below(&r, 4);
+        if (op_rng_below(&r, 2)) {
+            chf->link[d][a] = b; /* mutual pair in a non-grid place */
+            chf->link[(d + 2) & 3][b] = a;
+        } else {
+            chf->link[d][a] = op_rng_below(&r, 3) ? b : OP_NO_LINK; /* one-way / cut */
+        }
+    }
+    op_mutual_links_scalar(chf, chf->mutual, 0, total);
+}
+
+/* Regions for edge classification: components (so neighbours often agree), with
+ * random rewrites, zeros and the border region. */
+static uint32_t *make_regions(const op_chf *chf, op_arena *arena, uint64_t seed)
+{
+    const uint32_t n = chf->span_count;
+    uint32_t *reg = malloc((n ? n : 1) * sizeof *reg), cnt;
+    assert_non_null(reg);
+    assert_int_equal(op_label_components_scalar(chf, chf->area, NULL, reg, &cnt, arena), 0);
+    op_rng r = {seed + 99};
+    for (uint32_t s = 0; s < n; s++) {
+        uint32_t k = op_rng_below(&r, 40);
+        if (k == 0)
+            reg[s] = OP_BORDER_REGION;
+        else if (k == 1)
+            reg[s] = 1 + op_rng_below(&r, 5);
+        else if (k == 2)
+            reg[s] = 0;
+    }
+    return reg;
+}
+
+/* ---- comparison ------------------------------------------------------------------ */
+
+static int failures;
+
+static void report(const char *kernel, op_isa isa, uint64_t seed, const char *what,
+                   const uint8_t *ref, const uint8_t *got, size_t elems, size_t esize,
+                   long base)
+{
+    int shown = 0;
+    fprintf(stderr, "checkasm: %s: variant %s differs from scalar (seed %llu, %s)\n", kernel,
+            op_isa_name(isa), (unsigned long long)seed, what);
+    for (size_t i = 0; i < elems && shown < 8; i++) {
+        uint32_t a = 0, b = 0;
+        memcpy(&a, ref + i * esize, esize);
+        memcpy(&b, got + i * esize, esize);
+        if (a != b) {
+            fprintf(stderr, "  span %ld: scalar 0x%x, %s 0x%x\n", (long)i + base, a,
+                    op_isa_name(isa), b);
+            shown++;
+        }
+    }
+    failures++;
+}
+
+/* ref and got: GUARD + n + GUARD elements of esize, filled with SENT_REF / SENT_NEW
+ * before the calls; [lo, hi) was written. Outside it each must still hold its own
+ * sentinel; inside they must agree. */
+static void compare(const char *kernel, op_isa isa, uint64_t seed, const void *refv,
+                    const void *gotv, size_t n, size_t esize, size_t lo, size_t hi)
+{
+    const uint8_t *ref = refv, *got = gotv;
+    const size_t total = (n + 2 * GUARD) * esize;
+    for (size_t i = 0; i < total; i++) {
+        const size_t e = i / esize;
+        const int inside = e >= GUARD + lo && e < GUARD + hi;
+        if (!inside && (ref[i] != SENT_REF || got[i] != SENT_NEW)) {
+            fprintf(stderr, "checkasm: %s: guard/sentinel overwritten at element %ld "
+                            "(scalar %s, %s %s), seed %llu\n",
+                    kernel, (long)e - GUARD, ref[i] != SENT_REF ? "wrote" : "ok",
+                    op_isa_name(isa), got[i] != SENT_NEW ? "wrote" : "ok",
+                    (unsigned long long)seed);
+            failures++;
+            return;
+        }
+    }
+    if (memcmp(ref + (GUARD + lo) * esize, got + (GUARD + lo) * esize, (hi - lo) * esize))
+        report(kernel, isa, seed, "payload", ref + (GUARD + lo) * esize,
+               got + (GUARD + lo) * esize, hi - lo, esize, (long)lo);
+}
+
+static void *guarded(size_t n, size_t esize, unsigned fill)
+{
+    uint8_t *p = malloc((n + 2 * GUARD) * esize);
+    assert_non_null(p);
+    memset(p, (int)fill, (n + 2 * GUARD) * esize);
+    return p;
+}
+
+/* ---- per-kernel checks ----------------------------------------------------------- */
+
+static void check_mutual(const op_chf *chf, uint64_t seed, uint32_t begin, uint32_t end)
+{
+    const uint32_t n = chf->span_count;
+    uint8_t *ref = guarded(n, 1, SENT_REF);
+    op_mutual_links_scalar(chf, ref + GUARD, begin, end);
+    for (int v = 0; v < variant_count; v++) {
+        uint8_t *got = guarded(n, 1, SENT_NEW);
+        op_kernels_for(variants[v])->mutual_links(chf, got + GUARD, begin, end);
+        compare("mutual_links", variants[v], seed, ref, got, n, 1, begin, end);
+        free(got);
+    }
+    free(ref);
+}
+
+static void check_edges(const op_chf *chf, const uint32_t *reg, uint64_t seed, uint32_t begin,
+                        uint32_t end)
+{
+    const uint32_t n = chf->span_count;
+    uint8_t *ref = guarded(n, 1, SENT_REF);
+    op_edge_classify_scalar(chf, reg, OP_BORDER_REGION, ref + GUARD, begin, end);
+    for (int v = 0; v < variant_count; v++) {
+        uint8_t *got = guarded(n, 1, SENT_NEW);
+        op_kernels_for(variants[v])->edge_classify(chf, reg, OP_BORDER_REGION, got + GUARD,
+                                                   begin, end);
+        compare("edge_classify", variants[v], seed, ref, got, n, 1, begin, end);
+        free(got);
+    }
+    free(ref);
+}
+
+static void check_distance(const op_chf *chf, const uint8_t *area, op_arena *arena,
+                           uint64_t seed)
+{
+    const uint32_t n = chf->span_count;
+    uint32_t *ref = guarded(n, 4, SENT_REF);
+    assert_int_equal(op_distance_field_scalar(chf, area, ref + GUARD, arena), 0);
+    for (int v = 0; v < variant_count; v++) {
+        uint32_t *got = guarded(n, 4, SENT_NEW);
+        assert_int_equal(op_kernels_for(variants[v])->distance_field(chf, area, got + GUARD,
+                                                                     arena), 0);
+        compare("distance_field", variants[v], seed, ref, got, n, 4, 0, n);
+        free(got);
+    }
+    free(ref);
+}
+
+static void check_labels(const op_chf *chf, const uint8_t *area, const uint32_t *layer,
+                         op_arena *arena, uint64_t seed)
+{
+    const uint32_t n = chf->span_count;
+    uint32_t *ref = guarded(n, 4, SENT_REF), cref = 12345;
+    assert_int_equal(op_label_components_scalar(chf, area, layer, ref + GUARD, &cref, arena), 0);
+    for (int v = 0; v < variant_count; v++) {
+        uint32_t *got = guarded(n, 4, SENT_NEW), cgot = 54321;
+        assert_int_equal(op_kernels_for(variants[v])->label_components(chf, area, layer,
+                                                                       got + GUARD, &cgot,
+                                                                       arena), 0);
+        compare(layer ? "label_components(layer)" : "label_components", variants[v], seed,
+                ref, got, n, 4, 0, n);
+        if (cref != cgot) {
+            fprintf(stderr, "checkasm: label count: scalar %u, %s %u (seed %llu)\n", cref,
+                    op_isa_name(variants[v]), cgot, (unsigned long long)seed);
+            failures++;
+        }
+        free(got);
+    }
+    free(ref);
+}
+
+/* All four families on one field (full ranges). */
+static void check_all(const op_chf *chf, op_arena *arena, uint64_t seed)
+{
+    const uint32_t n = chf->span_count;
+    check_mutual(chf, seed, 0, n);
+    uint32_t *reg = make_regions(chf, arena, seed);
+    check_edges(chf, reg, seed, 0, n);
+    check_distance(chf, chf->area, arena, seed);
+    check_labels(chf, chf->area, NULL, arena, seed);
+    /* Layers: floor index within the column, in patches; and area changes. */
+    uint32_t *layer = malloc((n ? n : 1) * sizeof *layer);
+    uint8_t *area2 = malloc(n ? n : 1);
+    assert_non_null(layer);
+    assert_non_null(area2);
+    op_rng r = {seed ^ 0x1234};
+    for (uint32_t c = 0; c < chf->width * chf->depth; c++)
+        for (uint32_t k = 0; k < chf->cell_count[c]; k++) {
+            uint32_t s = chf->cell_first[c] + k;
+            layer[s] = (k + (c / 7) % 2) % 3;
+            area2[s] = op_rng_below(&r, 9) == 0 ? (uint8_t)op_rng_below(&r, 3) : chf->area[s];
+        }
+    check_labels(chf, chf->area, layer, arena, seed);
+    check_labels(chf, area2, layer, arena, seed);
+    check_distance(chf, area2, arena, seed);
+    free(layer);
+    free(area2);
+    free(reg);
+}
+
+/* ---- tests ----------------------------------------------------------------------- */
+
+static void test_random_fields(void **state)
+{
+    (void)state;
+    op_ctx ctx;
+    assert_int_equal(op_ctx_init(&ctx, OP_ISA_SCALAR), OP_OK);
+    failures = 0;
+    for (uint32_t w = 1; w <= 70; w++) {
+        for (uint32_t rep = 0; rep < 2; rep++) {
+            const uint64_t seed = w * 131u + rep;
+            op_rng r = {seed};
+            field_opts o = {.w = w, .d = 1 + op_rng_below(&r, 9),
+                            .max_floors = 1 + op_rng_below(&r, 4),
+                            .empty_row_pct = op_rng_below(&r, 3) * 10,
+                            .empty_cell_pct = op_rng_below(&r, 3) * 5,
+                            .hole_pct = op_rng_below(&r, 4) * 3, .areas = 1 + op_rng_below(&r, 3),
+                            .jitter = op_rng_below(&r, 4),
+                            .inject_pairs = rep ? op_rng_below(&r, 6) : 0};
+            op_chf chf;
+            make_field(&ctx, &chf, seed, &o);
+            check_all(&chf, &ctx.arena, seed);
+            op_chf_free(&chf);
+        }
+    }
+    /* op_random_chf (tests/util) fields too. */
+    for (uint64_t seed = 1; seed <= 12; seed++) {
+        op_random_chf_opts o;
+        op_random_chf_defaults(&o, 9 + (uint32_t)seed * 5, 7 + (uint32_t)seed * 3);
+        o.max_floors = 1 + (uint32_t)(seed % 4);
+        o.y_jitter = (uint32_t)(seed % 5);
+        op_chf chf;
+        assert_int_equal(op_random_chf(&ctx, &chf, seed, &o), OP_OK);
+        check_all(&chf, &ctx.arena, 1000 + seed);
+        op_chf_free(&chf);
+    }
+    op_ctx_free(&ctx);
+    assert_int_equal(failures, 0);
+}
+
+/* Range kernels: every length 0..129 (all residues mod 64, twice) at begin offsets
+ * 0..16, so every head/tail combination of every vector width is exercised. */
+static void test_range_tails(void **state)
+{
+    (void)state;
+    op_ctx ctx;
+    assert_int_equal(op_ctx_init(&ctx, OP_ISA_SCALAR), OP_OK);
+    failures = 0;
+    const uint64_t seed = 4242;
+    field_opts o = {.w = 23, .d = 11, .max_floors = 2, .empty_row_pct = 10,
+                    .empty_cell_pct = 5, .hole_pct = 6, .areas = 3, .jitter = 3,
+                    .inject_pairs = 4};
+    op_chf chf;
+    make_field(&ctx, &chf, seed, &o);
+    assert_true(chf.span_count >= 160);
+    uint32_t *reg = make_regions(&chf, &ctx.arena, seed);
+    for (uint32_t begin = 0; begin <= 16; begin++)
+        for (uint32_t len = 0; len < 130 && begin + len <= chf.span_count; len++) {
+            check_mutual(&chf, seed * 1000 + begin * 200 + len, begin, begin + len);
+            check_edges(&chf, reg, seed * 1000 + begin * 200 + len, begin, begin + len);
+        }
+    /* Ends flush with the field. */
+    for (uint32_t len = 0; len < 70; len++) {
+        check_mutual(&chf, seed + len, chf.span_count - len, chf.span_count);
+        check_edges(&chf, reg, seed + len, chf.span_count - len, chf.span_count);
+    }
+    free(reg);
+    op_chf_free(&chf);
+    op_ctx_free(&ctx);
+    assert_int_equal(failures, 0);
+}
+
+/* Adversarial fields built from a per-cell rule. */
+typedef struct adv {
+    uint32_t w, d;
+    uint32_t (*count)(uint32_t x, uint32_t z);
+    uint8_t (*area)(uint32_t x, uint32_t z, uint32_t k);
+} adv;
+
+static uint32_t one(uint32_t x, uint32_t z) { (void)x; (void)z; return 1; }
+static uint32_t tower(uint32_t x, uint32_t z) { return x == 1 && z == 1 ? 300 : (x + z) % 2 ? 300 : 1; }
+static uint32_t alt_floors(uint32_t x, uint32_t z) { return 1 + (x + z) % 2; }
+static uint8_t a_zero(uint32_t x, uint32_t z, uint32_t k) { (void)x; (void)z; (void)k; return 0; }
+static uint8_t a_walk(uint32_t x, uint32_t z, uint32_t k) { (void)x; (void)z; (void)k; return 63; }
+static uint8_t a_check(uint32_t x, uint32_t z, uint32_t k) { return (x + z + k) % 2 ? 63 : 1; }
+static uint8_t a_holes(uint32_t x, uint32_t z, uint32_t k) { return (x + z + k) % 2 ? 63 : 0; }
+static uint8_t a_stripes(uint32_t x, uint32_t z, uint32_t k) { (void)z; (void)k; return x % 17 == 0 ? 0 : 63; }
+
+static void make_adv(op_ctx *ctx, op_chf *chf, const adv *a)
+{
+    uint32_t total = 0;
+    for (uint32_t z = 0; z < a->d; z++)
+        for (uint32_t x = 0; x < a->w; x++)
+            total += a->count(x, z);
+    assert_int_equal(op_chf_alloc(ctx, chf, a->w, a->d, total), OP_OK);
+    chf->walkable_height = 10;
+    chf->walkable_climb = 4;
+    uint32_t s = 0;
+    for (uint32_t z = 0; z < a->d; z++)
+        for (uint32_t x = 0; x < a->w; x++) {
+            uint32_t c = x + z * a->w, k, cnt = a->count(x, z);
+            chf->cell_first[c] = s;
+            chf->cell_count[c] = cnt;
+            for (k = 0; k < cnt; k++, s++) {
+                chf->y[s] = (uint16_t)(k * 20);
+                chf->h[s] = (uint16_t)(k + 1 < cnt ? 20 : 255);
+                chf->area[s] = a->area(x, z, k);
+            }
+        }
+    assert_int_equal(op_chf_build_links(ctx, chf), OP_OK);
+}
+
+static void test_adversarial(void **state)
+{
+    (void)state;
+    op_ctx ctx;
+    assert_int_equal(op_ctx_init(&ctx, OP_ISA_SCALAR), OP_OK);
+    failures = 0;
+    const adv cases[] = {
+        {37, 13, one, a_zero},     {61, 29, one, a_walk},      {33, 33, one, a_check},
+        {45, 20, one, a_holes},    {200, 150, one, a_stripes}, {3, 3, tower, a_walk},
+        {5, 4, tower, a_check},    {1, 1, tower, a_walk},      {64, 9, alt_floors, a_walk},
+        {67, 31, alt_floors, a_holes},
+        {300, 300, one, a_walk}, /* the larger case: distances up to ~300 */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        op_chf chf;
+        make_adv(&ctx, &chf, &cases[i]);
+        check_all(&chf, &ctx.arena, 7000 + i);
+        op_chf_free(&chf);
+    }
+    /* An empty field. */
+    op_chf chf;
+    adv e = {4, 4, one, a_walk};
+    make_adv(&ctx, &chf, &e);
+    chf.span_count = 0;
+    check_distance(&chf, chf.area, &ctx.arena, 1);
+    check_labels(&chf, chf.area, NULL, &ctx.arena, 1);
+    chf.span_count = 16;
+    op_chf_free(&chf);
+    op_ctx_free(&ctx);
+    assert_int_equal(failures, 0);
+}
+
+static void test_isa_selection(void **state)
+{
+    (void)state;
+    op_isa_info info[OP_ISA_COUNT];
+    assert_int_equal(op_isa_list(info, OP_ISA_COUNT), OP_ISA_COUNT);
+    assert_int_equal(op_isa_list(NULL, 0), OP_ISA_COUNT);
+    assert_true(info[OP_ISA_SCALAR].available);
+    for (int i = 0; i < OP_ISA_COUNT; i++) {
+        assert_int_equal(info[i].isa, i);
+        assert_string_equal(info[i].name, op_isa_name((op_isa)i));
+        assert_int_equal(info[i].available, op_isa_available((op_isa)i));
+        assert_int_equal(info[i].available, info[i].compiled && info[i].cpu);
+        op_ctx ctx;
+        op_status st = op_ctx_init(&ctx, (op_isa)i);
+        if (info[i].available) {
+            assert_int_equal(st, OP_OK);
+            assert_int_equal(ctx.isa, i);
+            assert_int_equal(ctx.k->isa, i);
+        } else {
+            /* An unavailable variant is rejected and the context keeps a usable table. */
+            assert_int_equal(st, OP_UNSUPPORTED);
+            assert_non_null(ctx.k);
+            assert_true(strlen(op_ctx_error(&ctx)) > 0);
+        }
+        op_ctx_free(&ctx);
+    }
+    /* ONEPATH_ISA narrows AUTO. */
+    const char *old = getenv("ONEPATH_ISA");
+    char *saved = old ? strdup(old) : NULL;
+    for (int i = 0; i < OP_ISA_COUNT; i++) {
+        if (!info[i].available)
+            continue;
+        setenv("ONEPATH_ISA", info[i].name, 1);
+        op_ctx ctx;
+        assert_int_equal(op_ctx_init(&ctx, OP_ISA_AUTO), OP_OK);
+        assert_int_equal(ctx.isa, i);
+        op_ctx_free(&ctx);
+    }
+    unsetenv("ONEPATH_ISA");
+    op_isa best = op_isa_best();
+    assert_true(op_isa_available(best));
+    setenv("ONEPATH_ISA", "no-such-isa", 1);
+    assert_int_equal(op_isa_best(), best); /* ignored */
+    /* set_isa switches and rejects. */
+    op_ctx ctx;
+    assert_int_equal(op_ctx_init(&ctx, OP_ISA_SCALAR), OP_OK);
+    for (int i = 0; i < OP_ISA_COUNT; i++) {
+        op_status st = op_ctx_set_isa(&ctx, (op_isa)i);
+        assert_int_equal(st, info[i].available ? OP_OK : OP_UNSUPPORTED);
+        if (!info[i].available)
+            assert_int_not_equal(ctx.isa, i);
+    }
+    assert_int_equal(op_ctx_set_isa(&ctx, (op_isa)OP_ISA_COUNT), OP_INVALID_ARGUMENT);
+    op_ctx_free(&ctx);
+    if (saved) {
+        setenv("ONEPATH_ISA", saved, 1);
+        free(saved);
+    } else {
+        unsetenv("ONEPATH_ISA");
+    }
+#if defined(__x86_64__)
+    /* This build has the x86 variants; neon cannot run here. */
+    assert_false(info[OP_ISA_NEON].available);
+#endif
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_isa_selection),
+        cmocka_unit_test(test_random_fields),
+        cmocka_unit_test(test_range_tails),
+        cmocka_unit_test(test_adversarial),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
