@@ -274,7 +274,10 @@ typedef struct kcase {
     uint32_t count;
     int rc;          /* nonzero when a timed call reported arena exhaustion */
     int checked, ok; /* the comparison before timing, done once */
+    struct kcase *next;
 } kcase;
+
+static kcase *g_kcases;
 
 static size_t kernel_elem(int family)
 {
@@ -392,6 +395,8 @@ static void register_kernels(field *f)
             kcase *c = calloc(1, sizeof *c);
             if (!c)
                 die("out of memory", NULL);
+            c->next = g_kcases;
+            g_kcases = c;
             c->f = f;
             c->family = fam;
             c->isa = (op_isa)isa;
@@ -422,12 +427,16 @@ typedef struct scase {
 #endif
     op_status status;
     int checked, ok;
+    struct scase *next;
 } scase;
+
+static scase *g_scases;
 
 #if OP_BENCH_HAVE_REGIONS
 static op_region_settings stage_settings(int stage)
 {
-    op_region_settings s = op_region_settings_defaults();
+    op_region_settings s;
+    op_region_settings_defaults(&s);
     s.partition = stage == ST_MONOTONE ? OP_PARTITION_MONOTONE
                   : stage == ST_LAYERS ? OP_PARTITION_LAYERS
                                        : OP_PARTITION_WATERSHED;
@@ -699,6 +708,8 @@ static void register_stages(field *f)
             scase *c = calloc(1, sizeof *c);
             if (!c)
                 die("out of memory", NULL);
+            c->next = g_scases;
+            g_scases = c;
             c->f = f;
             c->stage = stage;
             c->isa = variants[v];
@@ -717,6 +728,45 @@ static void register_stages(field *f)
 }
 
 /* ---- main ------------------------------------------------------------------------- */
+
+static void free_all(void)
+{
+    while (g_kcases) {
+        kcase *c = g_kcases;
+        g_kcases = c->next;
+        op_arena_free(&c->arena);
+        free(c->out);
+        free(c);
+    }
+    while (g_scases) {
+        scase *c = g_scases;
+        g_scases = c->next;
+        op_chf_free(&c->chf_out);
+#if OP_BENCH_HAVE_CONTOURS
+        op_contour_set_free(&c->set);
+#endif
+        op_ctx_free(&c->ctx);
+        free(c->out);
+        free(c);
+    }
+    for (int i = 0; i < g_field_count; i++) {
+        field *f = g_fields[i];
+        op_chf_free(&f->chf);
+#if OP_BENCH_HAVE_DEMO && OP_BENCH_HAVE_SPANS
+        if (f->has_scene)
+            op_scene_free(&f->scene);
+#endif
+        free(f->mutual_ref);
+        free(f->dist_ref);
+        free(f->labels_ref);
+        free(f->edge_ref);
+        for (int st = 0; st < ST_COUNT; st++)
+            free(f->stage_ref[st].data);
+        free(f->stage_dist);
+        free(f);
+    }
+    g_field_count = 0;
+}
 
 static void usage(void)
 {
@@ -790,5 +840,6 @@ int main(int argc, char **argv)
     }
     int rc = op_bench_run(nrest, rest, quick ? 0.05 : 0.0);
     free(rest);
+    free_all();
     return rc;
 }

@@ -29,8 +29,9 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # arm64 libraries through Debian multiarch: cmocka (Debian ships no static libcmocka,
-# so the tests link it dynamically and run on libc6:arm64 under qemu) and xxHash.
-arm=(libcmocka-dev:arm64 libxxhash-dev:arm64)
+# so the tests link it dynamically and run on libc6:arm64 under qemu), xxHash, and the
+# OpenMP runtime for the tile-parallel tests.
+arm=(libcmocka-dev:arm64 libxxhash-dev:arm64 libgomp1:arm64)
 marm=()
 for p in "${arm[@]}"; do have "$p" || marm+=("$p"); done
 if [ ${#marm[@]} -gt 0 ]; then

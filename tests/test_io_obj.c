@@ -161,6 +161,36 @@ static void test_obj_file(void **state)
     op_ctx_free(&ctx);
 }
 
+/* Random bytes from the OBJ alphabet: OK or OP_BAD_INPUT with "FILE:LINE:", no crash. */
+static void test_obj_fuzz(void **state)
+{
+    (void)state;
+    static const char alphabet[] = "vf /-+.0123456789eEnaiNF#\r\n\tgo";
+    op_ctx ctx;
+    op_ctx_init(&ctx, OP_ISA_SCALAR);
+    op_rng r = {3};
+    for (int it = 0; it < 3000; it++) {
+        size_t n = op_rng_below(&r, 80);
+        char *t = malloc(n ? n : 1);
+        for (size_t i = 0; i < n; i++)
+            t[i] = alphabet[op_rng_below(&r, sizeof alphabet - 1)];
+        if (n > 2 && op_rng_below(&r, 2)) {
+            t[0] = op_rng_below(&r, 2) ? 'v' : 'f';
+            t[1] = ' ';
+        }
+        op_mesh m;
+        op_status st = op_parse_obj(&ctx, t, n, "z.obj", &m);
+        assert_true(st == OP_OK || st == OP_BAD_INPUT);
+        if (st == OP_BAD_INPUT)
+            assert_int_equal(strncmp(ctx.err, "z.obj:", 6), 0);
+        for (uint32_t i = 0; st == OP_OK && i < 3 * m.tri_count; i++)
+            assert_true(m.tris[i] < m.vert_count);
+        op_mesh_free(&m);
+        free(t);
+    }
+    op_ctx_free(&ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -168,6 +198,7 @@ int main(void)
         cmocka_unit_test(test_obj_malformed),
         cmocka_unit_test(test_obj_prefixes),
         cmocka_unit_test(test_obj_file),
+        cmocka_unit_test(test_obj_fuzz),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

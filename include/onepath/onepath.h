@@ -5,6 +5,7 @@
 #include "onepath/config.h"
 #include "onepath/geometry.h"
 #include "onepath/chf.h"
+#include "onepath/contours.h"
 #include "onepath/demo.h"
 #include "onepath/regions.h"
 #include "onepath/spans.h"

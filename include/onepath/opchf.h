@@ -17,7 +17,7 @@ extern "C" {
 
 #define OP_OPCHF_HEADER_SIZE 64u
 #define OP_OPCHF_CELL_SIZE 8u
-#define OP_OPCHF_SPAN_SIZE 12u
+#define OP_OPCHF_SPAN_SIZE 10u
 
 /* Serialises chf into a malloc'd buffer (*buf, *len; free() it). A link to a span at
  * index >= 128 of its cell is OP_UNSUPPORTED (never truncated); a field that breaks the

@@ -108,6 +108,9 @@ typedef struct op_region_report {
 } op_region_report;
 
 /* filtered = 1 when §5 ran with s (islands, merging unless layers, numbering).
+ * Layer-first output (op_build_regions_layer_first) is not a §4 partition (adjacent
+ * same-area layers need not overlap after an area change): check it with
+ * merge_region_area 0 and a non-layers partition, which keeps every other rule.
  * Returns OP_OK when every rule holds, OP_INTERNAL (message in ctx) otherwise;
  * OP_INVALID_ARGUMENT / OP_NO_MEMORY as usual. rep may be NULL. */
 op_status op_check_regions(op_ctx *ctx, const op_chf *chf, const op_region_settings *s,

@@ -2,6 +2,7 @@
  * compact heightfield with links → erosion → area volumes. */
 #include "onepath/spans.h"
 
+#include <math.h>
 #include <string.h>
 #include <time.h>
 
@@ -29,6 +30,16 @@ op_status op_build_spans(op_ctx *ctx, const op_config *cfg_in, const op_scene *s
     if (mesh->tri_count == 0 || mesh->vert_count == 0)
         return op_fail(ctx, OP_BAD_INPUT, "the input has no triangles (%u vertices, %u triangles)",
                        mesh->vert_count, mesh->tri_count);
+    /* Indices and coordinates first: the bounds must not see a NaN. */
+    for (uint64_t i = 0; i < 3ull * mesh->tri_count; i++)
+        if (mesh->tris[i] >= mesh->vert_count)
+            return op_fail(ctx, OP_BAD_INPUT,
+                           "triangle %llu refers to vertex %u but there are %u vertices",
+                           (unsigned long long)(i / 3), mesh->tris[i], mesh->vert_count);
+    for (uint64_t i = 0; i < 3ull * mesh->vert_count; i++)
+        if (!isfinite(mesh->verts[i]))
+            return op_fail(ctx, OP_BAD_INPUT, "vertex %llu has a non-finite coordinate",
+                           (unsigned long long)(i / 3));
     if (scene->volume_count && !scene->volumes)
         return op_fail(ctx, OP_INVALID_ARGUMENT, "scene lists %u volumes but no array",
                        scene->volume_count);

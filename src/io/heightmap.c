@@ -186,8 +186,9 @@ op_status op_load_heightmap_png(op_ctx *ctx, const char *path, const op_heightma
     else if (depth != 16)
         st = op_fail(ctx, OP_BAD_INPUT, "%s: heightmap PNG must be 16-bit grayscale, this one is %d-bit",
                      path, depth);
-    else if (w < 2 || d < 2)
-        st = op_fail(ctx, OP_BAD_INPUT, "%s: heightmap of %u x %u samples: needs at least 2 x 2",
+    else if (w < 2 || d < 2 || (uint64_t)w * d > 0xfffffffeull)
+        st = op_fail(ctx, OP_BAD_INPUT,
+                     "%s: heightmap of %u x %u samples: needs at least 2 x 2 and at most 2^32-2",
                      path, (unsigned)w, (unsigned)d);
     if (st == OP_OK) {
         png_set_interlace_handling(png);

@@ -87,23 +87,31 @@ static int relax_one(const op_chf *chf, uint32_t *dist, const uint8_t *dm, uint3
     return 1;
 }
 
+/* Per vector block, the first span of each neighbour set when the whole set is a
+ * contiguous run of existing neighbours (then the sweep loads instead of gathering):
+ * [d] = orthogonal neighbours in d, [4 + d] = diagonal way "d then d+1"; OP_NO_LINK
+ * when not contiguous. Single-floor rows without gaps have all eight. */
+#define BLOCK_INFO 8
+
 static void seed_block(const op_chf *chf, const uint8_t *area, uint32_t *dist, uint8_t *dm,
-                       uint32_t s, uint32_t n)
+                       uint32_t *info, uint32_t s, uint32_t n)
 {
-    const vu32 zero = v_set1(0);
-    const vu32 self = v_add(v_set1(s), v_iota());
+    const vu32 zero = v_set1(0), ones = v_set1(~0u);
     const vu32 mu = v_load_u8(chf->mutual + s);
-    vu32 idx[4], linked[4];
+    vu32 lk[4], linked[4];
     for (int d = 0; d < 4; d++) {
         linked[d] = v_test(mu, 1u << d);
-        idx[d] = v_select(linked[d], self, v_load(chf->link[d] + s));
+        lk[d] = v_load(chf->link[d] + s);
+        const uint32_t first = v_lane0(lk[d]);
+        info[d] = v_nz(linked[d]) == V_ALL && v_contiguous(lk[d], first, n) ? first
+                                                                            : OP_NO_LINK;
     }
-    vu32 boundary = v_or(v_eq(v_load_u8(area + s), zero), v_andnot(v_eq(mu, v_set1(0xf)),
-                                                                  v_set1(~0u)));
+    vu32 boundary = v_or(v_eq(v_load_u8(area + s), zero), v_andnot(v_eq(mu, v_set1(0xf)), ones));
     vu32 mn[4];
     for (int d = 0; d < 4; d++) {
-        boundary = v_or(boundary, v_and(linked[d], v_eq(v_gather_u8(area, idx[d], n), zero)));
-        mn[d] = v_gather_u8(chf->mutual, idx[d], n);
+        boundary = v_or(boundary,
+                        v_and(linked[d], v_eq(v_gather_u8(area, lk[d], linked[d], n), zero)));
+        mn[d] = v_gather_u8(chf->mutual, lk[d], linked[d], n);
     }
     v_store(dist + s, v_andnot(boundary, v_set1(INF)));
     vu32 w = zero;
@@ -111,10 +119,12 @@ static void seed_block(const op_chf *chf, const uint8_t *area, uint32_t *dist, u
         const int d1 = (d + 1) & 3;
         const vu32 w0 = v_and(linked[d], v_test(mn[d], 1u << d1));
         const vu32 w1 = v_and(linked[d1], v_test(mn[d1], 1u << d));
-        const vu32 c0 = v_gather(chf->link[d1], idx[d], n);
-        const vu32 c1 = v_gather(chf->link[d], idx[d1], n);
+        const vu32 c0 = v_gather(chf->link[d1], lk[d], w0, n);
+        const vu32 c1 = v_gather(chf->link[d], lk[d1], w1, n);
         const vu32 w1u = v_andnot(v_and(w0, v_eq(c0, c1)), w1);
         w = v_or(w, v_or(v_and(w0, v_set1(1u << (2 * d))), v_and(w1u, v_set1(2u << (2 * d)))));
+        const uint32_t first = v_lane0(c0);
+        info[4 + d] = v_nz(w0) == V_ALL && v_contiguous(c0, first, n) ? first : OP_NO_LINK;
     }
     v_store_u8(dm + s, w);
 }
@@ -146,37 +156,52 @@ static void scan_perms_init(scan_perms *p)
     p->not_last = v_load(b);
 }
 
-/* Relaxes the VW spans at s; returns nonzero when a distance changed. */
-static uint32_t relax_block(const op_chf *chf, uint32_t *dist, const uint8_t *dm, uint32_t s,
-                            uint32_t n, const scan_perms *p, int forward)
+/* Candidate distances g + c on the lanes of valid, "unreached" elsewhere. */
+static inline vu32 cand(vu32 g, vu32 valid, uint32_t c)
 {
-    const vu32 self = v_add(v_set1(s), v_iota());
+    return v_sat_add(v_select(valid, v_set1(INF), g), c);
+}
+
+/* Relaxes the VW spans at s; returns nonzero when a distance changed. */
+static uint32_t relax_block(const op_chf *chf, uint32_t *dist, const uint8_t *dm,
+                            const uint32_t *info, uint32_t s, uint32_t n, const scan_perms *p,
+                            int forward)
+{
     const vu32 cur = v_load(dist + s);
+    if (!v_nz(cur))
+        return 0; /* all boundary (0): nothing can lower them */
+    const vu32 ones = v_set1(~0u);
+    const vu32 self = v_add(v_set1(s), v_iota());
     const vu32 mu = v_load_u8(chf->mutual + s);
-    const vu32 w = v_load_u8(dm + s);
-    vu32 best = cur, idx[4], lk[4], linked[4];
+    vu32 best = cur, lk[4], linked[4];
+    /* Orthogonal neighbours: one load for a contiguous run (info), else runs/gather. */
     for (int d = 0; d < 4; d++) {
-        lk[d] = v_load(chf->link[d] + s);
-        linked[d] = v_test(mu, 1u << d);
-        idx[d] = v_select(linked[d], self, lk[d]);
-        /* Unlinked lanes read their own distance: cur + 2 never wins. */
-        best = v_min(best, v_sat_add(v_gather(dist, idx[d], n), 2));
+        if (info[d] != OP_NO_LINK) {
+            lk[d] = v_add(v_set1(info[d]), v_iota());
+            linked[d] = ones;
+            best = v_min(best, v_sat_add(v_load(dist + info[d]), 2));
+        } else {
+            lk[d] = v_load(chf->link[d] + s);
+            linked[d] = v_test(mu, 1u << d);
+            best = v_min(best, cand(v_gather(dist, lk[d], linked[d], n), linked[d], 2));
+        }
     }
+    const vu32 w = v_load_u8(dm + s);
     for (int d = 0; d < 4; d++) {
         const int d1 = (d + 1) & 3;
         const uint32_t b0 = 1u << (2 * d), b1 = 2u << (2 * d);
-        const uint32_t any = v_nz(v_and(w, v_set1(b0 | b1)));
-        if (!any)
-            continue;
-        {
+        if (info[4 + d] != OP_NO_LINK) {
+            best = v_min(best, v_sat_add(v_load(dist + info[4 + d]), 3));
+        } else if (v_nz(v_and(w, v_set1(b0)))) {
             const vu32 way = v_test(w, b0);
-            const vu32 c = v_select(way, self, v_gather(chf->link[d1], idx[d], n));
-            best = v_min(best, v_sat_add(v_gather(dist, c, n), 3));
+            const vu32 c = v_gather(chf->link[d1], lk[d], way, n);
+            best = v_min(best, cand(v_gather(dist, c, way, n), way, 3));
         }
+        /* The other way round, where it reaches a different span (multi-floor). */
         if (v_nz(v_and(w, v_set1(b1)))) {
             const vu32 way = v_test(w, b1);
-            const vu32 c = v_select(way, self, v_gather(chf->link[d], idx[d1], n));
-            best = v_min(best, v_sat_add(v_gather(dist, c, n), 3));
+            const vu32 c = v_gather(chf->link[d], lk[d1], way, n);
+            best = v_min(best, cand(v_gather(dist, c, way, n), way, 3));
         }
     }
     /* Prefix scan along the x chain inside the vector (Hillis-Steele, min-plus):
@@ -184,9 +209,13 @@ static uint32_t relax_block(const op_chf *chf, uint32_t *dist, const uint8_t *dm
      * the previous span (forward) or +x links to the next span (backward). */
     vu32 conn;
     if (forward)
-        conn = v_and(p->not_first, v_and(linked[0], v_eq(lk[0], v_add(self, v_set1(~0u)))));
+        conn = info[0] == s - 1
+                   ? p->not_first
+                   : v_and(p->not_first, v_and(linked[0], v_eq(lk[0], v_add(self, ones))));
     else
-        conn = v_and(p->not_last, v_and(linked[2], v_eq(lk[2], v_add(self, v_set1(1)))));
+        conn = info[2] == s + 1
+                   ? p->not_last
+                   : v_and(p->not_last, v_and(linked[2], v_eq(lk[2], v_add(self, v_set1(1)))));
     if (v_nz(conn)) {
         for (int i = 0; i < p->steps; i++) {
             const vu32 perm = forward ? p->up[i] : p->down[i];
@@ -208,12 +237,15 @@ int OP_FN(op_distance_field)(const op_chf *chf, const uint8_t *area, uint32_t *d
     if (n > OP_SIMD_MAX_SPANS)
         return op_distance_field_scalar(chf, area, dist, scratch);
     op_arena_mark mark = op_arena_get_mark(scratch);
-    uint8_t *dm = op_arena_alloc(scratch, n);
-    if (!dm)
-        return 1;
     const uint32_t full = n - n % VW; /* spans [0, full) in vector blocks, the rest scalar */
+    uint8_t *dm = op_arena_alloc(scratch, n);
+    uint32_t *info = op_arena_alloc(scratch, ((size_t)full / VW + 1) * BLOCK_INFO * 4);
+    if (!dm || !info) {
+        op_arena_release(scratch, mark);
+        return 1;
+    }
     for (uint32_t s = 0; s < full; s += VW)
-        seed_block(chf, area, dist, dm, s, n);
+        seed_block(chf, area, dist, dm, info + (size_t)(s / VW) * BLOCK_INFO, s, n);
     for (uint32_t s = full; s < n; s++)
         seed_one(chf, area, dist, dm, s);
     scan_perms p;
@@ -222,14 +254,15 @@ int OP_FN(op_distance_field)(const op_chf *chf, const uint8_t *area, uint32_t *d
         uint32_t changed = 0;
         if (forward) {
             for (uint32_t s = 0; s < full; s += VW)
-                changed |= relax_block(chf, dist, dm, s, n, &p, 1);
+                changed |= relax_block(chf, dist, dm, info + (size_t)(s / VW) * BLOCK_INFO, s, n, &p, 1);
             for (uint32_t s = full; s < n; s++)
                 changed |= (uint32_t)relax_one(chf, dist, dm, s);
         } else {
             for (uint32_t s = n; s-- > full;)
                 changed |= (uint32_t)relax_one(chf, dist, dm, s);
             for (uint32_t s = full; s > 0; s -= VW)
-                changed |= relax_block(chf, dist, dm, s - VW, n, &p, 0);
+                changed |= relax_block(chf, dist, dm, info + (size_t)(s / VW - 1) * BLOCK_INFO,
+                                       s - VW, n, &p, 0);
         }
         if (!changed)
             break;

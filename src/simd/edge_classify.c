@@ -22,13 +22,12 @@ void OP_FN(op_edge_classify)(const op_chf *chf, const uint32_t *region, uint32_t
                 v_store_u8(mask + s, zero);
                 continue;
             }
-            const vu32 self = v_add(v_set1(s), v_iota());
             const vu32 mu = v_load_u8(chf->mutual + s);
             vu32 m = zero;
             for (int d = 0; d < 4; d++) {
                 const vu32 linked = v_test(mu, 1u << d);
-                const vu32 idx = v_select(linked, self, v_load(chf->link[d] + s));
-                const vu32 same = v_and(linked, v_eq(v_gather(region, idx, n), r));
+                const vu32 lk = v_load(chf->link[d] + s);
+                const vu32 same = v_and(linked, v_eq(v_gather(region, lk, linked, n), r));
                 m = v_or(m, v_andnot(same, v_set1(1u << d)));
             }
             v_store_u8(mask + s, v_andnot(inactive, m));

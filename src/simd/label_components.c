@@ -53,21 +53,35 @@ static inline uint32_t join_bits_one(const op_chf *chf, const uint8_t *area,
     return j;
 }
 
-/* Every parent[t], t < s, is set before s is joined. */
-static inline void join_span(const op_chf *chf, uint32_t *parent, uint32_t s, uint32_t j)
+/* Every parent[t], t < s, is set before s is joined. *zprev is the -z neighbour that
+ * span s-1 joined (OP_NO_LINK if none): when s joins s-1 along x and its own -z
+ * neighbour t is zprev + 1 with a mutual -x link to zprev, then s ~ s-1 ~ zprev ~ t
+ * already (same area and layer are transitive), so the union is skipped. */
+static inline void join_span(const op_chf *chf, uint32_t *parent, uint32_t s, uint32_t j,
+                             uint32_t *zprev)
 {
     parent[s] = s;
-    if (!j)
-        return;
-    for (int d = 0; d < 4; d++) {
-        if (!(j >> d & 1))
-            continue;
-        const uint32_t t = chf->link[d][s];
-        if (t == s - 1 && parent[s] == s)
-            parent[s] = parent[t]; /* run along x: share the pointer (<= t < s) */
-        else
+    uint32_t zthis = OP_NO_LINK;
+    if (j) {
+        const int run = (j & 1) && chf->link[0][s] == s - 1;
+        if (run)
+            parent[s] = parent[s - 1]; /* run along x: share the pointer (< s) */
+        else if (j & 1)
+            unite(parent, s, chf->link[0][s]);
+        for (int d = 1; d < 4; d++) {
+            if (!(j >> d & 1))
+                continue;
+            const uint32_t t = chf->link[d][s];
+            if (d == 3) {
+                zthis = t;
+                if (run && *zprev != OP_NO_LINK && t == *zprev + 1 && (chf->mutual[t] & 1) &&
+                    chf->link[0][t] == *zprev)
+                    continue;
+            }
             unite(parent, s, t);
+        }
     }
+    *zprev = zthis;
 }
 
 int OP_FN(op_label_components)(const op_chf *chf, const uint8_t *area, const uint32_t *layer,
@@ -80,6 +94,7 @@ int OP_FN(op_label_components)(const op_chf *chf, const uint8_t *area, const uin
     if (n > OP_SIMD_MAX_SPANS)
         return op_label_components_scalar(chf, area, layer, labels, count, scratch);
     uint32_t *parent = labels;
+    uint32_t zprev = OP_NO_LINK;
     const uint32_t full = n - n % VW;
     const vu32 zero = v_set1(0);
     for (uint32_t s = 0; s < full; s += VW) {
@@ -98,20 +113,20 @@ int OP_FN(op_label_components)(const op_chf *chf, const uint8_t *area, const uin
                 vu32 ok = v_and(linked, below);
                 if (!v_nz(ok))
                     continue; /* +x/+z on a grid: never smaller */
-                const vu32 idx = v_select(ok, self, lk);
-                ok = v_and(ok, v_eq(v_gather_u8(area, idx, n), ar));
+                const vu32 same_area = v_eq(v_gather_u8(area, lk, ok, n), ar);
                 if (layer)
-                    ok = v_and(ok, v_eq(v_gather(layer, idx, n), ly));
+                    ok = v_and(ok, v_eq(v_gather(layer, lk, ok, n), ly));
+                ok = v_and(ok, same_area);
                 j = v_or(j, v_and(ok, v_set1(1u << d)));
             }
         }
         uint32_t jb[VW];
         v_store(jb, j);
         for (uint32_t i = 0; i < VW; i++)
-            join_span(chf, parent, s + i, jb[i]);
+            join_span(chf, parent, s + i, jb[i], &zprev);
     }
     for (uint32_t s = full; s < n; s++)
-        join_span(chf, parent, s, join_bits_one(chf, area, layer, s));
+        join_span(chf, parent, s, join_bits_one(chf, area, layer, s), &zprev);
     /* Canonical numbering (ids in order of first span): parent[s] <= s. */
     uint32_t next = 0;
     for (uint32_t s = 0; s < n; s++) {

@@ -1,8 +1,8 @@
 /* Mutual-link derivation, SIMD twin of src/scalar/mutual_links.c (supplement §1.5,
  * regions-contours intro): bit d of mutual[s] when link[d][s] = t != OP_NO_LINK and
  * link[(d+2)&3][t] = s. The back link is gathered (a plain load when the lanes' links
- * are contiguous, as in single-floor rows); lanes without a link gather their own
- * index, which is always in range, and are masked out. */
+ * form one or two contiguous runs, as in single-floor rows); lanes without a link are
+ * masked out. */
 #include "simd/simd_width.h"
 
 void OP_FN(op_mutual_links)(const op_chf *chf, uint8_t *mutual, uint32_t begin, uint32_t end);
@@ -18,10 +18,9 @@ void OP_FN(op_mutual_links)(const op_chf *chf, uint8_t *mutual, uint32_t begin, 
             vu32 m = v_set1(0);
             for (int d = 0; d < 4; d++) {
                 const vu32 t = v_load(chf->link[d] + s);
-                const vu32 missing = v_eq(t, none);
-                const vu32 idx = v_select(missing, t, self);
-                const vu32 back = v_gather(chf->link[(d + 2) & 3], idx, n);
-                const vu32 ok = v_andnot(missing, v_eq(back, self));
+                const vu32 valid = v_andnot(v_eq(t, none), v_set1(~0u));
+                const vu32 back = v_gather(chf->link[(d + 2) & 3], t, valid, n);
+                const vu32 ok = v_and(valid, v_eq(back, self));
                 m = v_or(m, v_and(ok, v_set1(1u << d)));
             }
             v_store_u8(mutual + s, m);

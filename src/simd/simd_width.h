@@ -29,6 +29,20 @@
 
 #define OP_SIMD_MAX_SPANS 0x7fffffffu
 
+/* The gather helpers are larger than GCC's inlining limits but must inline: called
+ * out of line, every vector argument goes through memory. */
+#if defined(__GNUC__)
+#define OP_VINLINE static inline __attribute__((always_inline))
+#else
+#define OP_VINLINE static inline
+#endif
+
+/* Hardware gathers (vpgatherdd) are slow on some cores (AMD Zen: microcoded, several
+ * cycles per lane); OP_SIMD_HW_GATHER=0 uses element loads instead. Both are exact. */
+#ifndef OP_SIMD_HW_GATHER
+#define OP_SIMD_HW_GATHER 0
+#endif
+
 #if OP_VEC_BITS == 512
 #include <simde/x86/avx512.h>
 #include <simde/x86/avx2.h>
@@ -38,6 +52,7 @@ static inline vu32 v_load(const uint32_t *p) { return simde_mm512_loadu_si512((c
 static inline void v_store(uint32_t *p, vu32 v) { simde_mm512_storeu_si512((void *)p, v); }
 static inline vu32 v_set1(uint32_t x) { return simde_mm512_set1_epi32((int32_t)x); }
 static inline vu32 v_add(vu32 a, vu32 b) { return simde_mm512_add_epi32(a, b); }
+static inline vu32 v_sub(vu32 a, vu32 b) { return simde_mm512_sub_epi32(a, b); }
 static inline vu32 v_and(vu32 a, vu32 b) { return simde_mm512_and_si512(a, b); }
 static inline vu32 v_or(vu32 a, vu32 b) { return simde_mm512_or_si512(a, b); }
 static inline vu32 v_andnot(vu32 a, vu32 b) { return simde_mm512_andnot_si512(a, b); }
@@ -71,9 +86,16 @@ static inline void v_store_u8(uint8_t *p, vu32 v)
 }
 /* Lane i of the result is lane perm[i] of v. */
 static inline vu32 v_perm(vu32 v, vu32 perm) { return simde_mm512_permutexvar_epi32(perm, v); }
-static inline vu32 v_gather_raw(const uint32_t *base, vu32 idx)
+OP_VINLINE vu32 v_gather_raw(const uint32_t *base, vu32 idx)
 {
-#if defined(SIMDE_X86_AVX512F_NATIVE)
+#if !OP_SIMD_HW_GATHER
+    uint32_t i[VW];
+    v_store(i, idx);
+#define G(k) (int32_t)base[i[k]]
+    return simde_mm512_setr_epi32(G(0), G(1), G(2), G(3), G(4), G(5), G(6), G(7), G(8), G(9),
+                                  G(10), G(11), G(12), G(13), G(14), G(15));
+#undef G
+#elif defined(SIMDE_X86_AVX512F_NATIVE)
     return _mm512_i32gather_epi32(idx, (const void *)base, 4);
 #else
     simde__m256i lo = simde_mm256_i32gather_epi32((const int32_t *)base,
@@ -92,6 +114,7 @@ static inline vu32 v_load(const uint32_t *p) { return simde_mm256_loadu_si256((c
 static inline void v_store(uint32_t *p, vu32 v) { simde_mm256_storeu_si256((void *)p, v); }
 static inline vu32 v_set1(uint32_t x) { return simde_mm256_set1_epi32((int32_t)x); }
 static inline vu32 v_add(vu32 a, vu32 b) { return simde_mm256_add_epi32(a, b); }
+static inline vu32 v_sub(vu32 a, vu32 b) { return simde_mm256_sub_epi32(a, b); }
 static inline vu32 v_and(vu32 a, vu32 b) { return simde_mm256_and_si256(a, b); }
 static inline vu32 v_or(vu32 a, vu32 b) { return simde_mm256_or_si256(a, b); }
 static inline vu32 v_andnot(vu32 a, vu32 b) { return simde_mm256_andnot_si256(a, b); }
@@ -115,9 +138,17 @@ static inline void v_store_u8(uint8_t *p, vu32 v)
     simde_mm_storel_epi64((void *)p, simde_mm_packus_epi16(a, a));
 }
 static inline vu32 v_perm(vu32 v, vu32 perm) { return simde_mm256_permutevar8x32_epi32(v, perm); }
-static inline vu32 v_gather_raw(const uint32_t *base, vu32 idx)
+OP_VINLINE vu32 v_gather_raw(const uint32_t *base, vu32 idx)
 {
+#if !OP_SIMD_HW_GATHER
+    uint32_t i[VW];
+    v_store(i, idx);
+    return simde_mm256_setr_epi32((int32_t)base[i[0]], (int32_t)base[i[1]], (int32_t)base[i[2]],
+                                  (int32_t)base[i[3]], (int32_t)base[i[4]], (int32_t)base[i[5]],
+                                  (int32_t)base[i[6]], (int32_t)base[i[7]]);
+#else
     return simde_mm256_i32gather_epi32((const int32_t *)base, idx, 4);
+#endif
 }
 
 #else /* 128 */
@@ -128,6 +159,7 @@ static inline vu32 v_load(const uint32_t *p) { return simde_mm_loadu_si128((cons
 static inline void v_store(uint32_t *p, vu32 v) { simde_mm_storeu_si128((void *)p, v); }
 static inline vu32 v_set1(uint32_t x) { return simde_mm_set1_epi32((int32_t)x); }
 static inline vu32 v_add(vu32 a, vu32 b) { return simde_mm_add_epi32(a, b); }
+static inline vu32 v_sub(vu32 a, vu32 b) { return simde_mm_sub_epi32(a, b); }
 static inline vu32 v_and(vu32 a, vu32 b) { return simde_mm_and_si128(a, b); }
 static inline vu32 v_or(vu32 a, vu32 b) { return simde_mm_or_si128(a, b); }
 static inline vu32 v_andnot(vu32 a, vu32 b) { return simde_mm_andnot_si128(a, b); }
@@ -161,13 +193,12 @@ static inline vu32 v_perm(vu32 v, vu32 perm)
         r[i] = a[p[i] & 3];
     return v_load(r);
 }
-static inline vu32 v_gather_raw(const uint32_t *base, vu32 idx)
+OP_VINLINE vu32 v_gather_raw(const uint32_t *base, vu32 idx)
 {
-    uint32_t i[4], r[4];
+    uint32_t i[4];
     v_store(i, idx);
-    for (int k = 0; k < 4; k++)
-        r[k] = base[i[k]];
-    return v_load(r);
+    return simde_mm_setr_epi32((int32_t)base[i[0]], (int32_t)base[i[1]], (int32_t)base[i[2]],
+                               (int32_t)base[i[3]]);
 }
 #endif
 
@@ -186,14 +217,6 @@ static inline vu32 v_test(vu32 v, uint32_t bit)
 /* x + c, staying at UINT32_MAX ("unreached") instead of wrapping. */
 static inline vu32 v_sat_add(vu32 x, uint32_t c) { return v_max(v_add(x, v_set1(c)), x); }
 
-/* idx[i] == idx[0] + i with idx[0] + VW - 1 < n: the lanes name a contiguous run of
- * valid entries, so a gather is a plain load (the single-floor fast path). */
-static inline int v_contiguous(vu32 idx, uint32_t first, uint32_t n)
-{
-    if (first >= n || n - first < VW)
-        return 0;
-    return v_nz(v_eq(idx, v_add(v_set1(first), v_iota()))) == V_ALL;
-}
 static inline uint32_t v_lane0(vu32 v)
 {
 #if OP_VEC_BITS == 512
@@ -204,24 +227,99 @@ static inline uint32_t v_lane0(vu32 v)
     return (uint32_t)simde_mm_cvtsi128_si32(v);
 #endif
 }
-/* base[idx[i]] for valid indices (< n), with the contiguous fast path. */
-static inline vu32 v_gather(const uint32_t *base, vu32 idx, uint32_t n)
+static inline uint32_t v_lane_last(vu32 v)
 {
-    uint32_t first = v_lane0(idx);
-    if (v_contiguous(idx, first, n))
-        return v_load(base + first);
-    return v_gather_raw(base, idx);
+#if OP_VEC_BITS == 512
+    return (uint32_t)simde_mm_extract_epi32(simde_mm512_extracti32x4_epi32(v, 3), 3);
+#elif OP_VEC_BITS == 256
+    return (uint32_t)simde_mm_extract_epi32(simde_mm256_extracti128_si256(v, 1), 3);
+#else
+    return (uint32_t)simde_mm_extract_epi32(v, 3);
+#endif
 }
-static inline vu32 v_gather_u8(const uint8_t *base, vu32 idx, uint32_t n)
+
+/* idx[i] == first + i for every lane, with [first, first + VW) inside [0, n). */
+OP_VINLINE int v_contiguous(vu32 idx, uint32_t first, uint32_t n)
 {
-    uint32_t first = v_lane0(idx);
-    if (v_contiguous(idx, first, n))
-        return v_load_u8(base + first);
-    uint32_t i[VW], r[VW];
+    if (n < VW || first > n - VW)
+        return 0;
+    return v_nz(v_eq(idx, v_add(v_set1(first), v_iota()))) == V_ALL;
+}
+
+/* Where the valid lanes of idx form at most two contiguous runs (idx[i] - i takes the
+ * value of lane 0 or of the last lane), i.e. neighbours in a single-floor row with at
+ * most one gap: the start of each run, else 0 (gather lane by lane). m0 gets the lanes
+ * of the first run. */
+OP_VINLINE int v_runs(vu32 idx, vu32 valid, uint32_t n, uint32_t *b0, uint32_t *b1,
+                         vu32 *m0)
+{
+    if (n < VW)
+        return 0;
+    const vu32 rel = v_sub(idx, v_iota());
+    const vu32 inval = v_andnot(valid, v_set1(~0u));
+    const uint32_t r0 = v_lane0(rel), r1 = v_lane_last(rel);
+    const vu32 e0 = v_eq(rel, v_set1(r0)), e1 = v_eq(rel, v_set1(r1));
+    const int ok0 = r0 <= n - VW, ok1 = r1 <= n - VW;
+    if (ok0 && v_nz(v_or(e0, inval)) == V_ALL) {
+        *b0 = *b1 = r0;
+        *m0 = v_set1(~0u);
+        return 1;
+    }
+    if (ok1 && v_nz(v_or(e1, inval)) == V_ALL) {
+        *b0 = *b1 = r1;
+        *m0 = v_set1(~0u);
+        return 1;
+    }
+    if (ok0 && ok1 && v_nz(v_or(v_or(e0, e1), inval)) == V_ALL) {
+        *b0 = r0;
+        *b1 = r1;
+        *m0 = e0;
+        return 2;
+    }
+    return 0;
+}
+
+/* base[idx[i]] on the valid lanes (idx < n there); other lanes get unspecified values
+ * that the caller masks. One or two plain loads when the valid lanes form runs
+ * (single-floor rows), else lane by lane (invalid lanes read base[0]). */
+OP_VINLINE vu32 v_gather(const uint32_t *base, vu32 idx, vu32 valid, uint32_t n)
+{
+    uint32_t b0, b1;
+    vu32 m0;
+    const int runs = v_runs(idx, valid, n, &b0, &b1, &m0);
+    if (runs == 1)
+        return v_load(base + b0);
+    if (runs == 2)
+        return v_select(m0, v_load(base + b1), v_load(base + b0));
+    return v_gather_raw(base, v_and(idx, valid));
+}
+OP_VINLINE vu32 v_gather_u8_raw(const uint8_t *base, vu32 idx)
+{
+    uint32_t i[VW];
     v_store(i, idx);
-    for (int k = 0; k < VW; k++)
-        r[k] = base[i[k]];
-    return v_load(r);
+#if VW == 16
+#define G(k) (int32_t)base[i[k]]
+    return simde_mm512_setr_epi32(G(0), G(1), G(2), G(3), G(4), G(5), G(6), G(7), G(8), G(9),
+                                  G(10), G(11), G(12), G(13), G(14), G(15));
+#undef G
+#elif VW == 8
+    return simde_mm256_setr_epi32(base[i[0]], base[i[1]], base[i[2]], base[i[3]], base[i[4]],
+                                  base[i[5]], base[i[6]], base[i[7]]);
+#else
+    return simde_mm_setr_epi32(base[i[0]], base[i[1]], base[i[2]], base[i[3]]);
+#endif
 }
+OP_VINLINE vu32 v_gather_u8(const uint8_t *base, vu32 idx, vu32 valid, uint32_t n)
+{
+    uint32_t b0, b1;
+    vu32 m0;
+    const int runs = v_runs(idx, valid, n, &b0, &b1, &m0);
+    if (runs == 1)
+        return v_load_u8(base + b0);
+    if (runs == 2)
+        return v_select(m0, v_load_u8(base + b1), v_load_u8(base + b0));
+    return v_gather_u8_raw(base, v_and(idx, valid));
+}
+
 
 #endif

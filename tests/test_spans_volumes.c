@@ -1,0 +1,218 @@
+/* Area volumes (supplement §1.7): prisms, boxes, cylinders, in order, with y range. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "onepath/onepath.h"
+
+static op_ctx g_ctx;
+
+/* 10x10 cells of 1 world unit from (0, 0, 0), ch 0.5: a floor at y 2 (world 1.0)
+ * everywhere and a second floor at y 10 (world 5.0) in columns x >= 5. */
+static void field(op_chf *chf)
+{
+    op_heightfield hf;
+    const float bmin[3] = {0, 0, 0}, bmax[3] = {10, 20, 10};
+    assert_int_equal(op_heightfield_init(&g_ctx, &hf, 10, 10, bmin, bmax, 1.0f, 0.5f), OP_OK);
+    for (uint32_t z = 0; z < 10; z++)
+        for (uint32_t x = 0; x < 10; x++) {
+            assert_int_equal(op_heightfield_add_span(&g_ctx, &hf, x, z, 0, 2, 63, 0), OP_OK);
+            if (x >= 5)
+                assert_int_equal(op_heightfield_add_span(&g_ctx, &hf, x, z, 8, 10, 63, 0), OP_OK);
+        }
+    assert_int_equal(op_build_compact_heightfield(&g_ctx, &hf, 2, 1, chf), OP_OK);
+    op_heightfield_free(&hf);
+}
+
+static uint8_t lower(const op_chf *chf, uint32_t x, uint32_t z)
+{
+    return chf->area[chf->cell_first[x + z * chf->width]];
+}
+
+static uint8_t upper(const op_chf *chf, uint32_t x, uint32_t z)
+{
+    const uint32_t c = x + z * chf->width;
+    assert_int_equal(chf->cell_count[c], 2);
+    return chf->area[chf->cell_first[c] + 1];
+}
+
+static op_volume box(float x0, float z0, float x1, float z1, float y0, float y1, uint8_t area)
+{
+    op_volume v;
+    memset(&v, 0, sizeof v);
+    v.kind = OP_VOLUME_BOX;
+    v.box_min[0] = x0;
+    v.box_min[1] = z0;
+    v.box_max[0] = x1;
+    v.box_max[1] = z1;
+    v.ymin = y0;
+    v.ymax = y1;
+    v.area = area;
+    return v;
+}
+
+static int count_area(const op_chf *chf, uint8_t a)
+{
+    int n = 0;
+    for (uint32_t s = 0; s < chf->span_count; s++)
+        n += chf->area[s] == a;
+    return n;
+}
+
+/* Box: cell centres on the boundary count; y range inclusive picks floors. */
+static void test_box_and_y(void **state)
+{
+    (void)state;
+    op_chf chf;
+    field(&chf);
+    /* x in [1.5, 3.5] covers centres 1.5, 2.5, 3.5 (cells 1..3); z in [2, 3] covers 2.5. */
+    op_volume v = box(1.5f, 2.0f, 3.5f, 3.0f, 0.0f, 1.0f, 5);
+    assert_int_equal(op_apply_volumes(&g_ctx, &chf, &v, 1), OP_OK);
+    assert_int_equal(count_area(&chf, 5), 3);
+    assert_int_equal(lower(&chf, 1, 2), 5);
+    assert_int_equal(lower(&chf, 3, 2), 5);
+    assert_int_equal(lower(&chf, 4, 2), 63);
+    assert_int_equal(lower(&chf, 1, 3), 63);
+    /* y range: [4, 6] picks the upper floor (5.0) only; [1.0001, 4.99] nothing. */
+    v = box(0, 0, 10, 10, 4.0f, 6.0f, 9);
+    assert_int_equal(op_apply_volumes(&g_ctx, &chf, &v, 1), OP_OK);
+    assert_int_equal(count_area(&chf, 9), 50);
+    assert_int_equal(upper(&chf, 7, 7), 9);
+    assert_int_equal(lower(&chf, 7, 7), 63);
+    v = box(0, 0, 10, 10, 1.0001f, 4.99f, 11);
+    assert_int_equal(op_apply_volumes(&g_ctx, &chf, &v, 1), OP_OK);
+    assert_int_equal(count_area(&chf, 11), 0);
+    op_chf_free(&chf);
+}
+
+/* Order: later volumes override earlier ones; an obstacle (0) stays 0 (unwalkable
+ * spans are never marked, as in Recast); links never change. */
+static void test_order_and_obstacles(void **state)
+{
+    (void)state;
+    op_chf chf, ref;
+    field(&chf);
+    assert_int_equal(op_chf_copy(&g_ctx, &ref, &chf), OP_OK);
+    op_volume v[4];
+    v[0] = box(0, 0, 4, 4, -10, 10, 5);   /* cells 0..3 x 0..3 */
+    v[1] = box(2, 2, 6, 6, -10, 10, 7);   /* cells 2..5 x 2..5, overrides the overlap */
+    v[2] = box(0, 0, 1, 1, -10, 10, 0);   /* obstacle at cell (0,0) */
+    v[3] = box(0, 0, 1, 1, -10, 10, 8);   /* cannot revive it */
+    assert_int_equal(op_apply_volumes(&g_ctx, &chf, v, 4), OP_OK);
+    assert_int_equal(lower(&chf, 0, 0), 0);
+    assert_int_equal(lower(&chf, 1, 1), 5);
+    assert_int_equal(lower(&chf, 2, 2), 7);
+    assert_int_equal(lower(&chf, 3, 3), 7);
+    assert_int_equal(lower(&chf, 5, 5), 7);
+    assert_int_equal(upper(&chf, 5, 5), 7);
+    assert_int_equal(lower(&chf, 6, 6), 63);
+    assert_int_equal(count_area(&chf, 5), 16 - 4 - 1);
+    for (uint32_t s = 0; s < chf.span_count; s++) {
+        for (int d = 0; d < 4; d++)
+            assert_int_equal(chf.link[d][s], ref.link[d][s]);
+        assert_int_equal(chf.mutual[s], ref.mutual[s]);
+    }
+    /* Reversed order: the first box wins the overlap. */
+    op_chf_free(&chf);
+    assert_int_equal(op_chf_copy(&g_ctx, &chf, &ref), OP_OK);
+    op_volume r[2] = {v[1], v[0]};
+    assert_int_equal(op_apply_volumes(&g_ctx, &chf, r, 2), OP_OK);
+    assert_int_equal(lower(&chf, 2, 2), 5);
+    assert_int_equal(lower(&chf, 5, 5), 7);
+    op_chf_free(&chf);
+    op_chf_free(&ref);
+}
+
+/* Prisms of either winding mark the same cells; points on an edge are inside.
+ * Cylinders: dx² + dz² <= r² with the boundary inside. Bad volumes are errors. */
+static void test_prism_cylinder(void **state)
+{
+    (void)state;
+    op_chf a, b;
+    field(&a);
+    assert_int_equal(op_chf_copy(&g_ctx, &b, &a), OP_OK);
+    /* Triangle (0.5,0.5), (4.5,0.5), (0.5,4.5): centres with x + z <= 5 (edge inclusive)
+     * in cells 0..4: pairs (x, z) with x + z <= 4 → 15 cells. */
+    op_volume p;
+    memset(&p, 0, sizeof p);
+    p.kind = OP_VOLUME_PRISM;
+    p.vert_count = 3;
+    const float ccw[6] = {0.5f, 0.5f, 4.5f, 0.5f, 0.5f, 4.5f};
+    memcpy(p.verts, ccw, sizeof ccw);
+    p.ymin = 0;
+    p.ymax = 2;
+    p.area = 3;
+    assert_int_equal(op_apply_volumes(&g_ctx, &a, &p, 1), OP_OK);
+    const float cw[6] = {0.5f, 0.5f, 0.5f, 4.5f, 4.5f, 0.5f};
+    memcpy(p.verts, cw, sizeof cw);
+    assert_int_equal(op_apply_volumes(&g_ctx, &b, &p, 1), OP_OK);
+    assert_memory_equal(a.area, b.area, a.span_count);
+    assert_int_equal(count_area(&a, 3), 15);
+    assert_int_equal(lower(&a, 0, 4), 3);
+    assert_int_equal(lower(&a, 2, 2), 3);
+    assert_int_equal(lower(&a, 2, 3), 63);
+    op_chf_free(&b);
+
+    /* Cylinder at (5.5, 5.5), r 1: centres at distance 0 and 1 (the four orthogonal
+     * neighbours, on the circle) → 5 cells; diagonal ones (√2) are outside. */
+    op_volume c;
+    memset(&c, 0, sizeof c);
+    c.kind = OP_VOLUME_CYLINDER;
+    c.center[0] = 5.5f;
+    c.center[1] = 5.5f;
+    c.radius = 1.0f;
+    c.ymin = 0;
+    c.ymax = 100;
+    c.area = 4;
+    assert_int_equal(op_apply_volumes(&g_ctx, &a, &c, 1), OP_OK);
+    assert_int_equal(count_area(&a, 4), 9); /* 5 cells; x >= 5 also on the upper floor */
+    assert_int_equal(lower(&a, 6, 5), 4);
+    assert_int_equal(upper(&a, 5, 6), 4);
+    assert_int_equal(lower(&a, 6, 6), 63);
+    /* A volume outside the grid touches nothing. */
+    op_volume far = box(100, 100, 200, 200, -10, 10, 1);
+    assert_int_equal(op_apply_volumes(&g_ctx, &a, &far, 1), OP_OK);
+    assert_int_equal(count_area(&a, 1), 0);
+
+    /* Errors: too few prism vertices, ymin > ymax, negative radius, unknown kind;
+     * nothing is applied when any volume is bad. */
+    op_volume bad[2] = {box(0, 0, 10, 10, -10, 10, 2), p};
+    bad[1].vert_count = 2;
+    assert_int_equal(op_apply_volumes(&g_ctx, &a, bad, 2), OP_INVALID_ARGUMENT);
+    assert_non_null(strstr(g_ctx.err, "volume 1"));
+    assert_int_equal(count_area(&a, 2), 0);
+    bad[1] = box(0, 0, 1, 1, 5, 4, 2);
+    assert_int_equal(op_apply_volumes(&g_ctx, &a, bad, 2), OP_INVALID_ARGUMENT);
+    bad[1] = c;
+    bad[1].radius = -1;
+    assert_int_equal(op_apply_volumes(&g_ctx, &a, bad, 2), OP_INVALID_ARGUMENT);
+    bad[1].kind = (op_volume_kind)7;
+    assert_int_equal(op_apply_volumes(&g_ctx, &a, bad, 2), OP_INVALID_ARGUMENT);
+    op_chf_free(&a);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    return op_ctx_init(&g_ctx, OP_ISA_SCALAR) == OP_OK ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    op_ctx_free(&g_ctx);
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_box_and_y),
+        cmocka_unit_test(test_order_and_obstacles),
+        cmocka_unit_test(test_prism_cylinder),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
