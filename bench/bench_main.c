@@ -278,6 +278,9 @@ typedef struct kcase {
 } kcase;
 
 static kcase *g_kcases;
+/* --inject-mismatch=after: corrupt the mutual_links reference once the first case has
+ * passed its check before timing, so its check after timing must fail (self-test). */
+static int g_inject_after;
 
 static size_t kernel_elem(int family)
 {
@@ -352,7 +355,12 @@ static int kernel_before(void *user, op_bench_state *st)
         c->rc = kernel_call(c);
         c->ok = kernel_compare(c, st, "before timing") == 0;
         c->checked = 1;
-        return c->ok ? 0 : 1;
+        if (c->ok && g_inject_after && c->family == K_MUTUAL && c->f->chf.span_count) {
+            c->f->mutual_ref[c->f->chf.span_count / 2] ^= 0x10;
+            g_inject_after = 0;
+        }
+        if (!c->ok)
+            return 1;
     }
     if (!c->ok) {
         op_bench_error(st, "%s %s on %s: failed the comparison with scalar",
@@ -652,7 +660,8 @@ static int stage_before(void *user, op_bench_state *st)
                                &c->chf_out);
         c->ok = stage_compare(c, st, "before timing") == 0;
         c->checked = 1;
-        return c->ok ? 0 : 1;
+        if (!c->ok)
+            return 1;
     }
     if (!c->ok) {
         op_bench_error(st, "%s %s on %s: failed the comparison with scalar",
@@ -776,7 +785,8 @@ static void usage(void)
             "                      --benchmark_format=json]\n"
             "  --quick       the ~1M-span field only and a short minimum time (CI)\n"
             "  --chf FILE    also run every kernel and stage on an OPCHF1 file\n"
-            "  --inject-mismatch  corrupt the mutual_links reference (self-test: fails)\n"
+            "  --inject-mismatch[=after]  corrupt the mutual_links reference at start\n"
+            "                (or after the first check): a self-test that must fail\n"
             "Case names: kernel|stage / family / variant / field; items_per_second is\n"
             "spans per second. Every case is compared with its scalar twin first.\n");
 }
@@ -798,6 +808,8 @@ int main(int argc, char **argv)
             stages = 0;
         else if (!strcmp(argv[i], "--inject-mismatch"))
             inject = 1;
+        else if (!strcmp(argv[i], "--inject-mismatch=after"))
+            g_inject_after = 1;
         else if (!strcmp(argv[i], "--chf") && i + 1 < argc && nfiles < MAX_FIELDS - 2)
             files[nfiles++] = argv[++i];
         else if (!strncmp(argv[i], "--chf=", 6) && nfiles < MAX_FIELDS - 2)

@@ -60,5 +60,7 @@ done
 
 t0=$(date +%s)
 echo "== cross: ctest -R '$regex' under qemu-aarch64"
-ctest --test-dir "$bdir" --output-on-failure -j"$jobs" -R "$regex"
+rc=0
+ctest --test-dir "$bdir" --output-on-failure -j"$jobs" -R "$regex" || rc=$?
 echo "== cross: tests in $(( $(date +%s) - t0 )) s; AArch64 part in $(( $(date +%s) - start )) s"
+exit $rc

@@ -405,6 +405,118 @@ static void test_spiral_rule(void **state)
     fx_free(&f);
 }
 
+/* The Douglas–Peucker tie rule (supplement §9.10): the bump's corners (7,4) and (7,5)
+ * are equally far from the chord x = 5; the smaller (x, z) wins from both sides, so a
+ * shared border simplified with MaxError > 0 keeps the same vertices on both sides. */
+/* A simplified loop that crosses itself while straight region borders are in effect is
+ * simplified again with every stretch refined (regions-contours §6 step 3); found by
+ * a random search. */
+static void test_crossing_refined(void **state)
+{
+    (void)state;
+    fixture f;
+    const char *rows[] = {"............", ".aaaaaaaaaa.", ".aaaaaaaaaa.", ".aaaaaaaaaa.",
+                          ".aaaaaaaaaa.", ".aabaaaaaaa.", ".aabbbbbaaa.", ".abbaba...a.",
+                          ".bbaaaaaaaa.", ".aaaaaaaaaa.", "............"};
+    fx_map(&f, rows, 11);
+    fx_build_check(&f);
+    assert_int_equal(f.set.count, 2);
+    for (uint32_t i = 0; i < 2; i++)
+        assert_int_equal(f.set.contours[i].flags, OP_CONTOUR_OUTLINE_REFINED);
+    assert_int_equal(f.set.raw_fallbacks, 0);
+    /* The same loops simplified with straight borders off are the refined retry. */
+    op_contour_set first = f.set;
+    memset(&f.set, 0, sizeof f.set);
+    f.st.straight_region_borders = 0;
+    fx_build_check(&f);
+    for (uint32_t i = 0; i < 2; i++) {
+        assert_int_equal(f.set.contours[i].flags, 0);
+        assert_int_equal(f.set.contours[i].vert_count, first.contours[i].vert_count);
+        assert_memory_equal(f.set.contours[i].verts, first.contours[i].verts,
+                            first.contours[i].vert_count * sizeof *first.contours[i].verts);
+    }
+    op_contour_set_free(&first);
+    fx_free(&f);
+}
+
+/* Vertex Y (regions-contours §6, supplement §9.1): the highest floor among the span and
+ * the spans around the corner, the diagonal reached either way; an unlinked span of a
+ * neighbouring cell does not count. */
+static void test_vertex_y(void **state)
+{
+    (void)state;
+    fixture f;
+    const char *rows[] = {"a#", "##"};
+    fx_map(&f, rows, 2);
+    /* spans: 0 = (0,0) region 1, 1 = (1,0), 2 = (0,1), 3 = (1,1) */
+    f.chf.y[0] = 0;
+    f.chf.y[1] = 50; /* too high to link */
+    f.chf.y[2] = 1;
+    f.chf.y[3] = 3;
+    assert_int_equal(op_chf_build_links(&f.ctx, &f.chf), OP_OK);
+    assert_int_equal(f.chf.mutual[0], 1u << 1); /* only +z */
+    fx_build_check(&f);
+    const op_contour *c = &f.set.contours[0];
+    assert_int_equal(c->raw_count, 4);
+    const int32_t ey[4] = {1, 0, 0, 3}; /* corners (0,1) (0,0) (1,0) (1,1) */
+    const uint32_t enb[4] = {OP_TILE_BORDER, OP_TILE_BORDER, 0, 0};
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(c->raw[i].y, ey[i]);
+        assert_int_equal(c->raw[i].neighbour, enb[i]);
+    }
+    fx_free(&f);
+}
+
+static int cmp_xz(const void *pa, const void *pb)
+{
+    const int32_t *a = pa, *b = pb;
+    return a[0] != b[0] ? (a[0] < b[0] ? -1 : 1) : (a[1] < b[1] ? -1 : (a[1] > b[1]));
+}
+
+static uint32_t shared_positions(const op_contour *c, uint32_t nb, int32_t *out)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < c->vert_count; i++)
+        if (c->verts[i].neighbour == nb)
+            for (uint32_t e = 0; e < 2; e++) {
+                out[2 * n] = c->verts[(i + e) % c->vert_count].x;
+                out[2 * n + 1] = c->verts[(i + e) % c->vert_count].z;
+                n++;
+            }
+    qsort(out, n, 2 * sizeof *out, cmp_xz);
+    uint32_t u = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (!u || cmp_xz(&out[2 * i], &out[2 * (u - 1)]) != 0) {
+            out[2 * u] = out[2 * i];
+            out[2 * u + 1] = out[2 * i + 1];
+            u++;
+        }
+    return u;
+}
+
+static void test_tie_rule(void **state)
+{
+    (void)state;
+    fixture f;
+    const char *rows[] = {"...........", ".aaaabbbbb.", ".aaaabbbbb.", ".aaaabbbbb.",
+                          ".aaaaaabbb.", ".aaaabbbbb.", ".aaaabbbbb.", ".aaaabbbbb.",
+                          ".aaaabbbbb.", "..........."};
+    fx_map(&f, rows, 10);
+    f.st.straight_region_borders = 0;
+    fx_build_check(&f);
+    const op_contour *a = find_contour(&f.set, 1, 0), *b = find_contour(&f.set, 2, 0);
+    assert_true(has_vert(a, 7, 4));
+    assert_false(has_vert(a, 7, 5));
+    assert_true(has_vert(b, 7, 4));
+    assert_false(has_vert(b, 7, 5));
+    int32_t pa[64], pb[64];
+    const uint32_t na = shared_positions(a, 2, pa), nb = shared_positions(b, 1, pb);
+    assert_int_equal(na, nb);
+    assert_int_equal(na, 5); /* (5,1) (5,4) (7,4) (5,5) (5,9) */
+    assert_memory_equal(pa, pb, 2 * na * sizeof *pa);
+    fx_free(&f);
+}
+
 static uint32_t count_nb(const op_contour *c, uint32_t nb)
 {
     uint32_t k = 0;
@@ -609,6 +721,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_cell),
         cmocka_unit_test(test_one_cell_island),
+        cmocka_unit_test(test_vertex_y),
+        cmocka_unit_test(test_crossing_refined),
         cmocka_unit_test(test_grid_edge_json),
         cmocka_unit_test(test_courtyard),
         cmocka_unit_test(test_two_holes),
@@ -616,6 +730,7 @@ int main(void)
         cmocka_unit_test(test_spiral_ramp),
         cmocka_unit_test(test_spiral_rule),
         cmocka_unit_test(test_max_edge_len),
+        cmocka_unit_test(test_tie_rule),
         cmocka_unit_test(test_straight_borders),
         cmocka_unit_test(test_settings_and_bad_input),
         cmocka_unit_test(test_digest_format),

@@ -15,7 +15,8 @@
 #include "test_contours_util.h"
 
 typedef struct stats {
-    uint64_t contours, holes, portals, fallbacks, dropped, joined_loops, shared;
+    uint64_t contours, holes, portals, fallbacks, dropped, joined_loops, shared, refined, retry0,
+        join_raw, spiral;
 } stats;
 
 static void build_and_check(op_ctx *ctx, const op_chf *chf, const uint32_t *region,
@@ -47,6 +48,10 @@ static void build_and_check(op_ctx *ctx, const op_chf *chf, const uint32_t *regi
     sts->shared += rep.shared_checks;
     for (uint32_t i = 0; i < a.count; i++) {
         sts->holes += a.contours[i].hole_count;
+        sts->refined += !!(a.contours[i].flags & OP_CONTOUR_OUTLINE_REFINED);
+        sts->retry0 += !!(a.contours[i].flags & OP_CONTOUR_OUTLINE_RETRY0);
+        sts->join_raw += !!(a.contours[i].flags & OP_CONTOUR_JOIN_RAW);
+        sts->spiral += !!(a.contours[i].flags & OP_CONTOUR_SPIRAL);
         sts->joined_loops += a.contours[i].hole_count &&
                              !(a.contours[i].flags & OP_CONTOUR_DROPPED_HOLES);
     }
@@ -92,9 +97,12 @@ static void test_random_promises(void **state)
     assert_true(sts.holes > 20);
     assert_true(sts.joined_loops > 20);
     assert_true(sts.portals > 1000);
-    printf("contours %llu holes %llu fallbacks %llu dropped %llu\n",
+    printf("contours %llu holes %llu fallbacks %llu dropped %llu refined %llu retry0 %llu "
+           "join_raw %llu spiral %llu\n",
            (unsigned long long)sts.contours, (unsigned long long)sts.holes,
-           (unsigned long long)sts.fallbacks, (unsigned long long)sts.dropped);
+           (unsigned long long)sts.fallbacks, (unsigned long long)sts.dropped,
+           (unsigned long long)sts.refined, (unsigned long long)sts.retry0,
+           (unsigned long long)sts.join_raw, (unsigned long long)sts.spiral);
     op_ctx_free(&ctx);
 }
 
@@ -268,7 +276,8 @@ static void test_large_field(void **state)
     assert_int_equal(op_random_chf(&ctx, &chf, 4242, &o), OP_OK);
     assert_true(chf.span_count > 900000);
     uint32_t *region = malloc(chf.span_count * sizeof *region);
-    const uint32_t rc = ct_random_regions(&ctx, &chf, 0, 0, region);
+    /* components cut into blocks of 40 x 25 cells */
+    const uint32_t rc = ct_random_regions(&ctx, &chf, 40, 25, region);
     op_contour_settings st;
     op_contour_settings_defaults(&st);
     op_contour_set set;
@@ -281,6 +290,38 @@ static void test_large_field(void **state)
            set.count, sec);
     assert_true(set.count > 0);
     assert_true(sec < 10.0);
+    uint32_t holes = 0;
+    for (uint32_t i = 0; i < set.count; i++)
+        holes += set.contours[i].hole_count;
+    assert_true(holes > 1000);
+    op_contour_report rep;
+    if (op_check_contours(&ctx, &chf, region, rc, &st, &set, &rep) != OP_OK)
+        fail_msg("large field: %s", rep.first_failures);
+    op_contour_set_free(&set);
+    free(region);
+    op_chf_free(&chf);
+
+    /* One region with thousands of holes: bridging is per outline, O(v * h). */
+    op_random_chf_defaults(&o, 200, 200);
+    o.area_count = 1;
+    o.hole_percent = 2;
+    o.empty_percent = 3;
+    assert_int_equal(op_random_chf(&ctx, &chf, 4242, &o), OP_OK);
+    region = malloc(chf.span_count * sizeof *region);
+    const uint32_t rc2 = ct_random_regions(&ctx, &chf, 0, 0, region);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    assert_int_equal(op_build_contours(&ctx, &chf, region, rc2, &st, &set), OP_OK);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    const double sec2 = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    uint32_t maxh = 0;
+    for (uint32_t i = 0; i < set.count; i++)
+        maxh = set.contours[i].hole_count > maxh ? set.contours[i].hole_count : maxh;
+    printf("many holes: %u spans, max %u holes in one outline, %.3f s\n", chf.span_count, maxh,
+           sec2);
+    assert_true(maxh > 1000);
+    assert_true(sec2 < 10.0);
+    if (op_check_contours(&ctx, &chf, region, rc2, &st, &set, &rep) != OP_OK)
+        fail_msg("many holes: %s", rep.first_failures);
     op_contour_set_free(&set);
     free(region);
     op_chf_free(&chf);

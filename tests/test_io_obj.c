@@ -39,6 +39,7 @@ static void test_obj_good(void **state)
         "v 0 0.5 1\r\n"
         "vt 0 0\nvn 0 1 0\n"
         "g grp\ns off\nusemtl m\n"
+        "newfangled_ext 1 2 3\nVX9 a b\n" /* unknown statements are ignored (§1.2) */
         "f 1 4 3 2\n"             /* quad: two triangles */
         "v 2 1e0 2\n"
         "v -2.5 +3 4E-1\n"
@@ -96,8 +97,8 @@ static void test_obj_malformed(void **state)
         {"v 0 abc 0\n", "t.obj:1:", "not a number"},
         {"v 0 1.5.5 0\n", "t.obj:1:", "not a number"},
         {"v 0 1 0 zz\n", "t.obj:1:", "not a number"},
-        {"v 0 0 0\nhello world\n", "t.obj:2:", "unknown statement"},
-        {"v 0 0 0\nvv 1 2 3\n", "t.obj:2:", "unknown statement"},
+        {"v 0 0 0\n3 1 2 3\n", "t.obj:2:", "unknown statement"},
+        {"v 0 0 0\n-v 1 2 3\n", "t.obj:2:", "unknown statement"},
         {"v 0 0 0\nv 1\x01 0 0\n", "t.obj:2:", "control byte"},
         {"\n\n\n\n\n\n\n\n\nv 1 2 3 \x7f\n", "t.obj:10:", "control byte"},
         {"v 1 2 3\r\nv 1 2\r\n", "t.obj:2:", "truncated"},

@@ -23,12 +23,16 @@
 #define SENT_REF 0xA5u
 #define SENT_NEW 0x5Au
 
+/* src/core/kernel_tables.c: SIMD distance field always uses its sweeps. */
+extern int op_simd_force_sweeps;
+
 static op_isa variants[OP_ISA_COUNT];
 static int variant_count;
 
 static int setup(void **state)
 {
     (void)state;
+    op_simd_force_sweeps = 1;
     op_isa_info info[OP_ISA_COUNT];
     int n = op_isa_list(info, OP_ISA_COUNT);
     assert_int_equal(n, OP_ISA_COUNT);
@@ -289,12 +293,8 @@ static void check_all(const op_chf *chf, op_arena *arena, uint64_t seed)
 
 /* ---- tests ----------------------------------------------------------------------- */
 
-static void test_random_fields(void **state)
+static void random_fields_pass(op_ctx *ctx)
 {
-    (void)state;
-    op_ctx ctx;
-    assert_int_equal(op_ctx_init(&ctx, OP_ISA_SCALAR), OP_OK);
-    failures = 0;
     for (uint32_t w = 1; w <= 70; w++) {
         for (uint32_t rep = 0; rep < 2; rep++) {
             const uint64_t seed = w * 131u + rep;
@@ -307,8 +307,8 @@ static void test_random_fields(void **state)
                             .jitter = op_rng_below(&r, 4),
                             .inject_pairs = rep ? op_rng_below(&r, 6) : 0};
             op_chf chf;
-            make_field(&ctx, &chf, seed, &o);
-            check_all(&chf, &ctx.arena, seed);
+            make_field(ctx, &chf, seed, &o);
+            check_all(&chf, &ctx->arena, seed);
             op_chf_free(&chf);
         }
     }
@@ -319,10 +319,26 @@ static void test_random_fields(void **state)
         o.max_floors = 1 + (uint32_t)(seed % 4);
         o.y_jitter = (uint32_t)(seed % 5);
         op_chf chf;
-        assert_int_equal(op_random_chf(&ctx, &chf, seed, &o), OP_OK);
-        check_all(&chf, &ctx.arena, 1000 + seed);
+        assert_int_equal(op_random_chf(ctx, &chf, seed, &o), OP_OK);
+        check_all(&chf, &ctx->arena, 1000 + seed);
         op_chf_free(&chf);
     }
+}
+
+static void test_random_fields(void **state)
+{
+    (void)state;
+    op_ctx ctx;
+    assert_int_equal(op_ctx_init(&ctx, OP_ISA_SCALAR), OP_OK);
+    failures = 0;
+    /* Both distance paths: sweeps forced, then the kernel's own choice. */
+    for (int force = 1; force >= 0; force--) {
+        op_simd_force_sweeps = force;
+        random_fields_pass(&ctx);
+        if (failures)
+            fprintf(stderr, "checkasm: (distance sweeps forced: %d)\n", force);
+    }
+    op_simd_force_sweeps = 1;
     op_ctx_free(&ctx);
     assert_int_equal(failures, 0);
 }
@@ -367,13 +383,22 @@ typedef struct adv {
 } adv;
 
 static uint32_t one(uint32_t x, uint32_t z) { (void)x; (void)z; return 1; }
-static uint32_t tower(uint32_t x, uint32_t z) { return x == 1 && z == 1 ? 300 : (x + z) % 2 ? 300 : 1; }
+/* The centre column and every other one hold 300 spans. */
+static uint32_t tower(uint32_t x, uint32_t z)
+{
+    return (x == 1 && z == 1) || (x + z) % 2 ? 300 : 1;
+}
 static uint32_t alt_floors(uint32_t x, uint32_t z) { return 1 + (x + z) % 2; }
 static uint8_t a_zero(uint32_t x, uint32_t z, uint32_t k) { (void)x; (void)z; (void)k; return 0; }
 static uint8_t a_walk(uint32_t x, uint32_t z, uint32_t k) { (void)x; (void)z; (void)k; return 63; }
 static uint8_t a_check(uint32_t x, uint32_t z, uint32_t k) { return (x + z + k) % 2 ? 63 : 1; }
 static uint8_t a_holes(uint32_t x, uint32_t z, uint32_t k) { return (x + z + k) % 2 ? 63 : 0; }
-static uint8_t a_stripes(uint32_t x, uint32_t z, uint32_t k) { (void)z; (void)k; return x % 17 == 0 ? 0 : 63; }
+static uint8_t a_stripes(uint32_t x, uint32_t z, uint32_t k)
+{
+    (void)z;
+    (void)k;
+    return x % 17 == 0 ? 0 : 63;
+}
 
 static void make_adv(op_ctx *ctx, op_chf *chf, const adv *a)
 {

@@ -56,6 +56,21 @@ static int known_ignored(const char *t, size_t n)
     return 0;
 }
 
+/* supplement §1.2: "other statements ignored" — any keyword made of letters, digits and
+ * '_' is a statement this loader skips; anything else (a number, punctuation) starting a
+ * line is garbage. */
+static int statement_keyword(const char *t, size_t n)
+{
+    if (n == 0 || !((t[0] >= 'a' && t[0] <= 'z') || (t[0] >= 'A' && t[0] <= 'Z') || t[0] == '_'))
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        const char c = t[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
+            return 0;
+    }
+    return 1;
+}
+
 static void show_token(char out[24], const char *t, size_t n)
 {
     size_t k = 0;
@@ -236,7 +251,7 @@ op_status op_parse_obj(op_ctx *ctx, const char *text, size_t len, const char *na
             if (count < 3)
                 OBJ_FAIL("%s:%llu: face with %u vertices (needs at least 3)", name,
                          (unsigned long long)line_no, count);
-        } else if (!known_ignored(tok, tn)) {
+        } else if (!known_ignored(tok, tn) && !statement_keyword(tok, tn)) {
             show_token(shown, tok, tn);
             OBJ_FAIL("%s:%llu: garbage: unknown statement '%s'", name,
                      (unsigned long long)line_no, shown);

@@ -13,6 +13,8 @@
  *      single-floor row propagates across the whole vector in one sweep;
  *   3. stop after the first sweep that changes nothing: every relaxation then holds,
  *      which is the fixpoint, equal to the scalar twin's Dial result byte for byte.
+ *      A block whose inputs did not change since it was last relaxed is skipped
+ *      (block_needed), which makes the last, confirming sweep cheap.
  * Unreached spans keep UINT32_MAX, as in the scalar twin (saturating additions). */
 #include "simd/simd_width.h"
 
@@ -90,8 +92,10 @@ static int relax_one(const op_chf *chf, uint32_t *dist, const uint8_t *dm, uint3
 /* Per vector block, the first span of each neighbour set when the whole set is a
  * contiguous run of existing neighbours (then the sweep loads instead of gathering):
  * [d] = orthogonal neighbours in d, [4 + d] = diagonal way "d then d+1"; OP_NO_LINK
- * when not contiguous. Single-floor rows without gaps have all eight. */
-#define BLOCK_INFO 8
+ * when not contiguous. Single-floor rows without gaps have all eight. [8] = irregular:
+ * some set is not such a run or a lane has a second diagonal way, so the block's
+ * neighbour blocks are not known from [0..7] (see block_needed). */
+#define BLOCK_INFO 9
 
 static void seed_block(const op_chf *chf, const uint8_t *area, uint32_t *dist, uint8_t *dm,
                        uint32_t *info, uint32_t s, uint32_t n)
@@ -127,6 +131,25 @@ static void seed_block(const op_chf *chf, const uint8_t *area, uint32_t *dist, u
         info[4 + d] = v_nz(w0) == V_ALL && v_contiguous(c0, first, n) ? first : OP_NO_LINK;
     }
     v_store_u8(dm + s, w);
+    uint32_t irregular = v_nz(v_and(w, v_set1(0xaa))) != 0;
+    for (int k = 0; k < 8; k++)
+        irregular |= info[k] == OP_NO_LINK;
+    info[8] = irregular;
+}
+
+/* Whether block b (info) can change in this sweep: only if it or a block holding one of
+ * its neighbours changed at or after the sweep in which b was last relaxed (changed_at
+ * is per block, the scalar tail is block nb). Otherwise b's relaxation already holds:
+ * its inputs are the same. Irregular blocks are always relaxed. */
+static inline int block_needed(const uint32_t *info, const uint32_t *changed_at, uint32_t since,
+                               uint32_t b)
+{
+    if (info[8] || changed_at[b] >= since)
+        return 1;
+    for (int k = 0; k < 8; k++)
+        if (changed_at[info[k] / VW] >= since || changed_at[(info[k] + VW - 1) / VW] >= since)
+            return 1;
+    return 0;
 }
 
 typedef struct scan_perms {
@@ -228,41 +251,84 @@ static uint32_t relax_block(const op_chf *chf, uint32_t *dist, const uint8_t *dm
     return v_nz(v_andnot(v_eq(best, cur), v_set1(~0u)));
 }
 
+/* Whether sweeps pay off: on a sample of blocks (one in 8), at least half of the
+ * orthogonal neighbour sets are one contiguous run of the linked lanes (single-floor
+ * rows: loads instead of lane-by-lane gathers). Multi-floor fields need lane-by-lane
+ * gathers and more sweeps; there the scalar twin's Dial is faster and is used. */
+static int mostly_regular(const op_chf *chf, uint32_t full, uint32_t n)
+{
+    uint32_t regular = 0, total = 0;
+    for (uint32_t s = 0; s < full; s += 8 * VW) {
+        const vu32 mu = v_load_u8(chf->mutual + s);
+        for (int d = 0; d < 4; d++) {
+            uint32_t b0, b1;
+            vu32 m0;
+            regular += v_runs(v_load(chf->link[d] + s), v_test(mu, 1u << d), n, &b0, &b1, &m0) == 1;
+            total++;
+        }
+    }
+    return total > 0 && regular * 2 >= total;
+}
+
 int OP_FN(op_distance_field)(const op_chf *chf, const uint8_t *area, uint32_t *dist,
                              op_arena *scratch)
 {
     const uint32_t n = chf->span_count;
     if (n == 0)
         return 0;
-    if (n > OP_SIMD_MAX_SPANS)
+    const uint32_t full = n - n % VW; /* spans [0, full) in vector blocks, the rest scalar */
+    if (n > OP_SIMD_MAX_SPANS || (!op_simd_force_sweeps && !mostly_regular(chf, full, n)))
         return op_distance_field_scalar(chf, area, dist, scratch);
     op_arena_mark mark = op_arena_get_mark(scratch);
-    const uint32_t full = n - n % VW; /* spans [0, full) in vector blocks, the rest scalar */
     uint8_t *dm = op_arena_alloc(scratch, n);
-    uint32_t *info = op_arena_alloc(scratch, ((size_t)full / VW + 1) * BLOCK_INFO * 4);
-    if (!dm || !info) {
+    const uint32_t nb = full / VW; /* blocks; index nb stands for the scalar tail */
+    uint32_t *info = op_arena_alloc(scratch, ((size_t)nb + 1) * BLOCK_INFO * 4);
+    uint32_t *changed_at = op_arena_alloc(scratch, ((size_t)nb + 1) * 4);
+    uint32_t *relaxed_at = op_arena_alloc(scratch, ((size_t)nb + 1) * 4);
+    if (!dm || !info || !changed_at || !relaxed_at) {
         op_arena_release(scratch, mark);
         return 1;
     }
+    memset(changed_at, 0, ((size_t)nb + 1) * 4);
+    memset(relaxed_at, 0, ((size_t)nb + 1) * 4);
     for (uint32_t s = 0; s < full; s += VW)
         seed_block(chf, area, dist, dm, info + (size_t)(s / VW) * BLOCK_INFO, s, n);
     for (uint32_t s = full; s < n; s++)
         seed_one(chf, area, dist, dm, s);
     scan_perms p;
     scan_perms_init(&p);
-    for (int forward = 1;; forward = !forward) {
+    /* Sweep k = 1, 2, ...: changed_at[b] = last sweep that lowered a distance in block b
+     * (0 = seeding), relaxed_at[b] = last sweep that relaxed b. */
+    for (uint32_t k = 1, forward = 1;; k++, forward = !forward) {
         uint32_t changed = 0;
         if (forward) {
-            for (uint32_t s = 0; s < full; s += VW)
-                changed |= relax_block(chf, dist, dm, info + (size_t)(s / VW) * BLOCK_INFO, s, n, &p, 1);
+            for (uint32_t b = 0; b < nb; b++) {
+                const uint32_t *bi = info + (size_t)b * BLOCK_INFO;
+                if (!block_needed(bi, changed_at, relaxed_at[b], b))
+                    continue;
+                relaxed_at[b] = k;
+                if (relax_block(chf, dist, dm, bi, b * VW, n, &p, 1)) {
+                    changed_at[b] = k;
+                    changed = 1;
+                }
+            }
             for (uint32_t s = full; s < n; s++)
-                changed |= (uint32_t)relax_one(chf, dist, dm, s);
+                if (relax_one(chf, dist, dm, s))
+                    changed_at[nb] = k, changed = 1;
         } else {
             for (uint32_t s = n; s-- > full;)
-                changed |= (uint32_t)relax_one(chf, dist, dm, s);
-            for (uint32_t s = full; s > 0; s -= VW)
-                changed |= relax_block(chf, dist, dm, info + (size_t)(s / VW - 1) * BLOCK_INFO,
-                                       s - VW, n, &p, 0);
+                if (relax_one(chf, dist, dm, s))
+                    changed_at[nb] = k, changed = 1;
+            for (uint32_t b = nb; b-- > 0;) {
+                const uint32_t *bi = info + (size_t)b * BLOCK_INFO;
+                if (!block_needed(bi, changed_at, relaxed_at[b], b))
+                    continue;
+                relaxed_at[b] = k;
+                if (relax_block(chf, dist, dm, bi, b * VW, n, &p, 0)) {
+                    changed_at[b] = k;
+                    changed = 1;
+                }
+            }
         }
         if (!changed)
             break;

@@ -29,6 +29,9 @@
 
 #define OP_SIMD_MAX_SPANS 0x7fffffffu
 
+/* Test hook defined in src/core/kernel_tables.c (distance_field.c). */
+extern int op_simd_force_sweeps;
+
 /* The gather helpers are larger than GCC's inlining limits but must inline: called
  * out of line, every vector argument goes through memory. */
 #if defined(__GNUC__)
@@ -58,7 +61,7 @@ static inline vu32 v_or(vu32 a, vu32 b) { return simde_mm512_or_si512(a, b); }
 static inline vu32 v_andnot(vu32 a, vu32 b) { return simde_mm512_andnot_si512(a, b); }
 static inline vu32 v_eq(vu32 a, vu32 b)
 {
-    return simde_mm512_maskz_mov_epi32(simde_mm512_cmpeq_epi32_mask(a, b), v_set1(~0u));
+    return simde_mm512_movm_epi32(simde_mm512_cmpeq_epi32_mask(a, b));
 }
 static inline vu32 v_min(vu32 a, vu32 b) { return simde_mm512_min_epu32(a, b); }
 static inline vu32 v_max(vu32 a, vu32 b) { return simde_mm512_max_epu32(a, b); }
@@ -70,19 +73,27 @@ static inline vu32 v_iota(void)
 }
 static inline vu32 v_load_u8(const uint8_t *p)
 {
+#if defined(SIMDE_X86_AVX512F_NATIVE)
+    return _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(const void *)p));
+#else
     simde__m128i b = simde_mm_loadu_si128((const void *)p);
     simde__m256i lo = simde_mm256_cvtepu8_epi32(b);
     simde__m256i hi = simde_mm256_cvtepu8_epi32(simde_mm_srli_si128(b, 8));
     return simde_mm512_inserti64x4(simde_mm512_castsi256_si512(lo), hi, 1);
+#endif
 }
 /* Lanes hold values < 256. */
 static inline void v_store_u8(uint8_t *p, vu32 v)
 {
+#if defined(SIMDE_X86_AVX512F_NATIVE)
+    _mm_storeu_si128((__m128i *)(void *)p, _mm512_cvtepi32_epi8(v));
+#else
     simde__m128i a = simde_mm_packs_epi32(simde_mm512_extracti32x4_epi32(v, 0),
                                           simde_mm512_extracti32x4_epi32(v, 1));
     simde__m128i b = simde_mm_packs_epi32(simde_mm512_extracti32x4_epi32(v, 2),
                                           simde_mm512_extracti32x4_epi32(v, 3));
     simde_mm_storeu_si128((void *)p, simde_mm_packus_epi16(a, b));
+#endif
 }
 /* Lane i of the result is lane perm[i] of v. */
 static inline vu32 v_perm(vu32 v, vu32 perm) { return simde_mm512_permutexvar_epi32(perm, v); }
