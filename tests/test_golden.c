@@ -22,12 +22,12 @@ typedef struct golden {
 
 /* Pinned on x86-64 (scalar reference); every variant and AArch64 must match. */
 static const golden GOLDEN[] = {
-    {"build3d/spans", "0000000000000000"},
-    {"build3d/regions-watershed", "0000000000000000"},
-    {"build3d/regions-monotone", "0000000000000000"},
-    {"build3d/regions-layers", "0000000000000000"},
-    {"build3d/contours", "0000000000000000"},
-    {"build3d/regions-contours-terrain", "0000000000000000"},
+    {"build3d/spans", "cd7da0e1ddaaf20c"},
+    {"build3d/regions-watershed", "7acc979f4b92767c"},
+    {"build3d/regions-monotone", "5acd089c901a38fb"},
+    {"build3d/regions-layers", "fcd989b2d25e19fd"},
+    {"build3d/contours", "40591c00f719f451"},
+    {"build3d/regions-contours-terrain", "a096229e7f82e672"},
 };
 
 static const char *pinned(const char *scenario)
