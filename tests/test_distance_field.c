@@ -11,43 +11,6 @@
 #include "core/kernels.h"
 #include "util/testutil.h"
 
-static void brute_distance(const op_chf *chf, uint32_t *dist)
-{
-    const uint32_t n = chf->span_count;
-    for (uint32_t s = 0; s < n; s++) {
-        int b = chf->area[s] == 0 || chf->mutual[s] != 0xf;
-        for (int d = 0; d < 4 && !b; d++)
-            b = chf->area[chf->link[d][s]] == 0;
-        dist[s] = b ? 0 : UINT32_MAX;
-    }
-    /* Relax every edge until nothing changes. Edges: orthogonal mutual (2); diagonal by
-     * either order of two mutual steps (3). */
-    for (int changed = 1; changed;) {
-        changed = 0;
-        for (uint32_t s = 0; s < n; s++) {
-            if (dist[s] == UINT32_MAX)
-                continue;
-            for (int d = 0; d < 4; d++) {
-                if (!(chf->mutual[s] >> d & 1))
-                    continue;
-                uint32_t t = chf->link[d][s];
-                if (dist[s] + 2 < dist[t]) {
-                    dist[t] = dist[s] + 2;
-                    changed = 1;
-                }
-                for (int e = 0; e < 4; e++) {
-                    if (e == d || e == ((d + 2) & 3) || !(chf->mutual[t] >> e & 1))
-                        continue;
-                    uint32_t u = chf->link[e][t];
-                    if (dist[s] + 3 < dist[u]) {
-                        dist[u] = dist[s] + 3;
-                        changed = 1;
-                    }
-                }
-            }
-        }
-    }
-}
 
 static void test_distance_random(void **state)
 {
@@ -64,7 +27,7 @@ static void test_distance_random(void **state)
         uint32_t n = chf.span_count ? chf.span_count : 1;
         uint32_t *a = malloc(n * 4), *b = malloc(n * 4);
         assert_int_equal(ctx.k->distance_field(&chf, chf.area, a, &ctx.arena), 0);
-        brute_distance(&chf, b);
+        op_test_brute_distance(&chf, b);
         for (uint32_t s = 0; s < chf.span_count; s++) {
             if (a[s] != b[s])
                 fail_msg("seed %llu span %u: kernel %u brute %u", (unsigned long long)seed, s,

@@ -3,41 +3,6 @@
 #include "regions_testlib.h"
 
 /* --- §1: op_build_distance_field against a brute-force Bellman-Ford --- */
-static void brute_distance(const op_chf *chf, uint32_t *dist)
-{
-    const uint32_t n = chf->span_count;
-    for (uint32_t s = 0; s < n; s++) {
-        int b = chf->area[s] == 0 || chf->mutual[s] != 0xf;
-        for (int d = 0; d < 4 && !b; d++)
-            b = chf->area[chf->link[d][s]] == 0;
-        dist[s] = b ? 0 : UINT32_MAX;
-    }
-    for (int changed = 1; changed;) {
-        changed = 0;
-        for (uint32_t s = 0; s < n; s++) {
-            if (dist[s] == UINT32_MAX)
-                continue;
-            for (int d = 0; d < 4; d++) {
-                if (!(chf->mutual[s] >> d & 1))
-                    continue;
-                const uint32_t t = chf->link[d][s];
-                if (dist[s] + 2 < dist[t]) {
-                    dist[t] = dist[s] + 2;
-                    changed = 1;
-                }
-                for (int e = 0; e < 4; e++) {
-                    if (e == d || e == ((d + 2) & 3) || !(chf->mutual[t] >> e & 1))
-                        continue;
-                    const uint32_t u = chf->link[e][t];
-                    if (dist[s] + 3 < dist[u]) {
-                        dist[u] = dist[s] + 3;
-                        changed = 1;
-                    }
-                }
-            }
-        }
-    }
-}
 
 static void test_distance_brute(void **state)
 {
@@ -54,7 +19,7 @@ static void test_distance_brute(void **state)
         uint32_t *a = u32_alloc(chf.span_count), *b = u32_alloc(chf.span_count);
         uint32_t maxd = 12345;
         assert_int_equal(op_build_distance_field(&ctx, &chf, a, &maxd), OP_OK);
-        brute_distance(&chf, b);
+        op_test_brute_distance(&chf, b);
         uint32_t m = 0;
         for (uint32_t s = 0; s < chf.span_count; s++) {
             if (a[s] != b[s])

@@ -12,20 +12,11 @@
 #include "core/kernels.h"
 #include "util/testutil.h"
 
-static uint64_t g_orders_differ; /* diagonals whose two orders reach different spans */
-
-/* Bellman-Ford over an explicit edge relaxation: orthogonal mutual steps (2), diagonal
- * by d then d+1 and by d+1 then d (3), both counted when they differ. */
-static void brute_distance(const op_chf *chf, uint32_t *dist)
+/* Diagonals whose two step orders (d then d+1, d+1 then d) reach different spans. */
+static uint64_t orders_differ(const op_chf *chf)
 {
-    const uint32_t n = chf->span_count;
-    for (uint32_t s = 0; s < n; s++) {
-        int b = chf->area[s] == 0 || chf->mutual[s] != 0xf;
-        for (int d = 0; d < 4 && !b; d++)
-            b = chf->area[chf->link[d][s]] == 0;
-        dist[s] = b ? 0 : UINT32_MAX;
-    }
-    for (uint32_t s = 0; s < n; s++)
+    uint64_t n = 0;
+    for (uint32_t s = 0; s < chf->span_count; s++)
         for (int d = 0; d < 4; d++) {
             const int e = (d + 1) & 3;
             uint32_t c1 = OP_NO_LINK, c2 = OP_NO_LINK;
@@ -33,34 +24,9 @@ static void brute_distance(const op_chf *chf, uint32_t *dist)
                 c1 = chf->link[e][chf->link[d][s]];
             if (chf->mutual[s] >> e & 1 && chf->mutual[chf->link[e][s]] >> d & 1)
                 c2 = chf->link[d][chf->link[e][s]];
-            g_orders_differ += c1 != OP_NO_LINK && c2 != OP_NO_LINK && c1 != c2;
+            n += c1 != OP_NO_LINK && c2 != OP_NO_LINK && c1 != c2;
         }
-    for (int changed = 1; changed;) {
-        changed = 0;
-        for (uint32_t s = 0; s < n; s++) {
-            if (dist[s] == UINT32_MAX)
-                continue;
-            for (int d = 0; d < 4; d++) {
-                if (!(chf->mutual[s] >> d & 1))
-                    continue;
-                const uint32_t t = chf->link[d][s];
-                if (dist[s] + 2 < dist[t]) {
-                    dist[t] = dist[s] + 2;
-                    changed = 1;
-                }
-                for (int k = 0; k < 2; k++) {
-                    const int e = (d + (k ? 3 : 1)) & 3; /* d+1 and d-1: both orders */
-                    if (!(chf->mutual[t] >> e & 1))
-                        continue;
-                    const uint32_t u = chf->link[e][t];
-                    if (dist[s] + 3 < dist[u]) {
-                        dist[u] = dist[s] + 3;
-                        changed = 1;
-                    }
-                }
-            }
-        }
-    }
+    return n;
 }
 
 static void check_erosion(op_ctx *ctx, const op_chf *chf, int radius, const char *what)
@@ -69,7 +35,7 @@ static void check_erosion(op_ctx *ctx, const op_chf *chf, int radius, const char
     assert_int_equal(op_chf_copy(ctx, &e, chf), OP_OK);
     assert_int_equal(op_erode_walkable_area(ctx, &e, radius), OP_OK);
     uint32_t *dist = malloc((chf->span_count ? chf->span_count : 1) * sizeof(uint32_t));
-    brute_distance(chf, dist);
+    op_test_brute_distance(chf, dist);
     for (uint32_t s = 0; s < chf->span_count; s++) {
         const uint8_t want = dist[s] < 2u * (uint32_t)radius ? 0 : chf->area[s];
         if (e.area[s] != want)
@@ -229,9 +195,8 @@ static void test_erode_either_way(void **state)
     assert_int_equal(chf.mutual[B(5, 5)], 0xf);
     uint32_t *dist = malloc(chf.span_count * sizeof(uint32_t));
     uint32_t *want = malloc(chf.span_count * sizeof(uint32_t));
-    g_orders_differ = 0;
-    brute_distance(&chf, want);
-    assert_true(g_orders_differ > 0);
+    assert_true(orders_differ(&chf) > 0);
+    op_test_brute_distance(&chf, want);
     assert_int_equal(ctx.k->distance_field(&chf, chf.area, dist, &ctx.arena), 0);
     assert_memory_equal(dist, want, chf.span_count * sizeof(uint32_t));
     assert_int_equal(dist[A(4, 4)], 0);

@@ -117,3 +117,40 @@ const char *op_test_tmp_path(const char *suffix)
              counter++, suffix ? suffix : "");
     return buf;
 }
+
+void op_test_brute_distance(const op_chf *chf, uint32_t *dist)
+{
+    const uint32_t n = chf->span_count;
+    for (uint32_t s = 0; s < n; s++) {
+        int b = chf->area[s] == 0 || chf->mutual[s] != 0xf;
+        for (int d = 0; d < 4 && !b; d++)
+            b = chf->area[chf->link[d][s]] == 0;
+        dist[s] = b ? 0 : UINT32_MAX;
+    }
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (uint32_t s = 0; s < n; s++) {
+            if (dist[s] == UINT32_MAX)
+                continue;
+            for (int d = 0; d < 4; d++) {
+                if (!(chf->mutual[s] >> d & 1))
+                    continue;
+                const uint32_t t = chf->link[d][s];
+                if (dist[s] + 2 < dist[t]) {
+                    dist[t] = dist[s] + 2;
+                    changed = 1;
+                }
+                for (int k = 0; k < 2; k++) {
+                    const int e = (d + (k ? 3 : 1)) & 3; /* d+1 and d-1: both orders */
+                    if (!(chf->mutual[t] >> e & 1))
+                        continue;
+                    const uint32_t u = chf->link[e][t];
+                    if (dist[s] + 3 < dist[u]) {
+                        dist[u] = dist[s] + 3;
+                        changed = 1;
+                    }
+                }
+            }
+        }
+    }
+}

@@ -42,6 +42,12 @@ void op_random_chf_defaults(op_random_chf_opts *o, uint32_t width, uint32_t dept
  * are smooth-ish so regions are large enough to be interesting. */
 op_status op_random_chf(op_ctx *ctx, op_chf *chf, uint64_t seed, const op_random_chf_opts *o);
 
+/* The reference distance of supplement §1.6 by Bellman-Ford over explicit edges:
+ * orthogonal mutual steps (2) and diagonals by either order of two mutual steps (3),
+ * sources every boundary span (area 0, mutual != 0xf, or a mutual neighbour of area 0).
+ * Slow on purpose: it shares no code with the kernels it checks. */
+void op_test_brute_distance(const op_chf *chf, uint32_t *dist);
+
 /* Reads a whole file; NULL on failure. */
 unsigned char *op_test_read_file(const char *path, size_t *size);
 
