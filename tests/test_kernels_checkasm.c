@@ -23,16 +23,12 @@
 #define SENT_REF 0xA5u
 #define SENT_NEW 0x5Au
 
-/* src/core/kernel_tables.c: SIMD distance field always uses its sweeps. */
-extern int op_simd_force_sweeps;
-
 static op_isa variants[OP_ISA_COUNT];
 static int variant_count;
 
 static int setup(void **state)
 {
     (void)state;
-    op_simd_force_sweeps = 1;
     op_isa_info info[OP_ISA_COUNT];
     int n = op_isa_list(info, OP_ISA_COUNT);
     assert_int_equal(n, OP_ISA_COUNT);
@@ -52,6 +48,7 @@ typedef struct field_opts {
     uint32_t w, d, max_floors;
     uint32_t empty_row_pct, empty_cell_pct, hole_pct, areas, jitter;
     uint32_t inject_pairs; /* arbitrary extra mutual pairs */
+    uint32_t second_pct;   /* when > 0: one span per cell, two in second_pct % of cells */
 } field_opts;
 
 /* A multi-floor field built here (so rows can be empty): per column 0..max_floors
@@ -70,7 +67,8 @@ static void make_field(op_ctx *ctx, op_chf *chf, uint64_t seed, const field_opts
             uint32_t c = x + z * o->w;
             if (empty_row || op_rng_below(&r, 100) < o->empty_cell_pct)
                 continue;
-            cnt[c] = 1 + op_rng_below(&r, o->max_floors);
+            cnt[c] = o->second_pct ? 1 + (op_rng_below(&r, 100) < o->second_pct)
+                                   : 1 + op_rng_below(&r, o->max_floors);
             total += cnt[c];
         }
     }
@@ -331,14 +329,7 @@ static void test_random_fields(void **state)
     op_ctx ctx;
     assert_int_equal(op_ctx_init(&ctx, OP_ISA_SCALAR), OP_OK);
     failures = 0;
-    /* Both distance paths: sweeps forced, then the kernel's own choice. */
-    for (int force = 1; force >= 0; force--) {
-        op_simd_force_sweeps = force;
-        random_fields_pass(&ctx);
-        if (failures)
-            fprintf(stderr, "checkasm: (distance sweeps forced: %d)\n", force);
-    }
-    op_simd_force_sweeps = 1;
+    random_fields_pass(&ctx);
     op_ctx_free(&ctx);
     assert_int_equal(failures, 0);
 }
@@ -456,6 +447,38 @@ static void test_adversarial(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* Mostly single-floor fields, where the SIMD distance field relaxes whole blocks from
+ * predicted places (src/simd/distance_field.c): few holes so distances grow large, a
+ * sprinkling of second floors (which shift the -z / +z offsets inside a block and
+ * make diagonal ways disagree), one-way and stray links, every width around the
+ * vector widths. */
+static void test_mostly_regular_fields(void **state)
+{
+    (void)state;
+    op_ctx ctx;
+    assert_int_equal(op_ctx_init(&ctx, OP_ISA_SCALAR), OP_OK);
+    failures = 0;
+    for (uint32_t w = 2; w <= 72; w++) {
+        for (uint32_t rep = 0; rep < 3; rep++) {
+            const uint64_t seed = 50000 + w * 7u + rep;
+            op_rng r = {seed};
+            field_opts o = {.w = w, .d = 3 + op_rng_below(&r, 40), .max_floors = 1,
+                            .empty_row_pct = rep == 2 ? 5 : 0,
+                            .empty_cell_pct = op_rng_below(&r, 2),
+                            .hole_pct = op_rng_below(&r, 3), .areas = 1 + (rep == 1),
+                            .jitter = op_rng_below(&r, 2),
+                            .inject_pairs = rep ? op_rng_below(&r, 4) : 0,
+                            .second_pct = 1 + op_rng_below(&r, 6)};
+            op_chf chf;
+            make_field(&ctx, &chf, seed, &o);
+            check_all(&chf, &ctx.arena, seed);
+            op_chf_free(&chf);
+        }
+    }
+    op_ctx_free(&ctx);
+    assert_int_equal(failures, 0);
+}
+
 static void test_isa_selection(void **state)
 {
     (void)state;
@@ -529,6 +552,7 @@ int main(void)
         cmocka_unit_test(test_random_fields),
         cmocka_unit_test(test_range_tails),
         cmocka_unit_test(test_adversarial),
+        cmocka_unit_test(test_mostly_regular_fields),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -5,10 +5,6 @@
  * the CPU (isa.c). */
 #include "core/kernels.h"
 
-/* Test hook (tests/test_kernels_checkasm.c): nonzero makes the SIMD distance field use
- * its sweeps on every field, so the identity test covers them on multi-floor input too
- * (normally such fields go to the scalar twin's Dial, which is faster there). */
-int op_simd_force_sweeps = 0;
 
 static const op_kernels scalar_table = {
     .isa = OP_ISA_SCALAR,

@@ -29,9 +29,6 @@
 
 #define OP_SIMD_MAX_SPANS 0x7fffffffu
 
-/* Test hook defined in src/core/kernel_tables.c (distance_field.c). */
-extern int op_simd_force_sweeps;
-
 /* The gather helpers are larger than GCC's inlining limits but must inline: called
  * out of line, every vector argument goes through memory. */
 #if defined(__GNUC__)
@@ -332,5 +329,43 @@ OP_VINLINE vu32 v_gather_u8(const uint8_t *base, vu32 idx, vu32 valid, uint32_t 
     return v_gather_u8_raw(base, v_and(idx, valid));
 }
 
+/* ---- added for labelling (src/simd/label_components.c) ---- */
+
+/* Inclusive prefix maximum over the lanes, unsigned: lane i = max(v[0..i]). Max is
+ * idempotent, so the shifted copies may repeat lane 0 instead of filling zeros. */
+static inline vu32 v_prefix_max(vu32 v)
+{
+#if OP_VEC_BITS == 512
+    v = v_max(v, v_perm(v, simde_mm512_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+                                                   13, 14)));
+    v = v_max(v, v_perm(v, simde_mm512_setr_epi32(0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+                                                   12, 13)));
+    v = v_max(v, v_perm(v, simde_mm512_setr_epi32(0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+                                                   10, 11)));
+    return v_max(v, v_perm(v, simde_mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5,
+                                                      6, 7)));
+#elif OP_VEC_BITS == 256
+    v = v_max(v, v_perm(v, simde_mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6)));
+    v = v_max(v, v_perm(v, simde_mm256_setr_epi32(0, 0, 0, 1, 2, 3, 4, 5)));
+    return v_max(v, v_perm(v, simde_mm256_setr_epi32(0, 0, 0, 0, 0, 1, 2, 3)));
+#else
+    v = v_max(v, simde_mm_slli_si128(v, 4));
+    return v_max(v, simde_mm_slli_si128(v, 8));
+#endif
+}
+
+/* All-ones in the lanes whose bit is set in bits (the inverse of v_nz on masks). */
+static inline vu32 v_from_bits(uint32_t bits)
+{
+#if VW == 16
+    const vu32 b = simde_mm512_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048,
+                                          4096, 8192, 16384, 32768);
+#elif VW == 8
+    const vu32 b = simde_mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+#else
+    const vu32 b = simde_mm_setr_epi32(1, 2, 4, 8);
+#endif
+    return v_eq(v_and(v_set1(bits), b), b);
+}
 
 #endif
