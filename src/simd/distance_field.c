@@ -61,12 +61,22 @@ static void seed_block(const op_chf *chf, const uint8_t *area, uint32_t *dist, u
     v_store(dist + s, v_andnot(boundary, v_set1(INF)));
 }
 
-/* Per block: the span offsets of the -z and +z rows and the lane masks. */
+/* Per block: where the neighbours of its regular lanes sit, as offsets from the lane's
+ * own index (orth[d] for direction d; diag[] for the diagonal targets, both ways round,
+ * which on regular ground reach the same span), and the lane masks. A single-floor row
+ * has orth = {-1, +rowS, +1, -rowN}; a two-floor strip, {-2, ..., +2, ...}. */
 typedef struct block_info {
-    uint32_t north, south; /* first span of the -z / +z neighbours of lane 0 */
-    uint32_t reg, irr;     /* regular / irregular non-boundary lanes */
-    uint32_t ibase;        /* candidate row of the first irregular lane */
+    int32_t orth[4], diag[4];
+    uint32_t reg, irr; /* regular / irregular non-boundary lanes */
+    uint32_t ibase;    /* candidate row of the first irregular lane */
 } block_info;
+
+/* Whether [s + off, s + off + VW) lies inside [0, n). */
+static inline int inside(uint32_t s, int32_t off, uint32_t n)
+{
+    const int64_t lo = (int64_t)s + off;
+    return lo >= 0 && lo + VW <= (int64_t)n;
+}
 
 static void classify_block(const op_chf *chf, const uint32_t *dist, uint32_t s, uint32_t n,
                            block_info *bi)
@@ -75,75 +85,101 @@ static void classify_block(const op_chf *chf, const uint32_t *dist, uint32_t s, 
     const uint32_t nonb = v_nz(cur);
     bi->reg = 0;
     bi->irr = nonb;
-    bi->north = bi->south = 0;
     if (!nonb)
         return;
+    /* The offsets come from the first non-boundary lane; a diagonal offset from the
+     * first lane whose intermediate span is not a boundary span (ways through boundary
+     * spans are not checked, see the file comment). */
     const uint32_t i0 = (uint32_t)__builtin_ctz(nonb), s0 = s + i0;
-    const int64_t north = (int64_t)chf->link[3][s0] - i0, south = (int64_t)chf->link[1][s0] - i0;
-    /* Every load of the regular relaxation must stay inside [0, n). */
-    if (s < 1 || (uint64_t)s + VW + 1 > n || north < 1 || north + VW + 1 > (int64_t)n ||
-        south < 1 || south + VW + 1 > (int64_t)n)
-        return;
-    const uint32_t N = (uint32_t)north, S = (uint32_t)south;
-    const vu32 one = v_set1(1), zero = v_set1(0), ones = v_set1(~0u);
-    const vu32 self = v_add(v_set1(s), v_iota());
-    const vu32 sn = v_add(v_set1(N), v_iota()), ss = v_add(v_set1(S), v_iota());
-    vu32 ok = v_and(v_eq(v_load(chf->link[0] + s), v_sub(self, one)),
-                    v_eq(v_load(chf->link[2] + s), v_add(self, one)));
-    ok = v_and(ok, v_and(v_eq(v_load(chf->link[3] + s), sn), v_eq(v_load(chf->link[1] + s), ss)));
-    /* Diagonal ways through the x neighbours (then -z / +z) ... */
-    for (int k = -1; k <= 1; k += 2) {
-        const uint32_t a = s + (uint32_t)k;
-        const vu32 kk = v_set1((uint32_t)k);
-        const vu32 nb = v_andnot(v_eq(v_load(dist + a), zero), ones);
-        const vu32 hit = v_and(v_eq(v_load(chf->link[3] + a), v_add(sn, kk)),
-                               v_eq(v_load(chf->link[1] + a), v_add(ss, kk)));
-        ok = v_and(ok, v_or(v_andnot(nb, ones), hit));
+    for (int d = 0; d < 4; d++) {
+        bi->orth[d] = (int32_t)(chf->link[d][s0] - s0);
+        if (!inside(s, bi->orth[d], n))
+            return;
     }
-    /* ... and through the z neighbours (then -x / +x). */
-    for (int k = 0; k < 2; k++) {
-        const uint32_t b = k ? S : N;
-        const vu32 sb = k ? ss : sn;
-        const vu32 nb = v_andnot(v_eq(v_load(dist + b), zero), ones);
-        const vu32 hit = v_and(v_eq(v_load(chf->link[0] + b), v_sub(sb, one)),
-                               v_eq(v_load(chf->link[2] + b), v_add(sb, one)));
+    int32_t way[8];
+    int known[8] = {0}, nknown = 0;
+    for (uint32_t lanes = nonb; lanes; lanes &= lanes - 1) {
+        const uint32_t t = s + (uint32_t)__builtin_ctz(lanes);
+        for (int d = 0; d < 4; d++) {
+            const uint32_t a = t + (uint32_t)bi->orth[d];
+            if (dist[a] == 0 || known[2 * d])
+                continue;
+            way[2 * d] = (int32_t)(chf->link[(d + 1) & 3][a] - t);
+            way[2 * d + 1] = (int32_t)(chf->link[(d + 3) & 3][a] - t);
+            known[2 * d] = known[2 * d + 1] = 1;
+            nknown++;
+        }
+        if (nknown == 4)
+            break;
+    }
+    /* Way (d, d+1) and way (d+1, d) reach the same diagonal span on regular ground. */
+    for (int d = 0; d < 4; d++) {
+        const int a = 2 * d, b = 2 * ((d + 1) & 3) + 1;
+        if (known[a] && known[b] && way[a] != way[b])
+            return;
+        bi->diag[d] = known[a] ? way[a] : known[b] ? way[b] : 0; /* 0: the lane itself */
+        if (!inside(s, bi->diag[d], n))
+            return;
+    }
+    const vu32 zero = v_set1(0), ones = v_set1(~0u);
+    const vu32 self = v_add(v_set1(s), v_iota());
+    vu32 ok = ones;
+    for (int d = 0; d < 4; d++) {
+        const uint32_t a = s + (uint32_t)bi->orth[d];
+        ok = v_and(ok, v_eq(v_load(chf->link[d] + s), v_add(self, v_set1((uint32_t)bi->orth[d]))));
+        /* Through a non-boundary intermediate, both diagonal ways must hit the
+         * predicted spans. */
+        const vu32 nb = v_andnot(v_eq(v_load(dist + a), zero), ones);
+        const vu32 w1 = v_add(self, v_set1((uint32_t)bi->diag[d]));
+        const vu32 w3 = v_add(self, v_set1((uint32_t)bi->diag[(d + 3) & 3]));
+        const vu32 hit = v_and(v_eq(v_load(chf->link[(d + 1) & 3] + a), w1),
+                               v_eq(v_load(chf->link[(d + 3) & 3] + a), w3));
         ok = v_and(ok, v_or(v_andnot(nb, ones), hit));
     }
     bi->reg = v_nz(ok) & nonb;
     bi->irr = nonb & ~bi->reg;
-    bi->north = N;
-    bi->south = S;
 }
 
+/* Lane permutations for the in-register scans: shift[m] moves lane i - m to lane i
+ * (up) or lane i + m to lane i (down), clamped at the ends; from[m] / to[m] are the
+ * lanes that have a lane m before / after them. */
 typedef struct scan_perms {
-    vu32 up[8], down[8]; /* lane i <- lane max(i-k,0) / min(i+k,VW-1), k = 1,2,4,.. */
-    vu32 not_first, not_last;
+    vu32 up[VW], down[VW], from[VW], to[VW];
     vu32 bits; /* lane i holds 1 << i */
-    int steps;
 } scan_perms;
 
 static void scan_perms_init(scan_perms *p)
 {
-    uint32_t a[VW], b[VW];
-    p->steps = 0;
-    for (uint32_t k = 1; k < VW; k <<= 1) {
+    uint32_t a[VW], b[VW], f[VW], t[VW];
+    for (uint32_t m = 1; m < VW; m++) {
         for (uint32_t i = 0; i < VW; i++) {
-            a[i] = i >= k ? i - k : 0;
-            b[i] = i + k < VW ? i + k : VW - 1;
+            a[i] = i >= m ? i - m : 0;
+            b[i] = i + m < VW ? i + m : VW - 1;
+            f[i] = i >= m ? ~0u : 0;
+            t[i] = i + m < VW ? ~0u : 0;
         }
-        p->up[p->steps] = v_load(a);
-        p->down[p->steps] = v_load(b);
-        p->steps++;
+        p->up[m] = v_load(a);
+        p->down[m] = v_load(b);
+        p->from[m] = v_load(f);
+        p->to[m] = v_load(t);
     }
-    for (uint32_t i = 0; i < VW; i++) {
-        a[i] = i == 0 ? 0 : ~0u;
-        b[i] = i == VW - 1 ? 0 : ~0u;
-    }
-    p->not_first = v_load(a);
-    p->not_last = v_load(b);
     for (uint32_t i = 0; i < VW; i++)
         a[i] = 1u << i;
     p->bits = v_load(a);
+}
+
+/* Min-plus prefix scan along the x chain inside the vector (Hillis-Steele) when a
+ * regular lane's -x (forward) or +x (backward) neighbour is the lane k before / after
+ * it: lane i takes lane i -+ m + 2m/k where the chain between them is all regular. */
+static vu32 scan_x(vu32 best, vu32 reg, uint32_t k, const scan_perms *p, int forward)
+{
+    vu32 conn = v_and(reg, forward ? p->from[k] : p->to[k]);
+    for (uint32_t m = k, c = 2; m < VW && v_nz(conn); m <<= 1, c <<= 1) {
+        const vu32 perm = forward ? p->up[m] : p->down[m];
+        best = v_select(conn, best, v_min(best, v_sat_add(v_perm(best, perm), c)));
+        conn = v_and(conn, v_perm(conn, perm));
+    }
+    return best;
 }
 
 typedef struct dirty_set {
@@ -162,66 +198,51 @@ static inline void mark(dirty_set *ds, uint32_t b)
 /* Lanes where a < b (unsigned). */
 static inline vu32 v_less(vu32 a, vu32 b) { return v_andnot(v_eq(v_min(a, b), b), v_set1(~0u)); }
 
-/* Marks the blocks of a -z or +z row (first span r) when a lane there would drop: lane
- * i of the row reads lane i of the block (step 2) and lanes i-1, i+1 (step 3); the spans
- * just outside, r-1 and r+VW, read the first / last lane diagonally. */
-static void mark_row(dirty_set *ds, const uint32_t *dist, uint32_t r, vu32 orth, vu32 diag,
-                     uint32_t first3, uint32_t last3)
+/* Marks the blocks holding [s + off, s + off + VW) when a span there would drop: the
+ * span at s + i + off reads lane i of the block with a step of c (readers are
+ * symmetric: orthogonal neighbours and diagonal targets). src: the lowered lanes,
+ * UINT32_MAX elsewhere. */
+static inline void mark_readers(dirty_set *ds, const uint32_t *dist, uint32_t s, int32_t off,
+                                vu32 src, uint32_t c)
 {
-    if (v_nz(v_less(v_min(orth, diag), v_load(dist + r))) || first3 < dist[r - 1] ||
-        last3 < dist[r + VW])
-        for (uint32_t x = (r - 1) / VW; x <= (r + VW) / VW; x++)
-            mark(ds, x);
+    const uint32_t r = s + (uint32_t)off;
+    if (v_nz(v_less(v_sat_add(src, c), v_load(dist + r)))) {
+        mark(ds, r / VW);
+        mark(ds, (r + VW - 1) / VW);
+    }
 }
 
 /* Relaxes the regular lanes of block b from plain loads (the other lanes keep their
- * value), then marks the blocks whose spans the lowered distances would lower. */
+ * value), then marks the blocks whose spans the lowered distances would lower (none
+ * when ds is NULL: the first sweep, after which every block is relaxed again). */
 static void relax_regular(uint32_t *dist, dirty_set *ds, const block_info *bi, uint32_t b,
                           const scan_perms *p, int forward)
 {
     const uint32_t s = b * VW;
     const vu32 cur = v_load(dist + s), ones = v_set1(~0u), inf = v_set1(INF);
-    const uint32_t N = bi->north, S = bi->south;
-    const vu32 orth = v_min(v_min(v_load(dist + s - 1), v_load(dist + s + 1)),
-                            v_min(v_load(dist + N), v_load(dist + S)));
-    const vu32 diag = v_min(v_min(v_load(dist + N - 1), v_load(dist + N + 1)),
-                            v_min(v_load(dist + S - 1), v_load(dist + S + 1)));
+    const int32_t *o = bi->orth, *g = bi->diag;
+    const vu32 orth = v_min(v_min(v_load(dist + s + o[0]), v_load(dist + s + o[1])),
+                            v_min(v_load(dist + s + o[2]), v_load(dist + s + o[3])));
+    const vu32 diag = v_min(v_min(v_load(dist + s + g[0]), v_load(dist + s + g[1])),
+                            v_min(v_load(dist + s + g[2]), v_load(dist + s + g[3])));
     vu32 best = v_min(cur, v_min(v_sat_add(orth, 2), v_sat_add(diag, 3)));
     /* Lane i is regular when bit i of reg is set. */
     const vu32 reg = v_eq(v_and(v_set1(bi->reg), p->bits), p->bits);
     best = v_select(reg, cur, best);
-    /* Prefix scan along the x chain inside the vector (Hillis-Steele, min-plus): a
-     * regular lane's -x (+x) neighbour is the previous (next) lane. */
-    vu32 conn = v_and(reg, forward ? p->not_first : p->not_last);
-    for (int i = 0; i < p->steps && v_nz(conn); i++) {
-        const vu32 perm = forward ? p->up[i] : p->down[i];
-        const vu32 c = v_sat_add(v_perm(best, perm), 2u << i);
-        best = v_select(conn, best, v_min(best, c));
-        conn = v_and(conn, v_perm(conn, perm));
-    }
+    const int32_t k = forward ? -o[0] : o[2];
+    if (k >= 1 && k < VW)
+        best = scan_x(best, reg, (uint32_t)k, p, forward);
     const vu32 changed = v_andnot(v_eq(best, cur), ones);
     if (!v_nz(changed))
         return;
     v_store(dist + s, best);
-    /* Readers of the changed lanes (their orthogonal neighbours and diagonal targets, at
-     * the predicted places); only those that would drop are marked. */
-    const vu32 nv = v_select(changed, inf, best);
-    const vu32 prev = v_select(p->not_first, inf, v_perm(nv, p->up[0]));
-    const vu32 next = v_select(p->not_last, inf, v_perm(nv, p->down[0]));
-    const vu32 o2 = v_sat_add(nv, 2), d3 = v_sat_add(v_min(prev, next), 3);
-    const uint32_t first3 = sat_add(v_lane0(nv), 3), last3 = sat_add(v_lane_last(nv), 3);
-    mark_row(ds, dist, N, o2, d3, first3, last3);
-    mark_row(ds, dist, S, o2, d3, first3, last3);
-    if (sat_add(v_lane0(nv), 2) < dist[s - 1])
-        mark(ds, b - 1);
-    if (sat_add(v_lane_last(nv), 2) < dist[s + VW])
-        mark(ds, b + 1);
-    /* Inside the block the scan ran one way; a lane whose other x neighbour dropped is
-     * relaxed again in a later sweep. */
-    const vu32 other = forward ? v_select(p->not_last, inf, v_perm(best, p->down[0]))
-                               : v_select(p->not_first, inf, v_perm(best, p->up[0]));
-    if (v_nz(v_and(reg, v_less(v_sat_add(other, 2), best))))
-        mark(ds, b);
+    if (!ds)
+        return;
+    const vu32 src = v_select(changed, inf, best);
+    for (int d = 0; d < 4; d++) {
+        mark_readers(ds, dist, s, o[d], src, 2);
+        mark_readers(ds, dist, s, g[d], src, 3);
+    }
 }
 
 /* Candidates of an irregular span, gathered once from its links: the mutual
@@ -265,6 +286,8 @@ static void relax_irregular(uint32_t *dist, dirty_set *ds, uint32_t s, const uin
     if (best >= dist[s])
         return;
     dist[s] = best;
+    if (!ds)
+        return;
     const uint32_t b2 = sat_add(best, 2), b3 = sat_add(best, 3);
     for (int k = 0; k < CANDS; k++)
         if ((k < ORTH ? b2 : b3) < dist[c[k]])
@@ -312,7 +335,7 @@ int OP_FN(op_distance_field)(const op_chf *chf, const uint8_t *area, uint32_t *d
     /* (the tail is shorter than VW <= 16 lanes, so its lane mask fits in irr) */
     /* Every mark lands in [0, nb]: a regular block has s >= 1 and all its loads in
      * [0, n) (classify_block), and span readers are spans. */
-    uint8_t *flags = op_arena_alloc(scratch, (size_t)nb + 1);
+    uint8_t *flags = op_arena_alloc(scratch, (size_t)nb + 9); /* whole 8-byte words */
     if (!info || !flags) {
         op_arena_release(scratch, am);
         return 1;
@@ -322,7 +345,7 @@ int OP_FN(op_distance_field)(const op_chf *chf, const uint8_t *area, uint32_t *d
     for (uint32_t s = full; s < n; s++)
         dist[s] = is_boundary(chf, area, s) ? 0 : INF;
     dirty_set ds = {flags, 0};
-    memset(flags, 0, (size_t)nb + 1);
+    memset(flags, 0, (size_t)nb + 9);
     uint64_t irregular = 0;
     for (uint32_t b = 0; b < nb; b++) {
         classify_block(chf, dist, b * VW, n, &info[b]);
@@ -335,7 +358,7 @@ int OP_FN(op_distance_field)(const op_chf *chf, const uint8_t *area, uint32_t *d
     uint32_t tail = 0;
     for (uint32_t s = full; s < n; s++)
         tail |= (dist[s] != 0) << (s - full);
-    info[nb] = (block_info){0, 0, 0, tail, (uint32_t)irregular};
+    info[nb] = (block_info){.reg = 0, .irr = tail, .ibase = (uint32_t)irregular};
     irregular += (uint32_t)__builtin_popcount(tail);
     mark(&ds, nb);
     uint32_t *cand = op_arena_alloc(scratch, ((size_t)irregular + 1) * CANDS * sizeof(uint32_t));
@@ -350,14 +373,28 @@ int OP_FN(op_distance_field)(const op_chf *chf, const uint8_t *area, uint32_t *d
     }
     scan_perms p;
     scan_perms_init(&p);
-    for (int forward = 1; ds.pending; forward = !forward) {
-        for (uint32_t i = 0; i <= nb; i++) {
-            const uint32_t b = forward ? i : nb - i;
-            if (!ds.flag[b])
+    /* Sweep 1 (forward) relaxes every block and marks nothing: nearly every block
+     * drops from "unreached", so sweep 2 relaxes them all again and marks from then on.
+     * Late sweeps touch few blocks: the flags are skipped eight at a time. */
+    for (uint32_t b = 0; b <= nb; b++)
+        if (ds.flag[b])
+            relax_block(dist, NULL, &info[b], cand, b, &p, 1);
+    const uint32_t words = (nb + 8) / 8;
+    for (int forward = 0; ds.pending; forward = !forward) {
+        for (uint32_t w = 0; w < words; w++) {
+            const uint32_t base = (forward ? w : words - 1 - w) * 8;
+            uint64_t any;
+            memcpy(&any, ds.flag + base, 8);
+            if (!any)
                 continue;
-            ds.flag[b] = 0;
-            ds.pending--;
-            relax_block(dist, &ds, &info[b], cand, b, &p, forward);
+            for (uint32_t j = 0; j < 8; j++) {
+                const uint32_t b = base + (forward ? j : 7 - j);
+                if (!ds.flag[b])
+                    continue;
+                ds.flag[b] = 0;
+                ds.pending--;
+                relax_block(dist, &ds, &info[b], cand, b, &p, forward);
+            }
         }
     }
     op_arena_release(scratch, am);
