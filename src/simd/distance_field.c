@@ -78,27 +78,37 @@ static inline int inside(uint32_t s, int32_t off, uint32_t n)
     return lo >= 0 && lo + VW <= (int64_t)n;
 }
 
-static void classify_block(const op_chf *chf, const uint32_t *dist, uint32_t s, uint32_t n,
-                           block_info *bi)
+/* The lanes whose links sit at the block's offsets (orthogonal links, and both
+ * diagonal ways through every non-boundary intermediate span). */
+static uint32_t matching_lanes(const op_chf *chf, const uint32_t *dist, uint32_t s,
+                               const block_info *bi)
 {
-    const vu32 cur = v_load(dist + s);
-    const uint32_t nonb = v_nz(cur);
-    bi->reg = 0;
-    bi->irr = nonb;
-    if (!nonb)
-        return;
-    /* The offsets come from the first non-boundary lane; a diagonal offset from the
-     * first lane whose intermediate span is not a boundary span (ways through boundary
-     * spans are not checked, see the file comment). */
-    const uint32_t i0 = (uint32_t)__builtin_ctz(nonb), s0 = s + i0;
+    const vu32 zero = v_set1(0), ones = v_set1(~0u);
+    const vu32 self = v_add(v_set1(s), v_iota());
+    vu32 ok = ones;
     for (int d = 0; d < 4; d++) {
-        bi->orth[d] = (int32_t)(chf->link[d][s0] - s0);
-        if (!inside(s, bi->orth[d], n))
-            return;
+        const uint32_t a = s + (uint32_t)bi->orth[d];
+        ok = v_and(ok, v_eq(v_load(chf->link[d] + s), v_add(self, v_set1((uint32_t)bi->orth[d]))));
+        const vu32 nb = v_andnot(v_eq(v_load(dist + a), zero), ones);
+        const vu32 w1 = v_add(self, v_set1((uint32_t)bi->diag[d]));
+        const vu32 w3 = v_add(self, v_set1((uint32_t)bi->diag[(d + 3) & 3]));
+        const vu32 hit = v_and(v_eq(v_load(chf->link[(d + 1) & 3] + a), w1),
+                               v_eq(v_load(chf->link[(d + 3) & 3] + a), w3));
+        ok = v_and(ok, v_or(v_andnot(nb, ones), hit));
     }
+    return v_nz(ok);
+}
+
+/* Diagonal offsets learnt from the links: from the first lane whose intermediate span
+ * in a direction is not a boundary span (ways through boundary spans are not checked,
+ * see the file comment). Returns 0 when the two ways round disagree or a load would
+ * leave the field. */
+static int learn_diagonals(const op_chf *chf, const uint32_t *dist, uint32_t s, uint32_t n,
+                           uint32_t nonb, block_info *bi)
+{
     int32_t way[8];
     int known[8] = {0}, nknown = 0;
-    for (uint32_t lanes = nonb; lanes; lanes &= lanes - 1) {
+    for (uint32_t lanes = nonb; lanes && nknown < 4; lanes &= lanes - 1) {
         const uint32_t t = s + (uint32_t)__builtin_ctz(lanes);
         for (int d = 0; d < 4; d++) {
             const uint32_t a = t + (uint32_t)bi->orth[d];
@@ -109,35 +119,56 @@ static void classify_block(const op_chf *chf, const uint32_t *dist, uint32_t s, 
             known[2 * d] = known[2 * d + 1] = 1;
             nknown++;
         }
-        if (nknown == 4)
-            break;
     }
     /* Way (d, d+1) and way (d+1, d) reach the same diagonal span on regular ground. */
     for (int d = 0; d < 4; d++) {
         const int a = 2 * d, b = 2 * ((d + 1) & 3) + 1;
         if (known[a] && known[b] && way[a] != way[b])
-            return;
+            return 0;
         bi->diag[d] = known[a] ? way[a] : known[b] ? way[b] : 0; /* 0: the lane itself */
         if (!inside(s, bi->diag[d], n))
+            return 0;
+    }
+    return 1;
+}
+
+static void classify_block(const op_chf *chf, const uint32_t *dist, uint32_t s, uint32_t n,
+                           block_info *bi)
+{
+    const uint32_t nonb = v_nz(v_load(dist + s));
+    bi->reg = 0;
+    bi->irr = nonb;
+    if (!nonb)
+        return;
+    /* The orthogonal offsets come from the first non-boundary lane. */
+    const uint32_t s0 = s + (uint32_t)__builtin_ctz(nonb);
+    for (int d = 0; d < 4; d++) {
+        bi->orth[d] = (int32_t)(chf->link[d][s0] - s0);
+        if (!inside(s, bi->orth[d], n))
             return;
     }
-    const vu32 zero = v_set1(0), ones = v_set1(~0u);
-    const vu32 self = v_add(v_set1(s), v_iota());
-    vu32 ok = ones;
+    /* First guess, right on regular ground: a diagonal is the sum of its two
+     * orthogonal steps. */
+    int guess = 1;
     for (int d = 0; d < 4; d++) {
-        const uint32_t a = s + (uint32_t)bi->orth[d];
-        ok = v_and(ok, v_eq(v_load(chf->link[d] + s), v_add(self, v_set1((uint32_t)bi->orth[d]))));
-        /* Through a non-boundary intermediate, both diagonal ways must hit the
-         * predicted spans. */
-        const vu32 nb = v_andnot(v_eq(v_load(dist + a), zero), ones);
-        const vu32 w1 = v_add(self, v_set1((uint32_t)bi->diag[d]));
-        const vu32 w3 = v_add(self, v_set1((uint32_t)bi->diag[(d + 3) & 3]));
-        const vu32 hit = v_and(v_eq(v_load(chf->link[(d + 1) & 3] + a), w1),
-                               v_eq(v_load(chf->link[(d + 3) & 3] + a), w3));
-        ok = v_and(ok, v_or(v_andnot(nb, ones), hit));
+        bi->diag[d] = bi->orth[d] + bi->orth[(d + 1) & 3];
+        guess &= inside(s, bi->diag[d], n);
     }
-    bi->reg = v_nz(ok) & nonb;
-    bi->irr = nonb & ~bi->reg;
+    uint32_t reg = guess ? matching_lanes(chf, dist, s, bi) & nonb : 0;
+    if (reg != nonb) {
+        block_info learnt = *bi;
+        if (learn_diagonals(chf, dist, s, n, nonb, &learnt)) {
+            const uint32_t reg2 = matching_lanes(chf, dist, s, &learnt) & nonb;
+            if (__builtin_popcount(reg2) > __builtin_popcount(reg)) {
+                *bi = learnt;
+                reg = reg2;
+            }
+        }
+    }
+    if (!guess && !reg)
+        return;
+    bi->reg = reg;
+    bi->irr = nonb & ~reg;
 }
 
 /* Lane permutations for the in-register scans: shift[m] moves lane i - m to lane i
