@@ -380,6 +380,11 @@ static uint32_t tower(uint32_t x, uint32_t z)
     return (x == 1 && z == 1) || (x + z) % 2 ? 300 : 1;
 }
 static uint32_t alt_floors(uint32_t x, uint32_t z) { return 1 + (x + z) % 2; }
+/* A two-floor band across the field (a bridge deck over a road): inside it every
+ * neighbour sits two spans away, so SIMD blocks there have -x / +x offsets of 2. */
+static uint32_t band_floors(uint32_t x, uint32_t z) { return 1 + (z >= 5 && z < 17 && x >= 3); }
+/* Two floors in a staircase of columns, so row offsets change inside vector blocks. */
+static uint32_t stair_floors(uint32_t x, uint32_t z) { return 1 + (x >= z % 23 && x < z % 23 + 9); }
 static uint8_t a_zero(uint32_t x, uint32_t z, uint32_t k) { (void)x; (void)z; (void)k; return 0; }
 static uint8_t a_walk(uint32_t x, uint32_t z, uint32_t k) { (void)x; (void)z; (void)k; return 63; }
 static uint8_t a_check(uint32_t x, uint32_t z, uint32_t k) { return (x + z + k) % 2 ? 63 : 1; }
@@ -425,7 +430,8 @@ static void test_adversarial(void **state)
         {37, 13, one, a_zero},     {61, 29, one, a_walk},      {33, 33, one, a_check},
         {45, 20, one, a_holes},    {200, 150, one, a_stripes}, {3, 3, tower, a_walk},
         {5, 4, tower, a_check},    {1, 1, tower, a_walk},      {64, 9, alt_floors, a_walk},
-        {67, 31, alt_floors, a_holes},
+        {67, 31, alt_floors, a_holes},   {70, 24, band_floors, a_walk},
+        {41, 60, stair_floors, a_walk},   {53, 22, band_floors, a_stripes},
         {300, 300, one, a_walk}, /* the larger case: distances up to ~300 */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
