@@ -1,32 +1,130 @@
 /* Mutual-link derivation, SIMD twin of src/scalar/mutual_links.c (supplement §1.5,
  * regions-contours intro): bit d of mutual[s] when link[d][s] = t != OP_NO_LINK and
- * link[(d+2)&3][t] = s. The back link is gathered (a plain load when the lanes' links
- * form one or two contiguous runs, as in single-floor rows); lanes without a link are
- * masked out. */
+ * link[(d+2)&3][t] = s.
+ *
+ * No gathers in the common case: per direction d the kernel predicts that the links of
+ * a block of VW spans form one run (simd_width.h, "Predicted runs"): link[0] = s - 1 + i
+ * and link[2] = s + 1 + i in single-floor rows, link[1] / link[3] along the next /
+ * previous row, the run moving with the block. Lanes without a link (OP_NO_LINK) are not compared
+ * and get no bit. When every prediction holds, the back links are four unaligned loads.
+ * A miss re-predicts from the last linked lane and serves that direction from a window
+ * (two loads and a permute, AVX-512 / AVX2), from one or two runs, or lane by lane
+ * (v_gather_pred). AVX-512 keeps the lane masks in mask registers. Blocks are VW spans
+ * (measured faster here than steps of 16 spans). */
 #include "simd/simd_width.h"
 
 void OP_FN(op_mutual_links)(const op_chf *chf, uint8_t *mutual, uint32_t begin, uint32_t end);
+
+#if VW == 16 && defined(SIMDE_X86_AVX512F_NATIVE) && defined(SIMDE_X86_AVX512BW_NATIVE) &&    \
+    defined(SIMDE_X86_AVX512VL_NATIVE)
+#define ML_MASKS 1
+#else
+#define ML_MASKS 0
+#endif
 
 void OP_FN(op_mutual_links)(const op_chf *chf, uint8_t *mutual, uint32_t begin, uint32_t end)
 {
     const uint32_t n = chf->span_count;
     uint32_t s = begin;
-    if (n <= OP_SIMD_MAX_SPANS) {
-        const vu32 none = v_set1(OP_NO_LINK);
-        for (; s < end && end - s >= VW; s += VW) {
-            const vu32 self = v_add(v_set1(s), v_iota());
-            vu32 m = v_set1(0);
-            for (int d = 0; d < 4; d++) {
-                const vu32 t = v_load(chf->link[d] + s);
-                const vu32 valid = v_andnot(v_eq(t, none), v_set1(~0u));
-                const vu32 back = v_gather(chf->link[(d + 2) & 3], t, valid, n);
-                const vu32 ok = v_and(valid, v_eq(back, self));
-                m = v_or(m, v_and(ok, v_set1(1u << d)));
+    if (n <= OP_SIMD_MAX_SPANS && n >= 16 && begin < end && end - begin >= VW) {
+        const uint32_t lim = n - VW;
+        const uint32_t *const l0 = chf->link[0], *const l1 = chf->link[1],
+                       *const l2 = chf->link[2], *const l3 = chf->link[3];
+        /* Predicted run starts: -x and +x from the span order, +z and -z learnt. */
+        uint32_t p0 = s - 1, p1 = OP_NO_LINK, p2 = s + 1, p3 = OP_NO_LINK;
+#if ML_MASKS
+        const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+                                               14, 15);
+        const __m512i step = _mm512_set1_epi32(VW), none = _mm512_set1_epi32(-1);
+        const __m128i b1 = _mm_set1_epi8(1), b2 = _mm_set1_epi8(2), b4 = _mm_set1_epi8(4),
+                      b8 = _mm_set1_epi8(8);
+        __m512i self = _mm512_add_epi32(_mm512_set1_epi32((int)s), iota);
+        __m512i pv0 = _mm512_add_epi32(_mm512_set1_epi32((int)p0), iota);
+        __m512i pv1 = _mm512_add_epi32(_mm512_set1_epi32((int)p1), iota);
+        __m512i pv2 = _mm512_add_epi32(_mm512_set1_epi32((int)p2), iota);
+        __m512i pv3 = _mm512_add_epi32(_mm512_set1_epi32((int)p3), iota);
+        for (; end - s >= VW; s += VW, p0 += VW, p1 += VW, p2 += VW, p3 += VW,
+                              self = _mm512_add_epi32(self, step),
+                              pv0 = _mm512_add_epi32(pv0, step), pv1 = _mm512_add_epi32(pv1, step),
+                              pv2 = _mm512_add_epi32(pv2, step), pv3 = _mm512_add_epi32(pv3, step)) {
+            const __m512i t0 = _mm512_loadu_si512((const void *)(l0 + s)),
+                          t1 = _mm512_loadu_si512((const void *)(l1 + s)),
+                          t2 = _mm512_loadu_si512((const void *)(l2 + s)),
+                          t3 = _mm512_loadu_si512((const void *)(l3 + s));
+            const __mmask16 v0 = _mm512_cmpneq_epi32_mask(t0, none),
+                            v1 = _mm512_cmpneq_epi32_mask(t1, none),
+                            v2 = _mm512_cmpneq_epi32_mask(t2, none),
+                            v3 = _mm512_cmpneq_epi32_mask(t3, none);
+            const __mmask16 bad = (__mmask16)(_mm512_mask_cmpneq_epi32_mask(v0, t0, pv0) |
+                                              _mm512_mask_cmpneq_epi32_mask(v1, t1, pv1) |
+                                              _mm512_mask_cmpneq_epi32_mask(v2, t2, pv2) |
+                                              _mm512_mask_cmpneq_epi32_mask(v3, t3, pv3));
+            __m512i k0, k1, k2, k3; /* back links */
+            if (!bad && ((p0 > lim) | (p1 > lim) | (p2 > lim) | (p3 > lim)) == 0) {
+                k0 = _mm512_loadu_si512((const void *)(l2 + p0));
+                k1 = _mm512_loadu_si512((const void *)(l3 + p1));
+                k2 = _mm512_loadu_si512((const void *)(l0 + p2));
+                k3 = _mm512_loadu_si512((const void *)(l1 + p3));
+            } else {
+                k0 = v_gather_pred_k(l2, n, t0, v0, &p0);
+                k1 = v_gather_pred_k(l3, n, t1, v1, &p1);
+                k2 = v_gather_pred_k(l0, n, t2, v2, &p2);
+                k3 = v_gather_pred_k(l1, n, t3, v3, &p3);
+                pv0 = _mm512_add_epi32(_mm512_set1_epi32((int)p0), iota);
+                pv1 = _mm512_add_epi32(_mm512_set1_epi32((int)p1), iota);
+                pv2 = _mm512_add_epi32(_mm512_set1_epi32((int)p2), iota);
+                pv3 = _mm512_add_epi32(_mm512_set1_epi32((int)p3), iota);
             }
+            const __m128i m = _mm_or_si128(
+                _mm_or_si128(_mm_maskz_mov_epi8(_mm512_mask_cmpeq_epi32_mask(v0, k0, self), b1),
+                             _mm_maskz_mov_epi8(_mm512_mask_cmpeq_epi32_mask(v1, k1, self), b2)),
+                _mm_or_si128(_mm_maskz_mov_epi8(_mm512_mask_cmpeq_epi32_mask(v2, k2, self), b4),
+                             _mm_maskz_mov_epi8(_mm512_mask_cmpeq_epi32_mask(v3, k3, self), b8)));
+            _mm_storeu_si128((__m128i *)(void *)(mutual + s), m);
+        }
+#else
+        const vu32 none = v_set1(OP_NO_LINK), step = v_set1(VW), iota = v_iota();
+        const vu32 c1 = v_set1(1), c2 = v_set1(2), c4 = v_set1(4), c8 = v_set1(8);
+        vu32 self = v_add(v_set1(s), iota);
+        vu32 pv0 = v_add(v_set1(p0), iota), pv1 = v_add(v_set1(p1), iota);
+        vu32 pv2 = v_add(v_set1(p2), iota), pv3 = v_add(v_set1(p3), iota);
+        for (; end - s >= VW; s += VW, p0 += VW, p1 += VW, p2 += VW, p3 += VW,
+                              self = v_add(self, step), pv0 = v_add(pv0, step),
+                              pv1 = v_add(pv1, step), pv2 = v_add(pv2, step),
+                              pv3 = v_add(pv3, step)) {
+            const vu32 t0 = v_load(l0 + s), t1 = v_load(l1 + s), t2 = v_load(l2 + s),
+                       t3 = v_load(l3 + s);
+            /* Lanes without a link (all-ones) or on the predicted run. */
+            const vu32 e0 = v_eq(t0, none), e1 = v_eq(t1, none), e2 = v_eq(t2, none),
+                       e3 = v_eq(t3, none);
+            const vu32 good = v_and(v_and(v_or(e0, v_eq(t0, pv0)), v_or(e1, v_eq(t1, pv1))),
+                                    v_and(v_or(e2, v_eq(t2, pv2)), v_or(e3, v_eq(t3, pv3))));
+            vu32 k0, k1, k2, k3; /* back links */
+            if (v_nz(good) == V_ALL && ((p0 > lim) | (p1 > lim) | (p2 > lim) | (p3 > lim)) == 0) {
+                k0 = v_load(l2 + p0);
+                k1 = v_load(l3 + p1);
+                k2 = v_load(l0 + p2);
+                k3 = v_load(l1 + p3);
+            } else {
+                const vu32 ones = v_set1(~0u);
+                k0 = v_gather_pred(l2, n, t0, v_andnot(e0, ones), &p0);
+                k1 = v_gather_pred(l3, n, t1, v_andnot(e1, ones), &p1);
+                k2 = v_gather_pred(l0, n, t2, v_andnot(e2, ones), &p2);
+                k3 = v_gather_pred(l1, n, t3, v_andnot(e3, ones), &p3);
+                pv0 = v_add(v_set1(p0), iota);
+                pv1 = v_add(v_set1(p1), iota);
+                pv2 = v_add(v_set1(p2), iota);
+                pv3 = v_add(v_set1(p3), iota);
+            }
+            const vu32 m = v_or(v_or(v_and(v_andnot(e0, v_eq(k0, self)), c1),
+                                     v_and(v_andnot(e1, v_eq(k1, self)), c2)),
+                                v_or(v_and(v_andnot(e2, v_eq(k2, self)), c4),
+                                     v_and(v_andnot(e3, v_eq(k3, self)), c8)));
             v_store_u8(mutual + s, m);
         }
+#endif
     }
-    /* Tail (fewer than VW spans) and oversized fields: the scalar twin. */
+    /* Tail (fewer than VW spans), tiny and oversized fields: the scalar twin. */
     if (s < end)
         op_mutual_links_scalar(chf, mutual, s, end);
 }

@@ -332,40 +332,149 @@ OP_VINLINE vu32 v_gather_u8(const uint8_t *base, vu32 idx, vu32 valid, uint32_t 
 /* ---- added for labelling (src/simd/label_components.c) ---- */
 
 /* Inclusive prefix maximum over the lanes, unsigned: lane i = max(v[0..i]). Max is
- * idempotent, so the shifted copies may repeat lane 0 instead of filling zeros. */
+ * idempotent, so the shifted copies may repeat lane 0 instead of filling zeros. Lane
+ * constants are loaded from tables: SIMDe's 512-bit setr is not folded by GCC. */
 static inline vu32 v_prefix_max(vu32 v)
 {
-#if OP_VEC_BITS == 512
-    v = v_max(v, v_perm(v, simde_mm512_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
-                                                   13, 14)));
-    v = v_max(v, v_perm(v, simde_mm512_setr_epi32(0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
-                                                   12, 13)));
-    v = v_max(v, v_perm(v, simde_mm512_setr_epi32(0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
-                                                   10, 11)));
-    return v_max(v, v_perm(v, simde_mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5,
-                                                      6, 7)));
-#elif OP_VEC_BITS == 256
-    v = v_max(v, v_perm(v, simde_mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6)));
-    v = v_max(v, v_perm(v, simde_mm256_setr_epi32(0, 0, 0, 1, 2, 3, 4, 5)));
-    return v_max(v, v_perm(v, simde_mm256_setr_epi32(0, 0, 0, 0, 0, 1, 2, 3)));
-#else
+#if OP_VEC_BITS == 128
     v = v_max(v, simde_mm_slli_si128(v, 4));
     return v_max(v, simde_mm_slli_si128(v, 8));
+#else
+    static const uint32_t shift[4][16] = {
+        {0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14},
+        {0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13},
+        {0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11},
+        {0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7},
+    };
+    for (int k = 0; (1 << k) < VW; k++)
+        v = v_max(v, v_perm(v, v_load(shift[k])));
+    return v;
 #endif
 }
 
 /* All-ones in the lanes whose bit is set in bits (the inverse of v_nz on masks). */
 static inline vu32 v_from_bits(uint32_t bits)
 {
-#if VW == 16
-    const vu32 b = simde_mm512_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048,
-                                          4096, 8192, 16384, 32768);
-#elif VW == 8
-    const vu32 b = simde_mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
-#else
-    const vu32 b = simde_mm_setr_epi32(1, 2, 4, 8);
-#endif
+    static const uint32_t lane_bit[16] = {1,    2,    4,    8,     16,    32,    64,    128,
+                                          256,  512,  1024, 2048,  4096,  8192,  16384, 32768};
+    const vu32 b = v_load(lane_bit);
     return v_eq(v_and(v_set1(bits), b), b);
 }
+
+/* ---- Predicted runs (issue 5, edge_classify / mutual_links) --------------------------
+ * Along a row the neighbour index of lane i in direction d is nearly always base + i
+ * with base moving by VW per block: base = s - 1 for -x in single-floor rows, s - k in
+ * rows of k-floor columns, the matching span of the next / previous row for +z / -z.
+ * A kernel keeps one predicted base per direction; when the wanted lanes all match it,
+ * the neighbours are one unaligned load instead of a gather. */
+
+/* Nonzero when any bit of v is set. */
+static inline int v_any(vu32 v)
+{
+/* ptest only where native: SIMDe 0.7.4's portable simde_mm_testz_si128 answers 1 when
+ * either 64-bit half is zero. */
+#if OP_VEC_BITS == 512
+    return simde_mm512_test_epi32_mask(v, v) != 0;
+#elif OP_VEC_BITS == 256 && defined(SIMDE_X86_AVX_NATIVE)
+    return !simde_mm256_testz_si256(v, v);
+#elif OP_VEC_BITS == 128 && defined(SIMDE_X86_SSE4_1_NATIVE)
+    return !simde_mm_testz_si128(v, v);
+#else
+    return v_nz(v) != 0;
+#endif
+}
+
+/* base[idx[i]] on the lanes where want is all-ones (idx < n there; n >= VW); other lanes
+ * get unspecified values. *pred is the predicted run start: one load when every wanted
+ * lane has idx[i] == *pred + i (and the run lies inside [0, n)); else the run of the last
+ * wanted lane becomes the prediction, and a window of 16 (AVX2), or one or two loads when
+ * the wanted lanes form at most two runs, serve; lane-by-lane loads otherwise. */
+OP_VINLINE vu32 v_gather_pred(const uint32_t *base, uint32_t n, vu32 idx, vu32 want,
+                              uint32_t *pred)
+{
+    const uint32_t lim = n - VW, p = *pred;
+    if (p <= lim && !v_any(v_andnot(v_eq(idx, v_add(v_set1(p), v_iota())), want)))
+        return v_load(base + p);
+    const uint32_t wbits = v_nz(want);
+    if (!wbits)
+        return want; /* no lane wanted: any value, keep the prediction */
+    uint32_t li[VW];
+    v_store(li, idx);
+    const uint32_t f = (uint32_t)__builtin_ctz(wbits), g = 31u - (uint32_t)__builtin_clz(wbits);
+    const uint32_t b0 = li[f] - f, b1 = li[g] - g;
+    *pred = b1;
+#if VW == 8 && defined(SIMDE_X86_AVX2_NATIVE)
+    /* A window of 16 elements from just below the first wanted index: two loads and two
+     * permutes, whatever the runs (rows of multi-floor columns). */
+    const uint32_t q = li[f] >= 4 ? li[f] - 4 : 0;
+    if (n >= 16 && q <= n - 16) {
+        const __m256i off = _mm256_sub_epi32(idx, _mm256_set1_epi32((int)q));
+        const __m256i in = _mm256_cmpeq_epi32(_mm256_min_epu32(off, _mm256_set1_epi32(15)), off);
+        if (!v_any(v_andnot(in, want))) {
+            const __m256i lo = _mm256_permutevar8x32_epi32(v_load(base + q), off);
+            const __m256i hi = _mm256_permutevar8x32_epi32(v_load(base + q + 8), off);
+            return _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(lo),
+                                                        _mm256_castsi256_ps(hi),
+                                                        _mm256_castsi256_ps(
+                                                            _mm256_slli_epi32(off, 28))));
+        }
+    }
+#endif
+    if (b1 <= lim) {
+        const vu32 e1 = v_eq(idx, v_add(v_set1(b1), v_iota()));
+        const vu32 rest = v_andnot(e1, want);
+        if (!v_any(rest))
+            return v_load(base + b1);
+        if (b0 <= lim &&
+            !v_any(v_andnot(v_eq(idx, v_add(v_set1(b0), v_iota())), rest)))
+            return v_select(e1, v_load(base + b0), v_load(base + b1));
+    }
+    return v_gather_raw(base, v_and(idx, want));
+}
+
+#if OP_VEC_BITS == 512 && defined(SIMDE_X86_AVX512F_NATIVE)
+/* The same with an AVX-512 lane mask. When the prediction misses, the wanted lanes are
+ * served from a window of 32 elements starting just below the first wanted index (two
+ * loads and a two-source permute: rows with multi-floor columns, where the offsets vary
+ * from lane to lane), else by a gather (v_gather_raw). The new prediction is the run of
+ * the last wanted lane. */
+OP_VINLINE __m512i v_gather_pred_k(const uint32_t *base, uint32_t n, __m512i idx,
+                                   __mmask16 want, uint32_t *pred)
+{
+    const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const uint32_t lim = n - VW, p = *pred;
+    if (p <= lim &&
+        !_mm512_mask_cmpneq_epi32_mask(want, idx, _mm512_add_epi32(_mm512_set1_epi32((int)p), iota)))
+        return _mm512_loadu_si512((const void *)(base + p));
+    if (!want)
+        return idx; /* no lane wanted: any value, keep the prediction */
+    const uint32_t f = (uint32_t)__builtin_ctz(want), g = 31u - (uint32_t)__builtin_clz(want);
+    const uint32_t tf = (uint32_t)_mm_cvtsi128_si32(_mm512_castsi512_si128(
+                       _mm512_permutexvar_epi32(_mm512_set1_epi32((int)f), idx))),
+                   tl = (uint32_t)_mm_cvtsi128_si32(_mm512_castsi512_si128(
+                       _mm512_permutexvar_epi32(_mm512_set1_epi32((int)g), idx)));
+    *pred = tl - g;
+    const uint32_t q = tf >= 4 ? tf - 4 : 0; /* lanes may sit a little below the first */
+    if (n >= 32 && q <= n - 32) {
+        const __m512i off = _mm512_sub_epi32(idx, _mm512_set1_epi32((int)q));
+        if (!_mm512_mask_cmpgt_epu32_mask(want, off, _mm512_set1_epi32(31)))
+            return _mm512_permutex2var_epi32(_mm512_loadu_si512((const void *)(base + q)), off,
+                                              _mm512_loadu_si512((const void *)(base + q + 16)));
+    }
+#if OP_SIMD_HW_GATHER
+    return _mm512_mask_i32gather_epi32(idx, want, idx, (const void *)base, 4);
+#else
+    return v_gather_raw(base, _mm512_maskz_mov_epi32(want, idx));
+#endif
+}
+#endif
+
+/* Loops over the vectors of a multi-vector step must unroll fully, or arrays of vectors
+ * live in memory (GCC -O2 does not unroll them by itself). */
+#if defined(__GNUC__)
+#define V_UNROLL _Pragma("GCC unroll 16")
+#else
+#define V_UNROLL
+#endif
 
 #endif
