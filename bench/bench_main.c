@@ -7,7 +7,8 @@
  *
  * Case names are "kind/family/variant/field", kind = kernel or stage, e.g.
  * "kernel/distance_field/avx2/demo-1M", "stage/watershed/scalar/demo-4M"; bench/table.py
- * reads them back. Every case first checks that its output equals the scalar twin's
+ * reads them back. "stage/bake/<variant>/<field>" is the whole bake (op_bake_scene) on
+ * the demo world, for scalar, every variant this CPU runs and auto. Every case first checks that its output equals the scalar twin's
  * byte for byte (before any timing), and checks the output of the last timed iteration
  * again after timing; a difference fails the case with the first differing span. */
 #include "shim.h"
@@ -32,6 +33,10 @@
 #ifndef OP_BENCH_HAVE_OPCHF
 #define OP_BENCH_HAVE_OPCHF 0
 #endif
+/* The whole bake (stage/bake/...) needs every stage and a scene to start from. */
+#define OP_BENCH_HAVE_BAKE                                                                 \
+    (OP_BENCH_HAVE_SPANS && OP_BENCH_HAVE_DEMO && OP_BENCH_HAVE_REGIONS &&                \
+     OP_BENCH_HAVE_CONTOURS)
 #include "core/kernels.h"
 
 #if OP_BENCH_HAVE_SPANS
@@ -48,6 +53,9 @@
 #endif
 #if OP_BENCH_HAVE_OPCHF
 #include "onepath/opchf.h"
+#endif
+#if OP_BENCH_HAVE_BAKE
+#include "onepath/bake.h"
 #endif
 #include "util/testutil.h"
 
@@ -86,6 +94,11 @@ typedef struct field {
     /* Scalar outputs of the stages, computed on first use. */
     ref_out stage_ref[ST_COUNT];
     uint32_t *stage_dist; /* distance field input of the watershed stage */
+    /* The scalar whole bake (stage/bake): status and the four digests of supplement §5
+     * (spans, distance, regions, contours), computed on first use. */
+    int bake_done;
+    op_status bake_status;
+    uint64_t bake_digest[4];
 } field;
 
 #define MAX_FIELDS 16
@@ -736,6 +749,164 @@ static void register_stages(field *f)
     }
 }
 
+/* ---- Whole-bake cases ------------------------------------------------------------- */
+
+/* "stage/bake/<variant>/<field>": op_bake_scene, the chain `onepath bake` runs (spans
+ * stage, distance field, watershed regions, contours, with the digests of every stage),
+ * on the demo world of the field, for scalar, every variant this CPU runs and auto.
+ * Items are the field's compact spans. Each iteration is a cold bake like the tool's:
+ * the previous result is freed first and the case's scratch arena starts empty on every
+ * run of the case (it is freed after the check), so a case holds no memory once done.
+ * Every digest must equal the scalar bake's, before and after timing. */
+#if OP_BENCH_HAVE_BAKE
+static const char *const bake_digest_names[4] = {"spans", "distance", "regions", "contours"};
+
+typedef struct bcase {
+    field *f;
+    op_isa isa; /* OP_ISA_AUTO for the auto case */
+    op_ctx ctx;
+    op_bake_result r;
+    op_status status;
+    int checked, ok;
+    struct bcase *next;
+} bcase;
+
+static bcase *g_bcases;
+/* --inject-mismatch=bake: one wrong bit in every field's scalar contours digest, so
+ * every bake case must fail its check before timing (self-test). */
+static int g_inject_bake;
+
+static op_status bake_call(op_ctx *ctx, field *f, op_bake_result *r)
+{
+    op_bake_settings s;
+    op_bake_settings_defaults(&s);
+    s.config = f->cfg; /* the demo world's grid, as `onepath bake --demo` takes it */
+    op_bake_result_free(r);
+    return op_bake_scene(ctx, &f->scene, &s, r);
+}
+
+static void bake_digests(const op_bake_result *r, uint64_t d[4])
+{
+    d[0] = r->digest_spans;
+    d[1] = r->digest_distance;
+    d[2] = r->digest_regions;
+    d[3] = r->digest_contours;
+}
+
+static void bake_reference(field *f)
+{
+    if (f->bake_done)
+        return;
+    op_ctx ctx;
+    if (op_ctx_init(&ctx, OP_ISA_SCALAR) != OP_OK)
+        die("context", &ctx);
+    op_bake_result r;
+    memset(&r, 0, sizeof r);
+    f->bake_status = bake_call(&ctx, f, &r);
+    if (f->bake_status != OP_OK)
+        fprintf(stderr, "onepath_bench: scalar bake on %s: %s\n", f->label, op_ctx_error(&ctx));
+    bake_digests(&r, f->bake_digest);
+    if (g_inject_bake)
+        f->bake_digest[3] ^= 1;
+    op_bake_result_free(&r);
+    op_ctx_free(&ctx);
+    f->bake_done = 1;
+}
+
+static int bake_compare(bcase *c, op_bench_state *st, const char *when)
+{
+    const char *vn = op_isa_name(c->isa);
+    bake_reference(c->f);
+    if (c->f->bake_status != OP_OK) {
+        op_bench_error(st, "scalar bake on %s failed: %s", c->f->label,
+                       op_status_name(c->f->bake_status));
+        return 1;
+    }
+    if (c->status != OP_OK) {
+        op_bench_error(st, "bake %s on %s (%s): %s", vn, c->f->label, when,
+                       op_ctx_error(&c->ctx));
+        return 1;
+    }
+    uint64_t d[4];
+    bake_digests(&c->r, d);
+    for (int i = 0; i < 4; i++)
+        if (d[i] != c->f->bake_digest[i]) {
+            op_bench_error(st, "bake %s on %s differs from scalar (%s): %s digest %016llx vs %016llx",
+                           vn, c->f->label, when, bake_digest_names[i], (unsigned long long)d[i],
+                           (unsigned long long)c->f->bake_digest[i]);
+            return 1;
+        }
+    return 0;
+}
+
+static int bake_before(void *user, op_bench_state *st)
+{
+    bcase *c = user;
+    if (!c->checked) {
+        c->status = bake_call(&c->ctx, c->f, &c->r);
+        c->ok = bake_compare(c, st, "before timing") == 0;
+        c->checked = 1;
+        op_bake_result_free(&c->r);
+        op_arena_free(&c->ctx.arena);
+        if (!c->ok)
+            return 1;
+    }
+    if (!c->ok) {
+        op_bench_error(st, "bake %s on %s: failed the comparison with scalar",
+                       op_isa_name(c->isa), c->f->label);
+        return 1;
+    }
+    c->status = OP_INTERNAL; /* the check after timing sees only a timed bake */
+    return 0;
+}
+
+static uint64_t bake_iter(void *user)
+{
+    bcase *c = user;
+    c->status = bake_call(&c->ctx, c->f, &c->r);
+    op_bench_escape(c->r.region);
+    op_bench_escape(c->r.contours.vert_storage);
+    return c->r.digest_contours ^ c->r.digest_regions ^ c->r.chf.span_count;
+}
+
+static int bake_after(void *user, op_bench_state *st)
+{
+    bcase *c = user;
+    const int rc = bake_compare(c, st, "after timing");
+    op_bake_result_free(&c->r);
+    op_arena_free(&c->ctx.arena);
+    return rc;
+}
+
+static void register_bake(field *f)
+{
+    if (!f->has_scene)
+        return;
+    /* scalar, every other variant this CPU runs (enum order), then auto */
+    for (int v = 0; v <= OP_ISA_COUNT; v++) {
+        const op_isa which = v == OP_ISA_COUNT ? OP_ISA_AUTO : (op_isa)v;
+        if (v < OP_ISA_COUNT && !op_isa_available(which))
+            continue;
+        bcase *c = calloc(1, sizeof *c);
+        if (!c)
+            die("out of memory", NULL);
+        c->next = g_bcases;
+        g_bcases = c;
+        c->f = f;
+        c->isa = which;
+        if (op_ctx_init(&c->ctx, which) != OP_OK)
+            die("context", &c->ctx);
+        char name[160];
+        snprintf(name, sizeof name, "stage/bake/%s/%s", op_isa_name(which), f->label);
+        op_bench_case bc = {name, c, f->chf.span_count, bake_before, bake_iter, bake_after};
+        if (op_bench_register(&bc))
+            die("register", NULL);
+    }
+}
+#else
+static void register_bake(field *f) { (void)f; }
+#endif
+
 /* ---- main ------------------------------------------------------------------------- */
 
 static void free_all(void)
@@ -758,6 +929,15 @@ static void free_all(void)
         free(c->out);
         free(c);
     }
+#if OP_BENCH_HAVE_BAKE
+    while (g_bcases) {
+        bcase *c = g_bcases;
+        g_bcases = c->next;
+        op_bake_result_free(&c->r);
+        op_ctx_free(&c->ctx);
+        free(c);
+    }
+#endif
     for (int i = 0; i < g_field_count; i++) {
         field *f = g_fields[i];
         op_chf_free(&f->chf);
@@ -787,6 +967,9 @@ static void usage(void)
             "  --chf FILE    also run every kernel and stage on an OPCHF1 file\n"
             "  --inject-mismatch[=after]  corrupt the mutual_links reference at start\n"
             "                (or after the first check): a self-test that must fail\n"
+            "  --inject-mismatch=bake  corrupt the scalar bake's contours digest: every\n"
+            "                stage/bake case must fail (scalar too: it is compared with\n"
+            "                the corrupted reference)\n"
             "Case names: kernel|stage / family / variant / field; items_per_second is\n"
             "spans per second. Every case is compared with its scalar twin first.\n");
 }
@@ -810,6 +993,10 @@ int main(int argc, char **argv)
             inject = 1;
         else if (!strcmp(argv[i], "--inject-mismatch=after"))
             g_inject_after = 1;
+#if OP_BENCH_HAVE_BAKE
+        else if (!strcmp(argv[i], "--inject-mismatch=bake"))
+            g_inject_bake = 1;
+#endif
         else if (!strcmp(argv[i], "--chf") && i + 1 < argc && nfiles < MAX_FIELDS - 2)
             files[nfiles++] = argv[++i];
         else if (!strncmp(argv[i], "--chf=", 6) && nfiles < MAX_FIELDS - 2)
@@ -847,8 +1034,10 @@ int main(int argc, char **argv)
     for (int i = 0; i < g_field_count; i++) {
         if (kernels)
             register_kernels(g_fields[i]);
-        if (stages)
+        if (stages) {
             register_stages(g_fields[i]);
+            register_bake(g_fields[i]);
+        }
     }
     int rc = op_bench_run(nrest, rest, quick ? 0.05 : 0.0);
     free(rest);

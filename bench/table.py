@@ -5,6 +5,10 @@ twin, from a single run of onepath_bench (issue 5). Builds nothing.
 usage: bench/table.py [BENCH] [--quick] [--filter REGEX] [--chf FILE]... [--json OUT]
                       [-- more onepath_bench / Google Benchmark flags]
 
+With -- --benchmark_repetitions=N each case shows the median of its N runs (and the
+best); ratios to scalar are of medians. The whole bake (stage/bake/...) also gets a
+summary line per field: the fastest variant and auto against scalar.
+
 BENCH defaults to build/bench/onepath_bench. The benchmark runs once with
 --benchmark_format=json; its progress and errors go to stderr. Exit status 1 when the
 benchmark failed or any case reported an error (e.g. a variant differing from scalar).
@@ -53,7 +57,9 @@ def main():
         print(f"table.py: {a.bench} gave no JSON (exit status {p.returncode})", file=sys.stderr)
         return 2
 
-    rows, errors = [], []
+    # One row per case; with --benchmark_repetitions=N (noisy machines) the N runs of a
+    # case are folded into their median (and best), so ratios compare medians.
+    rates, spans_of, order, errors = {}, {}, [], []
     for b in data.get("benchmarks", []):
         if b.get("run_type", "iteration") != "iteration":
             continue
@@ -61,32 +67,66 @@ def main():
         parts = b["name"].split("/")
         if len(parts) < 4:
             continue
-        kind, family, variant, field = parts[:4]
+        key = tuple(parts[:4])
+        if key not in rates:
+            rates[key] = []
+            order.append(key)
+        spans_of[key] = b.get("spans")
         if b.get("error_occurred"):
             errors.append((b["name"], b.get("error_message", "")))
-            rows.append((kind, family, variant, field, None, b.get("spans")))
+            rates[key].append(None)
             continue
-        rows.append((kind, family, variant, field, b.get("items_per_second", 0.0),
-                     b.get("spans")))
+        rates[key].append(b.get("items_per_second", 0.0))
 
-    scalar = {(k, fa, fi): r for k, fa, v, fi, r, _ in rows if v == "scalar" and r}
+    def median(v):
+        v = sorted(v)
+        k = len(v)
+        return v[k // 2] if k % 2 else 0.5 * (v[k // 2 - 1] + v[k // 2])
+
+    rows = []
+    for key in order:
+        r = rates[key]
+        ok = [x for x in r if x is not None]
+        rate = None if len(ok) < len(r) or not ok else median(ok)
+        rows.append(key + (rate, max(ok) if ok and rate is not None else None, len(r),
+                           spans_of[key]))
+    reps = any(n > 1 for *_, n, _ in rows)
+
+    scalar = {(k, fa, fi): r for k, fa, v, fi, r, _, _, _ in rows if v == "scalar" and r}
     ctx = data.get("context", {})
     print(f"onepath_bench on {ctx.get('host_name', '?')}, {ctx.get('num_cpus', '?')} CPUs, "
           f"{ctx.get('mhz_per_cpu', '?')} MHz; library build {ctx.get('library_build_type', '?')}")
     head = ("kernel/stage", "variant", "field", "spans", "M spans/s", "vs scalar")
+    if reps:
+        head = head[:4] + ("M spans/s (median)", "best", "vs scalar (median)")
     table = []
-    for kind, family, variant, field, rate, spans in rows:
+    for kind, family, variant, field, rate, best, n, spans in rows:
         base = scalar.get((kind, family, field))
-        table.append((f"{kind}/{family}", variant, field,
-                      f"{int(spans):,}" if spans else "?",
-                      "FAILED" if rate is None else f"{rate / 1e6:.1f}",
-                      "" if rate is None or not base else f"{rate / base:.2f}x"))
+        cells = [f"{kind}/{family}", variant, field, f"{int(spans):,}" if spans else "?",
+                 "FAILED" if rate is None else f"{rate / 1e6:.1f}"]
+        if reps:
+            cells.append("" if best is None else f"{best / 1e6:.1f}")
+        cells.append("" if rate is None or not base else f"{rate / base:.2f}x")
+        table.append(tuple(cells))
     width = [max(len(str(r[i])) for r in table + [head]) for i in range(len(head))]
     fmt = "  ".join("{:<%d}" % w if i < 3 else "{:>%d}" % w for i, w in enumerate(width))
     print(fmt.format(*head))
     print(fmt.format(*("-" * w for w in width)))
     for r in table:
         print(fmt.format(*r))
+    # The whole bake (stage/bake): the fastest variant per field against scalar.
+    for field in dict.fromkeys(fi for k, fa, v, fi, *_ in rows if k == "stage" and fa == "bake"):
+        base = scalar.get(("stage", "bake", field))
+        cand = [(r, v) for k, fa, v, fi, r, *_ in rows
+                if k == "stage" and fa == "bake" and fi == field and r and v != "scalar"]
+        if base and cand:
+            r, v = max(cand)
+            auto = next((x for k, fa, vv, fi, x, *_ in rows if k == "stage" and fa == "bake"
+                         and fi == field and vv == "auto" and x), None)
+            line = f"whole bake on {field}: fastest {v} {r / base:.2f}x scalar"
+            if auto:
+                line += f", auto {auto / base:.2f}x"
+            print(line)
     for name, msg in errors:
         print(f"FAILED {name}: {msg}", file=sys.stderr)
     if p.returncode != 0 or errors:

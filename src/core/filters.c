@@ -30,25 +30,32 @@ void op_filter_low_hanging_obstacles(op_heightfield *hf, int walkable_climb)
     }
 }
 
-/* supplement §1.4.2: reads only geometry (floors and ceilings), never an area of a
- * neighbour, so the order of visits does not matter. */
-static int is_ledge(const op_heightfield *hf, uint32_t x, uint32_t z, uint32_t s, int32_t wh,
-                    int32_t climb)
+/* supplement §1.4.2 for span s: reads only geometry (floors and ceilings), never an area
+ * of a neighbour, so the order of visits does not matter. first[] holds the lowest span
+ * of each neighbour column (OP_HF_NONE when empty); off: some neighbour column is off
+ * the grid, which makes every span of the column a ledge. */
+static inline int is_ledge_cols(const op_heightfield *hf, uint32_t s, const uint32_t first[4],
+                                int off, int32_t wh, int32_t climb)
 {
-    const int32_t f = hf->smax[s], c = ceiling_of(hf, s);
+    if (off)
+        return 1; /* a neighbour off the grid */
+    const uint16_t *smin = hf->smin, *smax = hf->smax;
+    const uint32_t *next = hf->next;
+    const int32_t f = smax[s];
+    const uint32_t sn = next[s];
+    const int32_t c = sn != OP_HF_NONE ? (int32_t)smin[sn] : (int32_t)OP_HF_MAX_HEIGHT;
     int32_t acc_min = f, acc_max = f;
     for (int d = 0; d < 4; d++) {
-        const int64_t nx = (int64_t)x + op_dir_dx(d), nz = (int64_t)z + op_dir_dz(d);
-        if (nx < 0 || nz < 0 || nx >= (int64_t)hf->width || nz >= (int64_t)hf->depth)
-            return 1; /* off the grid */
-        const uint32_t first = hf->head[(size_t)nx + (size_t)nz * hf->width];
         /* Drop into empty space below the neighbour's lowest span. */
-        const int32_t low = first != OP_HF_NONE ? (int32_t)hf->smin[first]
-                                                : (int32_t)OP_HF_MAX_HEIGHT;
+        const uint32_t t0 = first[d];
+        const int32_t low = t0 != OP_HF_NONE ? (int32_t)smin[t0] : (int32_t)OP_HF_MAX_HEIGHT;
         if ((c < low ? c : low) - f >= wh)
             return 1;
-        for (uint32_t t = first; t != OP_HF_NONE; t = hf->next[t]) {
-            const int32_t nf = hf->smax[t], nc = ceiling_of(hf, t);
+        for (uint32_t t = t0; t != OP_HF_NONE;) {
+            const int32_t nf = smax[t];
+            const uint32_t tn = next[t];
+            const int32_t nc = tn != OP_HF_NONE ? (int32_t)smin[tn] : (int32_t)OP_HF_MAX_HEIGHT;
+            t = tn;
             const int32_t gap = (c < nc ? c : nc) - (f > nf ? f : nf);
             if (gap < wh)
                 continue; /* not an overlapping (passable) neighbour span */
@@ -67,13 +74,29 @@ static int is_ledge(const op_heightfield *hf, uint32_t x, uint32_t z, uint32_t s
 
 void op_filter_ledge_spans(op_heightfield *hf, int walkable_height, int walkable_climb)
 {
-    /* Decisions depend only on geometry, so marking in place is order-independent. */
-    for (uint32_t z = 0; z < hf->depth; z++)
-        for (uint32_t x = 0; x < hf->width; x++)
-            for (uint32_t s = op_heightfield_first(hf, x, z); s != OP_HF_NONE; s = hf->next[s])
+    /* Decisions depend only on geometry, so marking in place is order-independent.
+     * The neighbour columns are looked up once per column, not once per span. */
+    const uint32_t w = hf->width, dpt = hf->depth;
+    for (uint32_t z = 0; z < dpt; z++)
+        for (uint32_t x = 0; x < w; x++) {
+            const size_t c = (size_t)x + (size_t)z * w;
+            uint32_t s = hf->head[c];
+            if (s == OP_HF_NONE)
+                continue;
+            /* directions 0 = -x, 1 = +z, 2 = +x, 3 = -z (op_dir_dx/op_dir_dz) */
+            const int off = x == 0 || z + 1 >= dpt || x + 1 >= w || z == 0;
+            uint32_t first[4] = {OP_HF_NONE, OP_HF_NONE, OP_HF_NONE, OP_HF_NONE};
+            if (!off) {
+                first[0] = hf->head[c - 1];
+                first[1] = hf->head[c + w];
+                first[2] = hf->head[c + 1];
+                first[3] = hf->head[c - w];
+            }
+            for (; s != OP_HF_NONE; s = hf->next[s])
                 if (hf->area[s] != OP_NULL_AREA &&
-                    is_ledge(hf, x, z, s, walkable_height, walkable_climb))
+                    is_ledge_cols(hf, s, first, off, walkable_height, walkable_climb))
                     hf->area[s] = OP_NULL_AREA;
+        }
 }
 
 /* supplement §1.4.3 */

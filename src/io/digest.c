@@ -75,6 +75,46 @@ void op_digest_u64(op_digest_stream *s, uint64_t v)
 
 void op_digest_i32(op_digest_stream *s, int32_t v) { op_digest_u32(s, (uint32_t)v); }
 
+/* Record writers for the bulk serializations below: room for a whole record is made
+ * once, then its bytes are stored little-endian straight into the staging buffer (the
+ * per-value calls above cost more than the hashing itself on multi-million-span
+ * fields). The bytes are exactly those of the op_digest_u* calls. */
+static inline unsigned char *reserve(op_digest_stream *s, size_t k)
+{
+    if (sizeof s->buf - s->used < k)
+        flush(s);
+    unsigned char *p = s->buf + s->used;
+    s->used += k;
+    return p;
+}
+
+static inline void le16(unsigned char *p, uint16_t v)
+{
+    p[0] = (unsigned char)v;
+    p[1] = (unsigned char)(v >> 8);
+}
+
+static inline void le32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)v;
+    p[1] = (unsigned char)(v >> 8);
+    p[2] = (unsigned char)(v >> 16);
+    p[3] = (unsigned char)(v >> 24);
+}
+
+/* n u32 values, in records of up to 64. */
+static void put_u32s(op_digest_stream *s, const uint32_t *v, size_t n)
+{
+    while (n) {
+        const size_t k = n < 64 ? n : 64;
+        unsigned char *p = reserve(s, 4 * k);
+        for (size_t i = 0; i < k; i++)
+            le32(p + 4 * i, v[i]);
+        v += k;
+        n -= k;
+    }
+}
+
 uint64_t op_digest_end(op_digest_stream *s)
 {
     flush(s);
@@ -100,17 +140,19 @@ uint64_t op_digest_chf(const op_chf *chf)
     op_digest_u32(&s, chf->span_count);
     const size_t cells = (size_t)chf->width * chf->depth;
     for (size_t c = 0; c < cells; c++) {
-        op_digest_u32(&s, chf->cell_first[c]);
-        op_digest_u32(&s, chf->cell_count[c]);
+        unsigned char *p = reserve(&s, 8);
+        le32(p, chf->cell_first[c]);
+        le32(p + 4, chf->cell_count[c]);
     }
     for (uint32_t i = 0; i < chf->span_count; i++) {
         const uint8_t m = chf->mutual[i] & 0xf;
-        op_digest_u16(&s, chf->y[i]);
-        op_digest_u16(&s, chf->h[i]);
-        op_digest_u8(&s, chf->area[i]);
-        op_digest_u8(&s, m);
+        unsigned char *p = reserve(&s, 22);
+        le16(p, chf->y[i]);
+        le16(p + 2, chf->h[i]);
+        p[4] = chf->area[i];
+        p[5] = m;
         for (int d = 0; d < 4; d++)
-            op_digest_u32(&s, (m >> d & 1) ? chf->link[d][i] : OP_NO_LINK);
+            le32(p + 6 + 4 * d, (m >> d & 1) ? chf->link[d][i] : OP_NO_LINK);
     }
     return op_digest_end(&s);
 }
@@ -122,8 +164,7 @@ uint64_t op_digest_distance(const uint32_t *dist, uint32_t n)
     op_digest_begin(&s);
     op_digest_put(&s, magic, 8);
     op_digest_u32(&s, n);
-    for (uint32_t i = 0; i < n; i++)
-        op_digest_u32(&s, dist[i]);
+    put_u32s(&s, dist, n);
     return op_digest_end(&s);
 }
 
@@ -135,8 +176,7 @@ uint64_t op_digest_regions(const uint32_t *region, uint32_t n, uint32_t region_c
     op_digest_put(&s, magic, 8);
     op_digest_u32(&s, n);
     op_digest_u32(&s, region_count);
-    for (uint32_t i = 0; i < n; i++)
-        op_digest_u32(&s, region[i]);
+    put_u32s(&s, region, n);
     return op_digest_end(&s);
 }
 
