@@ -29,9 +29,10 @@ cmake -S . -B "$bdir" -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/toolchain-aarch64.cmake
       -DCMAKE_BUILD_TYPE=Release -DOP_WERROR=ON -DOP_PNG=OFF -DOP_OPENMP=ON \
       -DOP_BENCH=OFF -DOP_TOOLS=OFF -DOP_TESTS=ON >/dev/null
 
-# The kernel identity test and the digest tests; every test when none of them exists.
+# The kernel identity tests (checkasm and the per-family tests) and the digest tests;
+# every test when none of them exists.
 targets=()
-for f in tests/test_kernels_checkasm.c tests/test_golden*.c; do
+for f in tests/test_kernels_*.c tests/test_golden*.c; do
   [ -f "$f" ] && targets+=("$(basename "$f" .c)")
 done
 if [ -n "${OP_CROSS_TESTS:-}" ]; then

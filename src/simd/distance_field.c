@@ -237,10 +237,17 @@ static inline void mark_readers(dirty_set *ds, const uint32_t *dist, uint32_t s,
                                 vu32 src, uint32_t c)
 {
     const uint32_t r = s + (uint32_t)off;
-    if (v_nz(v_less(v_sat_add(src, c), v_load(dist + r)))) {
+    const uint32_t drop = v_nz(v_less(v_sat_add(src, c), v_load(dist + r)));
+    if (!drop)
+        return;
+    /* The range straddles two blocks unless aligned: mark each only for its own lanes
+     * (marking both would send the block just relaxed into the next sweep whenever the
+     * chain goes on into its neighbour). */
+    const uint32_t first = VW - r % VW; /* lanes in block r / VW */
+    if (drop & (uint32_t)((1ull << first) - 1))
         mark(ds, r / VW);
-        mark(ds, (r + VW - 1) / VW);
-    }
+    if (first < VW && drop >> first)
+        mark(ds, r / VW + 1);
 }
 
 /* Relaxes the regular lanes of block b from plain loads (the other lanes keep their
