@@ -232,6 +232,14 @@ static void check_distance(const op_chf *chf, const uint8_t *area, op_arena *are
         assert_int_equal(op_kernels_for(variants[v])->distance_field(chf, area, got + GUARD,
                                                                      arena), 0);
         compare("distance_field", variants[v], seed, ref, got, n, 4, 0, n);
+        /* Again into zeros: a kernel that reads an output entry before writing it (the
+         * SIMD one seeds just ahead of its reads) would take them for boundaries. */
+        memset(got + GUARD, 0, (size_t)n * 4);
+        assert_int_equal(op_kernels_for(variants[v])->distance_field(chf, area, got + GUARD,
+                                                                     arena), 0);
+        if (memcmp(ref + GUARD, got + GUARD, (size_t)n * 4))
+            report("distance_field", variants[v], seed, "payload, output pre-filled with 0",
+                   (const uint8_t *)(ref + GUARD), (const uint8_t *)(got + GUARD), n, 4, 0);
         free(got);
     }
     free(ref);

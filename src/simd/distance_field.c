@@ -61,6 +61,31 @@ static void seed_block(const op_chf *chf, const uint8_t *area, uint32_t *dist, u
     v_store(dist + s, v_andnot(boundary, v_set1(INF)));
 }
 
+/* Seeding runs ahead of the classification and the first sweep, just far enough for
+ * every dist[] they read (so the links are read while they are still in cache). */
+typedef struct seeder {
+    const op_chf *chf;
+    const uint8_t *area;
+    uint32_t *dist;
+    uint32_t n, full, seeded; /* spans [0, seeded) are seeded */
+} seeder;
+
+static void seed_to(seeder *sd, uint64_t limit)
+{
+    if (limit > sd->n)
+        limit = sd->n;
+    while (sd->seeded < limit) {
+        if (sd->seeded < sd->full) {
+            seed_block(sd->chf, sd->area, sd->dist, sd->seeded, sd->n);
+            sd->seeded += VW;
+        } else {
+            for (uint32_t s = sd->full; s < sd->n; s++)
+                sd->dist[s] = is_boundary(sd->chf, sd->area, s) ? 0 : INF;
+            sd->seeded = sd->n;
+        }
+    }
+}
+
 /* Per block: where the neighbours of its regular lanes sit, as offsets from the lane's
  * own index (orth[d] for direction d; diag[] for the diagonal targets, both ways round,
  * which on regular ground reach the same span), and the lane masks. A single-floor row
@@ -132,9 +157,11 @@ static int learn_diagonals(const op_chf *chf, const uint32_t *dist, uint32_t s, 
     return 1;
 }
 
-static void classify_block(const op_chf *chf, const uint32_t *dist, uint32_t s, uint32_t n,
+static void classify_block(const op_chf *chf, seeder *sd, uint32_t s, uint32_t n,
                            block_info *bi)
 {
+    const uint32_t *dist = sd->dist;
+    seed_to(sd, (uint64_t)s + VW);
     const uint32_t nonb = v_nz(v_load(dist + s));
     bi->reg = 0;
     bi->irr = nonb;
@@ -142,11 +169,14 @@ static void classify_block(const op_chf *chf, const uint32_t *dist, uint32_t s, 
         return;
     /* The orthogonal offsets come from the first non-boundary lane. */
     const uint32_t s0 = s + (uint32_t)__builtin_ctz(nonb);
+    int64_t reach = s;
     for (int d = 0; d < 4; d++) {
         bi->orth[d] = (int32_t)(chf->link[d][s0] - s0);
         if (!inside(s, bi->orth[d], n))
             return;
+        reach = reach > (int64_t)s + bi->orth[d] ? reach : (int64_t)s + bi->orth[d];
     }
+    seed_to(sd, (uint64_t)reach + VW); /* the intermediate spans' boundary flags */
     /* First guess, right on regular ground: a diagonal is the sum of its two
      * orthogonal steps. */
     int guess = 1;
@@ -237,6 +267,9 @@ static inline void mark_readers(dirty_set *ds, const uint32_t *dist, uint32_t s,
                                 vu32 src, uint32_t c)
 {
     const uint32_t r = s + (uint32_t)off;
+    /* Blocks already marked need no test (in sweep 2, every block not yet reached). */
+    if (ds->flag[r / VW] && ds->flag[(r + VW - 1) / VW])
+        return;
     const uint32_t drop = v_nz(v_less(v_sat_add(src, c), v_load(dist + r)));
     if (!drop)
         return;
@@ -310,6 +343,38 @@ static void gather_candidates(const op_chf *chf, uint32_t s, uint32_t *c)
     }
 }
 
+/* Candidate rows, in chunks allocated as the classification finds irregular lanes
+ * (their number is not known before). The rows of one block are contiguous; a row is
+ * named by chunk * CHUNK_ROWS + row. */
+#define CHUNK_ROWS 4096u
+
+typedef struct cand_store {
+    uint32_t **chunk;
+    uint32_t nchunks, cap, rows; /* rows: used in the last chunk */
+} cand_store;
+
+/* k <= VW contiguous rows; UINT32_MAX when the arena is exhausted. */
+static uint32_t cand_alloc(cand_store *cs, op_arena *a, uint32_t k)
+{
+    if (cs->nchunks == 0 || cs->rows + k > CHUNK_ROWS) {
+        if (cs->nchunks == cs->cap)
+            return UINT32_MAX;
+        uint32_t *c = op_arena_alloc(a, (size_t)CHUNK_ROWS * CANDS * sizeof(uint32_t));
+        if (!c)
+            return UINT32_MAX;
+        cs->chunk[cs->nchunks++] = c;
+        cs->rows = 0;
+    }
+    const uint32_t r = (cs->nchunks - 1) * CHUNK_ROWS + cs->rows;
+    cs->rows += k;
+    return r;
+}
+
+static inline uint32_t *cand_row(const cand_store *cs, uint32_t r)
+{
+    return cs->chunk[r / CHUNK_ROWS] + (size_t)(r % CHUNK_ROWS) * CANDS;
+}
+
 /* Relaxes span s from its candidate row c; when it drops, marks the blocks of the spans
  * that read it, which are its candidates again (the relation is symmetric). */
 static void relax_irregular(uint32_t *dist, dirty_set *ds, uint32_t s, const uint32_t *c)
@@ -332,7 +397,7 @@ static void relax_irregular(uint32_t *dist, dirty_set *ds, uint32_t s, const uin
             mark(ds, c[k] / VW);
 }
 
-static void relax_block(uint32_t *dist, dirty_set *ds, const block_info *bi, const uint32_t *cand,
+static void relax_block(uint32_t *dist, dirty_set *ds, const block_info *bi, const cand_store *cs,
                         uint32_t b, const scan_perms *p, int forward)
 {
     const uint32_t s = b * VW;
@@ -341,7 +406,7 @@ static void relax_block(uint32_t *dist, dirty_set *ds, const block_info *bi, con
     uint32_t lanes = bi->irr;
     if (!lanes)
         return;
-    const uint32_t *c = cand + (size_t)bi->ibase * CANDS;
+    const uint32_t *c = cand_row(cs, bi->ibase);
     if (forward) {
         for (uint32_t r = 0; lanes; r++) {
             const int i = __builtin_ctz(lanes);
@@ -378,45 +443,61 @@ int OP_FN(op_distance_field)(const op_chf *chf, const uint8_t *area, uint32_t *d
         op_arena_release(scratch, am);
         return 1;
     }
-    for (uint32_t s = 0; s < full; s += VW)
-        seed_block(chf, area, dist, s, n);
-    for (uint32_t s = full; s < n; s++)
-        dist[s] = is_boundary(chf, area, s) ? 0 : INF;
-    dirty_set ds = {flags, 0};
-    memset(flags, 0, (size_t)nb + 9);
-    uint64_t irregular = 0;
-    for (uint32_t b = 0; b < nb; b++) {
-        classify_block(chf, dist, b * VW, n, &info[b]);
-        info[b].ibase = (uint32_t)irregular;
-        irregular += (uint32_t)__builtin_popcount(info[b].irr);
-        if (info[b].reg | info[b].irr)
-            mark(&ds, b);
-    }
-    /* The tail [full, n) is block nb, all irregular. */
-    uint32_t tail = 0;
-    for (uint32_t s = full; s < n; s++)
-        tail |= (dist[s] != 0) << (s - full);
-    info[nb] = (block_info){.reg = 0, .irr = tail, .ibase = (uint32_t)irregular};
-    irregular += (uint32_t)__builtin_popcount(tail);
-    mark(&ds, nb);
-    uint32_t *cand = op_arena_alloc(scratch, ((size_t)irregular + 1) * CANDS * sizeof(uint32_t));
-    if (!cand) {
+    cand_store cs = {NULL, 0, n / (CHUNK_ROWS - VW) + 2, 0};
+    cs.chunk = op_arena_alloc(scratch, (size_t)cs.cap * sizeof(uint32_t *));
+    if (!cs.chunk) {
         op_arena_release(scratch, am);
         return 1;
     }
-    for (uint32_t b = 0; b <= nb; b++) {
-        uint32_t *c = cand + (size_t)info[b].ibase * CANDS;
-        for (uint32_t lanes = info[b].irr; lanes; lanes &= lanes - 1, c += CANDS)
-            gather_candidates(chf, b * VW + (uint32_t)__builtin_ctz(lanes), c);
-    }
+    dirty_set ds = {flags, 0};
+    memset(flags, 0, (size_t)nb + 9);
+    seeder sd = {chf, area, dist, n, full, 0};
     scan_perms p;
     scan_perms_init(&p);
-    /* Sweep 1 (forward) relaxes every block and marks nothing: nearly every block
-     * drops from "unreached", so sweep 2 relaxes them all again and marks from then on.
-     * Late sweeps touch few blocks: the flags are skipped eight at a time. */
-    for (uint32_t b = 0; b <= nb; b++)
-        if (ds.flag[b])
-            relax_block(dist, NULL, &info[b], cand, b, &p, 1);
+    /* One forward pass seeds (just ahead), classifies, gathers the candidate rows and
+     * relaxes every block (sweep 1, which marks nothing: nearly every block drops from
+     * "unreached", so sweep 2 relaxes them all again and marks from then on). Every
+     * dist[] a block reads is seeded first. The tail [full, n) is block nb. */
+    for (uint32_t b = 0; b <= nb; b++) {
+        block_info *bi = &info[b];
+        const uint32_t s = b * VW;
+        if (b < nb) {
+            classify_block(chf, &sd, s, n, bi);
+        } else {
+            seed_to(&sd, n);
+            uint32_t tail = 0;
+            for (uint32_t t = full; t < n; t++)
+                tail |= (uint32_t)(dist[t] != 0) << (t - full);
+            *bi = (block_info){.reg = 0, .irr = tail};
+        }
+        if (!(bi->reg | bi->irr))
+            continue;
+        mark(&ds, b);
+        if (bi->reg) {
+            int64_t reach = s;
+            for (int d = 0; d < 4; d++) {
+                reach = reach > (int64_t)s + bi->orth[d] ? reach : (int64_t)s + bi->orth[d];
+                reach = reach > (int64_t)s + bi->diag[d] ? reach : (int64_t)s + bi->diag[d];
+            }
+            seed_to(&sd, (uint64_t)reach + VW);
+        }
+        if (bi->irr) {
+            bi->ibase = cand_alloc(&cs, scratch, (uint32_t)__builtin_popcount(bi->irr));
+            if (bi->ibase == UINT32_MAX) {
+                op_arena_release(scratch, am);
+                return 1;
+            }
+            uint32_t *c = cand_row(&cs, bi->ibase), reach = 0;
+            for (uint32_t lanes = bi->irr; lanes; lanes &= lanes - 1, c += CANDS) {
+                gather_candidates(chf, s + (uint32_t)__builtin_ctz(lanes), c);
+                for (int k = 0; k < CANDS; k++)
+                    reach = c[k] > reach ? c[k] : reach;
+            }
+            seed_to(&sd, (uint64_t)reach + 1);
+        }
+        relax_block(dist, NULL, bi, &cs, b, &p, 1);
+    }
+    /* Late sweeps touch few blocks: the flags are skipped eight at a time. */
     const uint32_t words = (nb + 8) / 8;
     for (int forward = 0; ds.pending; forward = !forward) {
         for (uint32_t w = 0; w < words; w++) {
@@ -431,7 +512,7 @@ int OP_FN(op_distance_field)(const op_chf *chf, const uint8_t *area, uint32_t *d
                     continue;
                 ds.flag[b] = 0;
                 ds.pending--;
-                relax_block(dist, &ds, &info[b], cand, b, &p, forward);
+                relax_block(dist, &ds, &info[b], &cs, b, &p, forward);
             }
         }
     }
