@@ -423,8 +423,8 @@ static void relax_block(uint32_t *dist, dirty_set *ds, const block_info *bi, con
     }
 }
 
-int OP_FN(op_distance_field)(const op_chf *chf, const uint8_t *area, uint32_t *dist,
-                             op_arena *scratch)
+static int distance_field_body(const op_chf *chf, const uint8_t *area, uint32_t *dist,
+    op_arena *scratch)
 {
     const uint32_t n = chf->span_count;
     if (n == 0)
@@ -518,4 +518,12 @@ int OP_FN(op_distance_field)(const op_chf *chf, const uint8_t *area, uint32_t *d
     }
     op_arena_release(scratch, am);
     return 0;
+}
+
+int OP_FN(op_distance_field)(const op_chf *chf, const uint8_t *area, uint32_t *dist,
+                             op_arena *scratch)
+{
+    const int r = distance_field_body(chf, area, dist, scratch);
+    op_simd_leave();
+    return r;
 }

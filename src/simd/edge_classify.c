@@ -73,8 +73,8 @@ static void ec_step_slow(const op_chf *chf, const uint32_t *region, uint32_t bor
 }
 #endif
 
-void OP_FN(op_edge_classify)(const op_chf *chf, const uint32_t *region, uint32_t border_region,
-                             uint8_t *mask, uint32_t begin, uint32_t end)
+static void edge_classify_body(const op_chf *chf, const uint32_t *region, uint32_t border_region,
+    uint8_t *mask, uint32_t begin, uint32_t end)
 {
     const uint32_t n = chf->span_count;
     uint32_t s = begin;
@@ -213,4 +213,11 @@ void OP_FN(op_edge_classify)(const op_chf *chf, const uint32_t *region, uint32_t
     /* Tail (fewer than VW spans), tiny and oversized fields: the scalar twin. */
     if (s < end)
         op_edge_classify_scalar(chf, region, border_region, mask, s, end);
+}
+
+void OP_FN(op_edge_classify)(const op_chf *chf, const uint32_t *region, uint32_t border_region,
+                             uint8_t *mask, uint32_t begin, uint32_t end)
+{
+    edge_classify_body(chf, region, border_region, mask, begin, end);
+    op_simd_leave();
 }

@@ -382,8 +382,8 @@ OP_VINLINE void number_group(const uint8_t *area, uint32_t *labels, uint32_t s, 
         v_store(labels + s + j * VW, L[j]);
 }
 
-int OP_FN(op_label_components)(const op_chf *chf, const uint8_t *area, const uint32_t *layer,
-                               uint32_t *labels, uint32_t *count, op_arena *scratch)
+static int label_components_body(const op_chf *chf, const uint8_t *area, const uint32_t *layer,
+      uint32_t *labels, uint32_t *count, op_arena *scratch)
 {
     const uint32_t n = chf->span_count;
     *count = 0;
@@ -409,4 +409,12 @@ int OP_FN(op_label_components)(const op_chf *chf, const uint8_t *area, const uin
     }
     *count = next;
     return 0;
+}
+
+int OP_FN(op_label_components)(const op_chf *chf, const uint8_t *area, const uint32_t *layer,
+                               uint32_t *labels, uint32_t *count, op_arena *scratch)
+{
+    const int r = label_components_body(chf, area, layer, labels, count, scratch);
+    op_simd_leave();
+    return r;
 }

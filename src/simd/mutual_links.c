@@ -22,7 +22,7 @@ void OP_FN(op_mutual_links)(const op_chf *chf, uint8_t *mutual, uint32_t begin, 
 #define ML_MASKS 0
 #endif
 
-void OP_FN(op_mutual_links)(const op_chf *chf, uint8_t *mutual, uint32_t begin, uint32_t end)
+static void mutual_links_body(const op_chf *chf, uint8_t *mutual, uint32_t begin, uint32_t end)
 {
     const uint32_t n = chf->span_count;
     uint32_t s = begin;
@@ -127,4 +127,10 @@ void OP_FN(op_mutual_links)(const op_chf *chf, uint8_t *mutual, uint32_t begin, 
     /* Tail (fewer than VW spans), tiny and oversized fields: the scalar twin. */
     if (s < end)
         op_mutual_links_scalar(chf, mutual, s, end);
+}
+
+void OP_FN(op_mutual_links)(const op_chf *chf, uint8_t *mutual, uint32_t begin, uint32_t end)
+{
+    mutual_links_body(chf, mutual, begin, end);
+    op_simd_leave();
 }
