@@ -466,6 +466,62 @@ static void test_adversarial(void **state)
  * sprinkling of second floors (which shift the -z / +z offsets inside a block and
  * make diagonal ways disagree), one-way and stray links, every width around the
  * vector widths. */
+/* A w x d single-floor grid whose span indices are shuffled: the links still form the
+ * grid, but span order follows no row, so shortest paths run against the sweep order
+ * everywhere (the SIMD distance field's worst case: many sweeps, every lane
+ * irregular). Spans on the grid edge are the only boundary. */
+static void make_shuffled_grid(op_ctx *ctx, op_chf *chf, uint32_t w, uint32_t d, uint64_t seed)
+{
+    const uint32_t n = w * d;
+    assert_int_equal(op_chf_alloc(ctx, chf, n, 1, n), OP_OK);
+    uint32_t *at = malloc(n * sizeof *at); /* grid cell -> span */
+    assert_non_null(at);
+    for (uint32_t i = 0; i < n; i++)
+        at[i] = i;
+    op_rng r = {seed};
+    for (uint32_t i = n; i > 1; i--) {
+        const uint32_t j = op_rng_below(&r, i), t = at[i - 1];
+        at[i - 1] = at[j];
+        at[j] = t;
+    }
+    for (uint32_t c = 0; c < n; c++) {
+        chf->cell_first[c] = c;
+        chf->cell_count[c] = 1;
+    }
+    for (uint32_t z = 0; z < d; z++)
+        for (uint32_t x = 0; x < w; x++) {
+            const uint32_t s = at[x + z * w];
+            chf->area[s] = 63;
+            chf->h[s] = 255;
+            for (int dir = 0; dir < 4; dir++) {
+                const int64_t nx = (int64_t)x + op_dir_dx(dir), nz = (int64_t)z + op_dir_dz(dir);
+                chf->link[dir][s] = nx < 0 || nz < 0 || nx >= w || nz >= d
+                                        ? OP_NO_LINK
+                                        : at[(uint32_t)nx + (uint32_t)nz * w];
+            }
+        }
+    free(at);
+    op_mutual_links_scalar(chf, chf->mutual, 0, n);
+}
+
+static void test_shuffled_grids(void **state)
+{
+    (void)state;
+    op_ctx ctx;
+    assert_int_equal(op_ctx_init(&ctx, OP_ISA_SCALAR), OP_OK);
+    failures = 0;
+    const uint32_t sizes[][2] = {{9, 7}, {33, 17}, {64, 64}, {181, 160}};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        op_chf chf;
+        make_shuffled_grid(&ctx, &chf, sizes[i][0], sizes[i][1], 900 + i);
+        check_distance(&chf, chf.area, &ctx.arena, 900 + i);
+        check_labels(&chf, chf.area, NULL, &ctx.arena, 900 + i);
+        op_chf_free(&chf);
+    }
+    op_ctx_free(&ctx);
+    assert_int_equal(failures, 0);
+}
+
 static void test_mostly_regular_fields(void **state)
 {
     (void)state;
@@ -567,6 +623,7 @@ int main(void)
         cmocka_unit_test(test_range_tails),
         cmocka_unit_test(test_adversarial),
         cmocka_unit_test(test_mostly_regular_fields),
+        cmocka_unit_test(test_shuffled_grids),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

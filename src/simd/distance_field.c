@@ -499,7 +499,18 @@ static int distance_field_body(const op_chf *chf, const uint8_t *area, uint32_t 
     }
     /* Late sweeps touch few blocks: the flags are skipped eight at a time. */
     const uint32_t words = (nb + 8) / 8;
+    /* Sweeps converge in two or three on real ground (shortest paths to the boundary
+     * are nearly straight), but span order can run against every path (e.g. a grid
+     * whose span indices are shuffled needs about one sweep per step of distance).
+     * Past three full sweeps' worth of block relaxations the scalar twin's Dial, whose
+     * cost does not depend on the order, finishes instead (same bytes). */
+    const uint64_t budget = 3 * (uint64_t)ds.pending + 64;
+    uint64_t relaxed = 0;
     for (int forward = 0; ds.pending; forward = !forward) {
+        if (relaxed > budget) {
+            op_arena_release(scratch, am);
+            return op_distance_field_scalar(chf, area, dist, scratch);
+        }
         for (uint32_t w = 0; w < words; w++) {
             const uint32_t base = (forward ? w : words - 1 - w) * 8;
             uint64_t any;
@@ -512,6 +523,7 @@ static int distance_field_body(const op_chf *chf, const uint8_t *area, uint32_t 
                     continue;
                 ds.flag[b] = 0;
                 ds.pending--;
+                relaxed++;
                 relax_block(dist, &ds, &info[b], &cs, b, &p, forward);
             }
         }
