@@ -41,6 +41,10 @@ typedef struct op_kernels {
  * is always present. */
 const op_kernels *op_kernels_for(op_isa isa);
 
+/* supplement §1.6: the boundary rule of the distance field (area 0, fewer than four
+ * mutual links, or a mutual link to an area-0 span); shared by both twins. */
+int op_distance_is_boundary(const op_chf *chf, const uint8_t *area, uint32_t s);
+
 /* Scalar twins (src/scalar/). */
 void op_mutual_links_scalar(const op_chf *chf, uint8_t *mutual, uint32_t begin, uint32_t end);
 int op_distance_field_scalar(const op_chf *chf, const uint8_t *area, uint32_t *dist,

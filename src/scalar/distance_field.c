@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-static int is_boundary(const op_chf *chf, const uint8_t *area, uint32_t s)
+int op_distance_is_boundary(const op_chf *chf, const uint8_t *area, uint32_t s)
 {
     if (area[s] == 0 || chf->mutual[s] != 0xf)
         return 1;
@@ -34,7 +34,7 @@ int op_distance_field_scalar(const op_chf *chf, const uint8_t *area, uint32_t *d
         }
     }
     for (uint32_t s = 0; s < n; s++) {
-        if (is_boundary(chf, area, s)) {
+        if (op_distance_is_boundary(chf, area, s)) {
             dist[s] = 0;
             bucket[0][len[0]++] = s;
         } else {

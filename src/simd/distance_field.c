@@ -37,16 +37,6 @@ int OP_FN(op_distance_field)(const op_chf *chf, const uint8_t *area, uint32_t *d
 
 static inline uint32_t sat_add(uint32_t x, uint32_t c) { return x > INF - c ? INF : x + c; }
 
-static int is_boundary(const op_chf *chf, const uint8_t *area, uint32_t s)
-{
-    if (area[s] == 0 || chf->mutual[s] != 0xf)
-        return 1;
-    for (int d = 0; d < 4; d++)
-        if (area[chf->link[d][s]] == 0)
-            return 1;
-    return 0;
-}
-
 /* Seeding of VW spans at s. */
 static void seed_block(const op_chf *chf, const uint8_t *area, uint32_t *dist, uint32_t s,
                        uint32_t n)
@@ -80,7 +70,7 @@ static void seed_to(seeder *sd, uint64_t limit)
             sd->seeded += VW;
         } else {
             for (uint32_t s = sd->full; s < sd->n; s++)
-                sd->dist[s] = is_boundary(sd->chf, sd->area, s) ? 0 : INF;
+                sd->dist[s] = op_distance_is_boundary(sd->chf, sd->area, s) ? 0 : INF;
             sd->seeded = sd->n;
         }
     }
