@@ -13,20 +13,25 @@
  *    an area-0 span) get 0, the others UINT32_MAX. From then on "dist != 0" is exactly
  *    "not a boundary span": boundary spans stay 0, the others are at least 2.
  * 2. Blocks of VW spans are classified once. A lane is *regular* when it is not a
- *    boundary span and its links sit where a single-floor grid puts them: -x at s-1, +x
- *    at s+1, -z at s+offN, +z at s+offS with offN / offS common to the block, and every
- *    diagonal way through a non-boundary intermediate span reaches the predicted span
- *    (s-1+offS, ...). Then all eight candidates of the regular lanes are plain unaligned
- *    loads (no gathers, no link reads during the sweeps). A diagonal way through a
- *    boundary intermediate is not checked: such a lane has an orthogonal neighbour at 0,
- *    so its distance is 2, and an extra candidate (any value + 3) cannot undercut it.
- *    Other non-boundary lanes are *irregular* and relaxed one by one with the links.
+ *    boundary span and its links sit at offsets common to the block: orth[d] for the
+ *    four directions (-1, +rowS, +1, -rowN on a single-floor row; +-2 on a two-floor
+ *    strip) and diag[] for the four diagonal spans, reached both ways round through
+ *    every non-boundary intermediate span. Its eight candidates are then plain
+ *    unaligned loads (no gathers, no link reads during the sweeps). A diagonal way
+ *    through a boundary intermediate is not checked: such a lane has an orthogonal
+ *    neighbour at 0, so its distance is 2, and an extra candidate (any value + 3)
+ *    cannot undercut it. Other non-boundary lanes are *irregular*: they get a row of 12
+ *    candidate indices gathered once from the links.
  * 3. Sweeps alternate forward (span order, an in-register min-plus prefix scan along the
- *    -x chain) and backward (+x chain). A block is relaxed only when marked dirty: all
- *    blocks with a non-boundary lane at the start, then the blocks holding the spans
- *    that read a span whose distance just dropped (its orthogonal neighbours and
- *    diagonal targets: the relation is symmetric over mutual links). When no block is
- *    dirty every relaxation holds, which is the fixpoint.
+ *    -x chain) and backward (+x chain). One forward pass seeds just ahead of its reads,
+ *    classifies, gathers the candidate rows and relaxes every block (sweep 1). From
+ *    sweep 2 on, a block is relaxed only when marked dirty, and a block is marked when a
+ *    span whose distance just dropped would lower one of its spans (readers are the
+ *    span's orthogonal neighbours and diagonal targets: the relation is symmetric over
+ *    mutual links). When no block is dirty every relaxation holds: the fixpoint.
+ * 4. Span order that runs against every path (e.g. shuffled indices) would need a sweep
+ *    per distance step; past three full sweeps' worth of relaxations the scalar twin's
+ *    Dial finishes instead.
  * Unreached spans keep UINT32_MAX, as in the scalar twin (saturating additions). */
 #include "simd/simd_width.h"
 
