@@ -95,7 +95,8 @@ def main():
     scalar = {(k, fa, fi): r for k, fa, v, fi, r, _, _, _ in rows if v == "scalar" and r}
     ctx = data.get("context", {})
     print(f"onepath_bench on {ctx.get('host_name', '?')}, {ctx.get('num_cpus', '?')} CPUs, "
-          f"{ctx.get('mhz_per_cpu', '?')} MHz; library build {ctx.get('library_build_type', '?')}")
+          f"{ctx.get('mhz_per_cpu', '?')} MHz; Google Benchmark library: {ctx.get('library_build_type', '?')} build "
+          "(its own timing loop only; onepath is built as configured)")
     head = ("kernel/stage", "variant", "field", "spans", "M spans/s", "vs scalar")
     if reps:
         head = head[:4] + ("M spans/s (median)", "best", "vs scalar (median)")
