@@ -41,9 +41,7 @@ static inline int is_ledge_cols(const op_heightfield *hf, uint32_t s, const uint
         return 1; /* a neighbour off the grid */
     const uint16_t *smin = hf->smin, *smax = hf->smax;
     const uint32_t *next = hf->next;
-    const int32_t f = smax[s];
-    const uint32_t sn = next[s];
-    const int32_t c = sn != OP_HF_NONE ? (int32_t)smin[sn] : (int32_t)OP_HF_MAX_HEIGHT;
+    const int32_t f = smax[s], c = ceiling_of(hf, s);
     int32_t acc_min = f, acc_max = f;
     for (int d = 0; d < 4; d++) {
         /* Drop into empty space below the neighbour's lowest span. */
@@ -51,11 +49,8 @@ static inline int is_ledge_cols(const op_heightfield *hf, uint32_t s, const uint
         const int32_t low = t0 != OP_HF_NONE ? (int32_t)smin[t0] : (int32_t)OP_HF_MAX_HEIGHT;
         if ((c < low ? c : low) - f >= wh)
             return 1;
-        for (uint32_t t = t0; t != OP_HF_NONE;) {
-            const int32_t nf = smax[t];
-            const uint32_t tn = next[t];
-            const int32_t nc = tn != OP_HF_NONE ? (int32_t)smin[tn] : (int32_t)OP_HF_MAX_HEIGHT;
-            t = tn;
+        for (uint32_t t = t0; t != OP_HF_NONE; t = next[t]) {
+            const int32_t nf = smax[t], nc = ceiling_of(hf, t);
             const int32_t gap = (c < nc ? c : nc) - (f > nf ? f : nf);
             if (gap < wh)
                 continue; /* not an overlapping (passable) neighbour span */

@@ -5,7 +5,6 @@
  * the CPU (isa.c). */
 #include "core/kernels.h"
 
-
 static const op_kernels scalar_table = {
     .isa = OP_ISA_SCALAR,
     .mutual_links = op_mutual_links_scalar,

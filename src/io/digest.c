@@ -54,16 +54,32 @@ void op_digest_u8(op_digest_stream *s, uint8_t v)
     s->buf[s->used++] = v;
 }
 
+/* Little-endian stores: the byte order of every digest stream (supplement §5). */
+static inline void le16(unsigned char *p, uint16_t v)
+{
+    p[0] = (unsigned char)v;
+    p[1] = (unsigned char)(v >> 8);
+}
+
+static inline void le32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)v;
+    p[1] = (unsigned char)(v >> 8);
+    p[2] = (unsigned char)(v >> 16);
+    p[3] = (unsigned char)(v >> 24);
+}
+
 void op_digest_u16(op_digest_stream *s, uint16_t v)
 {
-    unsigned char b[2] = {(unsigned char)v, (unsigned char)(v >> 8)};
+    unsigned char b[2];
+    le16(b, v);
     op_digest_put(s, b, 2);
 }
 
 void op_digest_u32(op_digest_stream *s, uint32_t v)
 {
-    unsigned char b[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
-                          (unsigned char)(v >> 24)};
+    unsigned char b[4];
+    le32(b, v);
     op_digest_put(s, b, 4);
 }
 
@@ -86,20 +102,6 @@ static inline unsigned char *reserve(op_digest_stream *s, size_t k)
     unsigned char *p = s->buf + s->used;
     s->used += k;
     return p;
-}
-
-static inline void le16(unsigned char *p, uint16_t v)
-{
-    p[0] = (unsigned char)v;
-    p[1] = (unsigned char)(v >> 8);
-}
-
-static inline void le32(unsigned char *p, uint32_t v)
-{
-    p[0] = (unsigned char)v;
-    p[1] = (unsigned char)(v >> 8);
-    p[2] = (unsigned char)(v >> 16);
-    p[3] = (unsigned char)(v >> 24);
 }
 
 /* n u32 values, in records of up to 64. */
