@@ -101,20 +101,7 @@ static void join_upward(const op_chf *chf, const uint8_t *area, const uint32_t *
 #define G 16
 #define G_ALL 0xffffu
 #define NV (G / VW)
-/* Loops over the NV vectors of a group unroll fully (arrays of vectors stay in
- * registers; GCC -O2 does not unroll them by itself). */
-#if defined(__GNUC__)
-#define UNROLL _Pragma("GCC unroll 16")
-#else
-#define UNROLL
-#endif
-
-/* 0, 1, ... VW-1 (a table: SIMDe's 512-bit setr is not folded by GCC). */
-static inline vu32 iota(void)
-{
-    static const uint32_t lanes[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
-    return v_load(lanes);
-}
+/* Loops over the NV vectors of a group unroll fully: V_UNROLL (simd_width.h). */
 
 typedef simde__m128i vb16;
 static inline vb16 b_load(const uint8_t *p) { return simde_mm_loadu_si128((const void *)p); }
@@ -133,7 +120,7 @@ static inline uint32_t b_bit(vb16 a, uint8_t bit)
 OP_VINLINE uint32_t w_eq(const uint32_t *a, const uint32_t *b)
 {
     uint32_t m = 0;
-    UNROLL
+    V_UNROLL
     for (uint32_t k = 0; k < G; k += VW)
         m |= v_nz(v_eq(v_load(a + k), v_load(b + k))) << k;
     return m;
@@ -142,9 +129,9 @@ OP_VINLINE uint32_t w_eq(const uint32_t *a, const uint32_t *b)
 OP_VINLINE uint32_t w_seq(const uint32_t *a, uint32_t first)
 {
     uint32_t m = 0;
-    UNROLL
+    V_UNROLL
     for (uint32_t k = 0; k < G; k += VW)
-        m |= v_nz(v_eq(v_load(a + k), v_add(v_set1(first + k), iota()))) << k;
+        m |= v_nz(v_eq(v_load(a + k), v_add(v_set1(first + k), v_iota()))) << k;
     return m;
 }
 
@@ -229,9 +216,9 @@ OP_VINLINE void join_group(const op_chf *chf, const uint8_t *area, const uint32_
 
     /* Run pointers: X spans take their run start (the leading run *run). W is 0 exactly
      * on the leading run (X lanes count 0, others their own index >= s > *run). */
-    UNROLL
+    V_UNROLL
     for (uint32_t g = 0; g < G; g += VW) {
-        const vu32 self = v_add(v_set1(s + g), iota());
+        const vu32 self = v_add(v_set1(s + g), v_iota());
         const vu32 W = v_prefix_max(v_andnot(v_from_bits(X >> g & V_ALL), self));
         vu32 R = v_max(W, v_set1(*run));
         if (XK)
@@ -314,7 +301,7 @@ OP_VINLINE void number_group(const uint8_t *area, uint32_t *labels, uint32_t s, 
 {
     const uint32_t walk = b_eq(b_load(area + s), simde_mm_setzero_si128()) ^ G_ALL;
     if (!walk) {
-        UNROLL
+        V_UNROLL
         for (uint32_t k = 0; k < G; k += VW)
             v_store(labels + s + k, v_set1(0));
         return;
@@ -335,7 +322,7 @@ OP_VINLINE void number_group(const uint8_t *area, uint32_t *labels, uint32_t s, 
 #if HERE_VEC
     vu32 U[NV], IX[NV];
 #endif
-    UNROLL
+    V_UNROLL
     for (uint32_t j = 0; j < NV; j++) {
         const vu32 P = v_load(labels + s + j * VW);
         const vu32 ea = v_eq(P, va), eab = v_or(ea, v_eq(P, vb));
@@ -343,7 +330,7 @@ OP_VINLINE void number_group(const uint8_t *area, uint32_t *labels, uint32_t s, 
         ok |= v_nz(eab) << (j * VW);
 #if HERE_VEC
         /* P >= s and P != self: in the group (roots and area-0 spans have P == self) */
-        U[j] = v_andnot(v_eq(P, v_add(v_set1(s + j * VW), iota())), v_eq(v_max(P, vs), P));
+        U[j] = v_andnot(v_eq(P, v_add(v_set1(s + j * VW), v_iota())), v_eq(v_max(P, vs), P));
         IX[j] = v_sub(P, vs);
         here |= v_nz(U[j]) << (j * VW);
 #endif
@@ -358,13 +345,13 @@ OP_VINLINE void number_group(const uint8_t *area, uint32_t *labels, uint32_t s, 
     for (int round = 0; here && round < 4; round++) {
         vu32 nl[NV], nu[NV], ni[NV];
         here = 0;
-        UNROLL
+        V_UNROLL
         for (uint32_t j = 0; j < NV; j++) {
             nl[j] = v_select(U[j], L[j], g_perm(L, IX[j]));
             nu[j] = v_and(U[j], g_perm(U, IX[j]));
             ni[j] = g_perm(IX, IX[j]);
         }
-        UNROLL
+        V_UNROLL
         for (uint32_t j = 0; j < NV; j++) {
             L[j] = nl[j];
             U[j] = nu[j];
@@ -377,7 +364,7 @@ OP_VINLINE void number_group(const uint8_t *area, uint32_t *labels, uint32_t s, 
         return;
     }
 #endif
-    UNROLL
+    V_UNROLL
     for (uint32_t j = 0; j < NV; j++)
         v_store(labels + s + j * VW, L[j]);
 }
