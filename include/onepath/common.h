@@ -66,6 +66,20 @@ typedef struct op_isa_info {
  * first) and returns OP_ISA_COUNT. out may be NULL when max is 0. */
 int op_isa_list(op_isa_info *out, int max);
 
+/* Allocator hook (like Recast's rcAllocSetCustom and zstd's ZSTD_customMem): every
+ * allocation the library makes, results and scratch included, goes through the
+ * allocator of the context it was made with; results remember it and are freed with it.
+ * All three functions or none: a zeroed op_allocator means the C library's malloc,
+ * realloc and free. realloc_fn(user, NULL, n) must act as malloc. The functions are
+ * called from every thread that works for a context and its worker contexts, so they
+ * must be thread-safe. A NULL return is reported as OP_NO_MEMORY. */
+typedef struct op_allocator {
+    void *(*malloc_fn)(void *user, size_t size);
+    void *(*realloc_fn)(void *user, void *ptr, size_t size);
+    void (*free_fn)(void *user, void *ptr);
+    void *user;
+} op_allocator;
+
 /* Scratch arena: a stack of blocks that are kept between uses, so a stage run per tile
  * allocates only while it grows. Kernels never allocate; drivers take scratch here. */
 typedef struct op_arena_block {
@@ -76,6 +90,7 @@ typedef struct op_arena_block {
 typedef struct op_arena {
     op_arena_block *blocks;
     size_t count, cap, current;
+    op_allocator alloc; /* where blocks come from (copied from the context) */
 } op_arena;
 
 typedef struct op_arena_mark {
@@ -89,6 +104,7 @@ struct op_kernels;
 typedef struct op_ctx {
     const struct op_kernels *k; /* kernel table in use; never NULL after init */
     op_isa isa;                 /* the resolved variant */
+    op_allocator alloc;         /* every allocation made for this context */
     op_arena arena;
     char err[512];              /* message of the last failure */
     op_progress_fn progress;    /* optional */
@@ -98,6 +114,14 @@ typedef struct op_ctx {
 /* isa = OP_ISA_AUTO for the best available. A variant this CPU or build cannot run is
  * OP_UNSUPPORTED with a message. */
 op_status op_ctx_init(op_ctx *ctx, op_isa isa);
+/* Same, with an allocator (NULL = the C library's). Set it here, before any allocation. */
+op_status op_ctx_init_with_allocator(op_ctx *ctx, op_isa isa, const op_allocator *alloc);
+/* A worker context for another thread (one per thread, reused across tiles): the same
+ * kernel table, variant and allocator as parent, its own arena and error buffer, and no
+ * progress callback (progress is reported from the thread that owns parent only).
+ * Free it with op_ctx_free; parent must outlive it only if the allocator's user data
+ * does. */
+op_status op_ctx_fork(const op_ctx *parent, op_ctx *worker);
 /* Switch the kernel table of an initialised context. */
 op_status op_ctx_set_isa(op_ctx *ctx, op_isa isa);
 void op_ctx_free(op_ctx *ctx);

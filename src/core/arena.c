@@ -1,6 +1,7 @@
 /* Scratch arena: a stack of kept blocks (style.md: zstd's cwksp). Releasing to a mark
  * keeps the blocks, so a stage run again (next tile) allocates nothing new. */
 #include "onepath/common.h"
+#include "core/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,7 @@ void *op_arena_alloc(op_arena *a, size_t bytes)
         if (a->current + 1 >= a->count || a->blocks[a->current + 1].size < bytes) {
             /* Kept blocks after this one are too small: free them, a new one follows. */
             for (size_t i = a->current + 1; i < a->count; i++)
-                free(a->blocks[i].base);
+                op_mem_free_aligned(&a->alloc, a->blocks[i].base);
             a->count = a->current + 1;
             break;
         }
@@ -38,7 +39,7 @@ void *op_arena_alloc(op_arena *a, size_t bytes)
     }
     if (a->count == a->cap) {
         size_t ncap = a->cap ? a->cap * 2 : 8;
-        op_arena_block *nb = realloc(a->blocks, ncap * sizeof *nb);
+        op_arena_block *nb = op_mem_realloc(&a->alloc, a->blocks, ncap * sizeof *nb);
         if (!nb)
             return NULL;
         a->blocks = nb;
@@ -48,10 +49,10 @@ void *op_arena_alloc(op_arena *a, size_t bytes)
     size_t size = bytes > OP_ARENA_MIN_BLOCK ? bytes : OP_ARENA_MIN_BLOCK;
     if (prev && size < prev * 2 && prev <= SIZE_MAX / 2)
         size = prev * 2 > size ? prev * 2 : size;
-    void *base = aligned_alloc(OP_ARENA_ALIGN, align_up(size));
+    void *base = op_mem_alloc_aligned(&a->alloc, align_up(size));
     if (!base && size > bytes) {
         size = bytes;
-        base = aligned_alloc(OP_ARENA_ALIGN, align_up(size));
+        base = op_mem_alloc_aligned(&a->alloc, align_up(size));
     }
     if (!base)
         return NULL;
@@ -85,9 +86,11 @@ void op_arena_release(op_arena *a, op_arena_mark m)
 void op_arena_free(op_arena *a)
 {
     for (size_t i = 0; i < a->count; i++)
-        free(a->blocks[i].base);
-    free(a->blocks);
+        op_mem_free_aligned(&a->alloc, a->blocks[i].base);
+    op_mem_free(&a->alloc, a->blocks);
+    op_allocator keep = a->alloc;
     memset(a, 0, sizeof *a);
+    a->alloc = keep;
 }
 
 void *op_scratch(op_ctx *ctx, size_t n, size_t sz)

@@ -33,10 +33,31 @@ op_status op_fail(op_ctx *ctx, op_status status, const char *fmt, ...)
 
 op_status op_ctx_init(op_ctx *ctx, op_isa isa)
 {
+    return op_ctx_init_with_allocator(ctx, isa, NULL);
+}
+
+op_status op_ctx_init_with_allocator(op_ctx *ctx, op_isa isa, const op_allocator *alloc)
+{
     memset(ctx, 0, sizeof *ctx);
+    if (alloc && (!alloc->malloc_fn || !alloc->realloc_fn || !alloc->free_fn))
+        return op_fail(ctx, OP_INVALID_ARGUMENT,
+                       "allocator: give malloc_fn, realloc_fn and free_fn, or none");
+    if (alloc)
+        ctx->alloc = *alloc;
+    ctx->arena.alloc = ctx->alloc;
     ctx->k = op_kernels_for(OP_ISA_SCALAR);
     ctx->isa = OP_ISA_SCALAR;
     return op_ctx_set_isa(ctx, isa);
+}
+
+op_status op_ctx_fork(const op_ctx *parent, op_ctx *worker)
+{
+    memset(worker, 0, sizeof *worker);
+    worker->k = parent->k;
+    worker->isa = parent->isa;
+    worker->alloc = parent->alloc;
+    worker->arena.alloc = parent->alloc;
+    return OP_OK;
 }
 
 op_status op_ctx_set_isa(op_ctx *ctx, op_isa isa)
