@@ -32,7 +32,7 @@ cmake -S . -B "$bdir" -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/toolchain-aarch64.cmake
 # The kernel identity tests (checkasm and the per-family tests) and the digest tests;
 # every test when none of them exists.
 targets=()
-for f in tests/test_kernels_*.c tests/test_golden*.c; do
+for f in tests/kernels/test_kernels_*.c tests/bake/test_golden*.c; do
   [ -f "$f" ] && targets+=("$(basename "$f" .c)")
 done
 if [ -n "${OP_CROSS_TESTS:-}" ]; then
@@ -42,7 +42,7 @@ elif [ ${#targets[@]} -gt 0 ]; then
   regex="^($(IFS='|'; echo "${targets[*]}"))\$"
   build_args=(--target "${targets[@]}")
 else
-  echo "cross: warning: no tests/test_kernels_checkasm.c or tests/test_golden*.c; running every test"
+  echo "cross: warning: no tests/kernels/test_kernels_checkasm.c or tests/bake/test_golden*.c; running every test"
   regex="."
   build_args=()
 fi

@@ -4,6 +4,9 @@
 
 #include "onepath/onepath.h"
 #include "onepath/bake.h"
+#include "image.h"
+#include "json.h"
+#include "svg.h"
 
 #include <stdio.h>
 

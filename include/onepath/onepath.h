@@ -15,8 +15,5 @@
 #include "onepath/opchf.h"
 #include "onepath/dumps.h"
 #include "onepath/digest.h"
-#include "onepath/image.h"
-#include "onepath/svg.h"
-#include "onepath/json.h"
 #include "onepath/bake.h"
 #endif

@@ -1,0 +1,513 @@
+/* Contour set driver (regions-contours §6 Output, §7 defaults): validation, tracing,
+ * per-region simplification, hole assignment and joining, the post-join fallback and
+ * the spiral rule; the set's storage and its digest (supplement §5). */
+#include "contours/contours_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+void op_contour_settings_defaults(op_contour_settings *s)
+{
+    memset(s, 0, sizeof *s);
+    s->max_error = 1.3;
+    s->max_edge_len = 12;
+    s->straight_region_borders = 1;
+    s->border_region = 0;
+    s->keep_raw = 0;
+}
+
+op_status op_contour_settings_validate(op_ctx *ctx, const op_contour_settings *s)
+{
+    if (!s)
+        return op_fail(ctx, OP_INVALID_ARGUMENT, "contour settings are NULL");
+    if (!isfinite(s->max_error) || s->max_error < 0)
+        return op_fail(ctx, OP_INVALID_ARGUMENT,
+                       "contour max_error %g must be finite and >= 0", s->max_error);
+    if (s->max_edge_len < 0)
+        return op_fail(ctx, OP_INVALID_ARGUMENT, "contour max_edge_len %d must be >= 0",
+                       (int)s->max_edge_len);
+    if (s->border_region == OP_TILE_BORDER)
+        return op_fail(ctx, OP_INVALID_ARGUMENT,
+                       "contour border_region 0xffffffff collides with TileBorder");
+    return OP_OK;
+}
+
+void op_contour_set_free(op_contour_set *set)
+{
+    if (!set)
+        return;
+    free(set->contours);
+    free(set->vert_storage);
+    free(set->size_storage);
+    memset(set, 0, sizeof *set);
+}
+
+/* ---- growable output -------------------------------------------------------------- */
+
+typedef struct ctmp {
+    uint32_t region, flags, hole_count, vcount, rcount, rhcount;
+    uint8_t area;
+    size_t voff, roff, rhsz_off, rhv_off;
+} ctmp;
+
+typedef struct cbuild {
+    op_contour_vert *v;
+    size_t vn, vcap;
+    uint32_t *sz;
+    size_t sn, scap;
+    ctmp *c;
+    uint32_t cn, ccap;
+} cbuild;
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t nc = *cap ? *cap : 256;
+    while (nc < need)
+        nc *= 2;
+    void *np = realloc(*p, nc * elem);
+    if (!np)
+        return -1;
+    *p = np;
+    *cap = nc;
+    return 0;
+}
+
+static int push_verts(cbuild *b, const op_contour_vert *src, size_t n, size_t *off)
+{
+    if (grow((void **)&b->v, &b->vcap, b->vn + n, sizeof *b->v))
+        return -1;
+    memcpy(b->v + b->vn, src, n * sizeof *src);
+    *off = b->vn;
+    b->vn += n;
+    return 0;
+}
+
+/* ---- per region ------------------------------------------------------------------- */
+
+typedef struct cloopw {
+    const op_contour_vert *raw;
+    uint32_t raw_n;
+    int64_t raw_area2;
+    op_contour_vert *simp;
+    uint32_t simp_n;
+    int64_t simp_area2;
+    int kind;
+    uint32_t lm;      /* leftmost simplified vertex */
+    uint32_t owner;   /* hole: outline index in the region's loop list, or UINT32_MAX */
+    uint32_t disc;    /* discovery rank within the region */
+} cloopw;
+
+typedef struct jhole {
+    const op_contour_vert *v;
+    uint32_t n, disc;
+    int32_t lx, lz;
+} jhole;
+
+static int cmp_jhole(const void *pa, const void *pb)
+{
+    const jhole *a = pa, *b = pb;
+    if (a->lx != b->lx)
+        return a->lx < b->lx ? -1 : 1;
+    if (a->lz != b->lz)
+        return a->lz < b->lz ? -1 : 1;
+    return a->disc < b->disc ? -1 : (a->disc > b->disc);
+}
+
+/* Joins holes (given in discovery order) into the outline, in the order of their
+ * leftmost vertices (supplement §9.12). */
+static op_status join_holes(op_ctx *ctx, const op_contour_vert *ov, uint32_t on, jhole *jh,
+                            uint32_t hc, uint32_t region, op_contour_vert **merged,
+                            uint32_t *mn, uint32_t *dropped)
+{
+    size_t cap = on;
+    for (uint32_t h = 0; h < hc; h++) {
+        const uint32_t l = op__leftmost(jh[h].v, jh[h].n);
+        jh[h].lx = jh[h].v[l].x;
+        jh[h].lz = jh[h].v[l].z;
+        cap += (size_t)jh[h].n + 2;
+    }
+    qsort(jh, hc, sizeof *jh, cmp_jhole);
+    const op_contour_vert **hv = op_scratch(ctx, hc, sizeof *hv);
+    uint32_t *hn = op_scratch(ctx, hc, sizeof *hn);
+    uint8_t *joined = op_scratch(ctx, hc, 1);
+    *merged = op_scratch(ctx, cap, sizeof **merged);
+    if (!hv || !hn || !joined || !*merged)
+        return OP_NO_MEMORY;
+    for (uint32_t h = 0; h < hc; h++) {
+        hv[h] = jh[h].v;
+        hn[h] = jh[h].n;
+    }
+    op_status st = op__contour_join(ctx, ov, on, hv, hn, hc, region, *merged, mn, joined);
+    if (st != OP_OK)
+        return st;
+    *dropped = 0;
+    for (uint32_t h = 0; h < hc; h++)
+        *dropped += !joined[h];
+    return OP_OK;
+}
+
+static op_status build_region(op_ctx *ctx, const op_ctrace *tr, const uint32_t *loops,
+                              uint32_t nl, uint32_t r, const op_csimp *sp,
+                              const op_contour_settings *set, cbuild *b, uint32_t *raw_fb,
+                              uint32_t *dropped_holes)
+{
+    cloopw *w = op_scratch(ctx, nl, sizeof *w);
+    uint32_t *outl = op_scratch(ctx, nl, sizeof *outl);
+    if (!w || !outl)
+        return OP_NO_MEMORY;
+    uint32_t no = 0;
+    /* Simplify every outline and hole on its own (§6). */
+    for (uint32_t i = 0; i < nl; i++) {
+        const op_cloop *L = &tr->loops[loops[i]];
+        cloopw *c = &w[i];
+        memset(c, 0, sizeof *c);
+        c->raw = tr->verts + L->first;
+        c->raw_n = L->count;
+        c->raw_area2 = L->area2;
+        c->disc = i;
+        c->owner = UINT32_MAX;
+        if (L->area2 == 0)
+            continue; /* supplement §9.6: a slit is neither outline nor hole */
+        c->simp = op_scratch(ctx, L->count, sizeof *c->simp);
+        if (!c->simp)
+            return OP_NO_MEMORY;
+        op_status st = op__contour_simplify(ctx, c->raw, c->raw_n, c->raw_area2, sp, c->simp,
+                                            &c->simp_n, &c->kind);
+        if (st != OP_OK)
+            return st;
+        if (c->kind == OP_SIMP_RAW)
+            (*raw_fb)++;
+        c->simp_area2 = op__loop_area2(c->simp, c->simp_n);
+        c->lm = op__leftmost(c->simp, c->simp_n);
+        if (L->area2 > 0)
+            outl[no++] = i;
+    }
+    /* Assign holes to the smallest containing outline (supplement §9.12). */
+    uint32_t *nholes = op_scratch(ctx, nl, sizeof *nholes);
+    if (!nholes)
+        return OP_NO_MEMORY;
+    memset(nholes, 0, nl * sizeof *nholes);
+    for (uint32_t i = 0; i < nl; i++) {
+        cloopw *c = &w[i];
+        if (c->raw_area2 >= 0)
+            continue;
+        const op_contour_vert *t = &c->simp[c->lm];
+        uint32_t best = UINT32_MAX;
+        for (uint32_t k = 0; k < no; k++) {
+            const cloopw *o = &w[outl[k]];
+            if ((best == UINT32_MAX || o->simp_area2 < w[best].simp_area2) &&
+                op__point_in_loop(t, o->simp, o->simp_n))
+                best = outl[k];
+        }
+        c->owner = best;
+        if (best == UINT32_MAX)
+            (*dropped_holes)++;
+        else
+            nholes[best]++;
+    }
+    /* One contour per outline, in discovery order. */
+    for (uint32_t k = 0; k < no; k++) {
+        op_arena_mark mark = op_arena_get_mark(&ctx->arena);
+        const uint32_t oi = outl[k];
+        const cloopw *o = &w[oi];
+        const uint32_t hc = nholes[oi];
+        ctmp ct;
+        memset(&ct, 0, sizeof ct);
+        ct.region = r;
+        ct.area = sp->area;
+        ct.hole_count = hc;
+        if (o->kind == OP_SIMP_RAW)
+            ct.flags |= OP_CONTOUR_OUTLINE_RAW;
+        else if (o->kind == OP_SIMP_RETRY0)
+            ct.flags |= OP_CONTOUR_OUTLINE_RETRY0;
+        else if (o->kind == OP_SIMP_REFINED)
+            ct.flags |= OP_CONTOUR_OUTLINE_REFINED;
+        const op_contour_vert *fv = o->simp;
+        uint32_t fn = o->simp_n;
+        jhole *jh = NULL;
+        if (hc) {
+            jh = op_scratch(ctx, hc, sizeof *jh);
+            if (!jh)
+                return OP_NO_MEMORY;
+            uint32_t h = 0;
+            for (uint32_t i = 0; i < nl; i++)
+                if (w[i].owner == oi) {
+                    jh[h].v = w[i].simp;
+                    jh[h].n = w[i].simp_n;
+                    jh[h].disc = i;
+                    h++;
+                }
+            op_contour_vert *merged;
+            uint32_t mn, dropped;
+            op_status st = join_holes(ctx, o->simp, o->simp_n, jh, hc, r, &merged, &mn,
+                                      &dropped);
+            if (st != OP_OK)
+                return st;
+            int crosses = 0;
+            if (op__loop_crosses(ctx, merged, mn, &crosses))
+                return OP_NO_MEMORY;
+            const op_contour_vert *base = o->simp;
+            uint32_t base_n = o->simp_n;
+            if (crosses) {
+                /* §6: discard the outline and its holes for their raw loops, joined by
+                 * the same rule, raw holes in their own leftmost order (§9.11, §9.12). */
+                (*raw_fb)++;
+                ct.flags |= OP_CONTOUR_JOIN_RAW;
+                h = 0;
+                for (uint32_t i = 0; i < nl; i++)
+                    if (w[i].owner == oi) {
+                        jh[h].v = w[i].raw;
+                        jh[h].n = w[i].raw_n;
+                        jh[h].disc = i;
+                        h++;
+                    }
+                st = join_holes(ctx, o->raw, o->raw_n, jh, hc, r, &merged, &mn, &dropped);
+                if (st != OP_OK)
+                    return st;
+                base = o->raw;
+                base_n = o->raw_n;
+            }
+            fv = merged;
+            fn = mn;
+            /* The spiral rule, checked last. */
+            if (op__loop_area2(merged, mn) <= 0) {
+                dropped = hc;
+                fv = base;
+                fn = base_n;
+                ct.flags |= OP_CONTOUR_SPIRAL;
+            }
+            if (dropped)
+                ct.flags |= OP_CONTOUR_DROPPED_HOLES;
+            *dropped_holes += dropped;
+        }
+        if (push_verts(b, fv, fn, &ct.voff))
+            return OP_NO_MEMORY;
+        ct.vcount = fn;
+        if (set->keep_raw) {
+            if (push_verts(b, o->raw, o->raw_n, &ct.roff))
+                return OP_NO_MEMORY;
+            ct.rcount = o->raw_n;
+            ct.rhcount = hc;
+            ct.rhsz_off = b->sn;
+            ct.rhv_off = b->vn;
+            if (grow((void **)&b->sz, &b->scap, b->sn + hc, sizeof *b->sz))
+                return OP_NO_MEMORY;
+            for (uint32_t i = 0; i < nl; i++) /* raw holes in discovery order */
+                if (w[i].owner == oi) {
+                    size_t off;
+                    if (push_verts(b, w[i].raw, w[i].raw_n, &off))
+                        return OP_NO_MEMORY;
+                    b->sz[b->sn++] = w[i].raw_n;
+                }
+        }
+        if (b->cn == b->ccap) {
+            size_t cap = b->ccap;
+            if (grow((void **)&b->c, &cap, (size_t)b->cn + 1, sizeof *b->c))
+                return OP_NO_MEMORY;
+            b->ccap = (uint32_t)cap;
+        }
+        b->c[b->cn++] = ct;
+        op_arena_release(&ctx->arena, mark);
+    }
+    return OP_OK;
+}
+
+op_status op_build_contours(op_ctx *ctx, const op_chf *chf, const uint32_t *region,
+                            uint32_t region_count, const op_contour_settings *settings,
+                            op_contour_set *out)
+{
+    if (!out)
+        return op_fail(ctx, OP_INVALID_ARGUMENT, "contour output is NULL");
+    memset(out, 0, sizeof *out);
+    if (!ctx || !chf || (!region && chf->span_count))
+        return op_fail(ctx, OP_INVALID_ARGUMENT, "op_build_contours: NULL argument");
+    op_status st = op_contour_settings_validate(ctx, settings);
+    if (st != OP_OK)
+        return st;
+    const uint32_t br = settings->border_region;
+    if (region_count > OP_MAX_REGION_ID)
+        return op_fail(ctx, OP_INVALID_ARGUMENT, "region_count %u exceeds %u", region_count,
+                       OP_MAX_REGION_ID);
+    if (br != 0 && br <= region_count)
+        return op_fail(ctx, OP_INVALID_ARGUMENT,
+                       "border_region %u collides with regions 1..%u", br, region_count);
+    if (chf->width > 0x7fffffffu || chf->depth > 0x7fffffffu)
+        return op_fail(ctx, OP_INVALID_ARGUMENT, "grid too large for contour coordinates");
+
+    op_arena_mark mark = op_arena_get_mark(&ctx->arena);
+    /* Region areas, checking that every region has exactly one area (§ intro). */
+    uint16_t *rarea = op_scratch(ctx, (size_t)region_count + 1, sizeof *rarea);
+    uint8_t *rarea8 = op_scratch(ctx, (size_t)region_count + 1, 1);
+    if (!rarea || !rarea8) {
+        op_arena_release(&ctx->arena, mark);
+        return OP_NO_MEMORY;
+    }
+    memset(rarea, 0xff, ((size_t)region_count + 1) * sizeof *rarea);
+    for (uint32_t s = 0; s < chf->span_count; s++) {
+        const uint32_t r = region[s];
+        if (r == 0 || (br != 0 && r == br))
+            continue;
+        st = OP_OK;
+        if (r > region_count)
+            st = op_fail(ctx, OP_BAD_INPUT, "span %u has region %u outside 1..%u", s, r,
+                         region_count);
+        else if (chf->area[s] == 0)
+            st = op_fail(ctx, OP_BAD_INPUT, "span %u has region %u but area 0", s, r);
+        else if (rarea[r] != 0xffff && rarea[r] != chf->area[s])
+            st = op_fail(ctx, OP_BAD_INPUT, "region %u has spans of areas %u and %u", r,
+                         (unsigned)rarea[r], (unsigned)chf->area[s]);
+        if (st != OP_OK) {
+            op_arena_release(&ctx->arena, mark);
+            return st;
+        }
+        rarea[r] = chf->area[s];
+    }
+    for (uint32_t r = 0; r <= region_count; r++)
+        rarea8[r] = rarea[r] == 0xffff ? 0 : (uint8_t)rarea[r];
+
+    op_ctrace tr;
+    st = op__contour_trace(ctx, chf, region, br, &tr);
+    if (st != OP_OK) {
+        op_arena_release(&ctx->arena, mark);
+        return st;
+    }
+    /* Group loops by region, keeping discovery order (counting sort). */
+    uint32_t *off = op_scratch(ctx, (size_t)region_count + 2, sizeof *off);
+    uint32_t *order = op_scratch(ctx, tr.loop_count ? tr.loop_count : 1, sizeof *order);
+    cbuild b;
+    memset(&b, 0, sizeof b);
+    uint32_t raw_fb = 0, dropped = 0;
+    if (!off || !order) {
+        st = OP_NO_MEMORY;
+        goto fail;
+    }
+    memset(off, 0, ((size_t)region_count + 2) * sizeof *off);
+    for (uint32_t i = 0; i < tr.loop_count; i++)
+        off[tr.loops[i].region + 1]++;
+    for (uint32_t r = 0; r <= region_count; r++)
+        off[r + 1] += off[r];
+    for (uint32_t i = 0; i < tr.loop_count; i++)
+        order[off[tr.loops[i].region]++] = i;
+    for (uint32_t r = region_count + 1; r > 0; r--)
+        off[r] = off[r - 1];
+    off[0] = 0;
+
+    op_csimp sp;
+    sp.max_error = settings->max_error;
+    sp.max_edge_len = settings->max_edge_len;
+    sp.straight = settings->straight_region_borders != 0;
+    sp.border_region = br;
+    sp.region_area = rarea8;
+    sp.region_count = region_count;
+    for (uint32_t r = 1; r <= region_count; r++) {
+        const uint32_t nl = off[r + 1] - off[r];
+        if (!nl)
+            continue;
+        sp.area = rarea8[r];
+        op_arena_mark rm = op_arena_get_mark(&ctx->arena);
+        st = build_region(ctx, &tr, order + off[r], nl, r, &sp, settings, &b, &raw_fb,
+                          &dropped);
+        op_arena_release(&ctx->arena, rm);
+        if (st != OP_OK)
+            goto fail;
+        op_progress(ctx, "contours", (double)r / region_count);
+    }
+    /* Hand the storage to the set and turn offsets into pointers. */
+    out->contours = malloc((b.cn ? b.cn : 1) * sizeof *out->contours);
+    if (!out->contours) {
+        st = OP_NO_MEMORY;
+        goto fail;
+    }
+    out->count = b.cn;
+    out->raw_fallbacks = raw_fb;
+    out->dropped_holes = dropped;
+    out->vert_storage = b.v;
+    out->vert_storage_count = b.vn;
+    out->size_storage = b.sz;
+    out->size_storage_count = b.sn;
+    for (uint32_t i = 0; i < b.cn; i++) {
+        const ctmp *t = &b.c[i];
+        op_contour *c = &out->contours[i];
+        memset(c, 0, sizeof *c);
+        c->region = t->region;
+        c->area = t->area;
+        c->vert_count = t->vcount;
+        c->verts = b.v + t->voff;
+        c->hole_count = t->hole_count;
+        c->flags = t->flags;
+        if (settings->keep_raw) {
+            c->raw_count = t->rcount;
+            c->raw = b.v + t->roff;
+            c->raw_hole_count = t->rhcount;
+            c->raw_hole_sizes = b.sz ? b.sz + t->rhsz_off : NULL;
+            c->raw_holes = b.v + t->rhv_off;
+        }
+    }
+    free(b.c);
+    op__contour_trace_free(&tr);
+    op_arena_release(&ctx->arena, mark);
+    return OP_OK;
+fail:
+    free(b.v);
+    free(b.sz);
+    free(b.c);
+    op__contour_trace_free(&tr);
+    op_arena_release(&ctx->arena, mark);
+    memset(out, 0, sizeof *out);
+    if (st == OP_NO_MEMORY)
+        return op_fail(ctx, OP_NO_MEMORY, "out of memory building contours");
+    return st;
+}
+
+/* ---- digest (docs/formats-contours.md) ------------------------------------------- */
+
+static void put32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)v;
+    p[1] = (unsigned char)(v >> 8);
+    p[2] = (unsigned char)(v >> 16);
+    p[3] = (unsigned char)(v >> 24);
+}
+
+uint64_t op_digest_contours(const op_contour_set *set)
+{
+    XXH3_state_t st;
+    XXH3_64bits_reset(&st);
+    unsigned char buf[4096];
+    size_t n = 0;
+    put32(buf, set->count);
+    put32(buf + 4, set->raw_fallbacks);
+    put32(buf + 8, set->dropped_holes);
+    n = 12;
+    for (uint32_t i = 0; i < set->count; i++) {
+        const op_contour *c = &set->contours[i];
+        if (n + 9 > sizeof buf) {
+            XXH3_64bits_update(&st, buf, n);
+            n = 0;
+        }
+        put32(buf + n, c->region);
+        buf[n + 4] = c->area;
+        put32(buf + n + 5, c->vert_count);
+        n += 9;
+        for (uint32_t j = 0; j < c->vert_count; j++) {
+            if (n + 16 > sizeof buf) {
+                XXH3_64bits_update(&st, buf, n);
+                n = 0;
+            }
+            const op_contour_vert *v = &c->verts[j];
+            put32(buf + n, (uint32_t)v->x);
+            put32(buf + n + 4, (uint32_t)v->y);
+            put32(buf + n + 8, (uint32_t)v->z);
+            put32(buf + n + 12, v->neighbour);
+            n += 16;
+        }
+    }
+    XXH3_64bits_update(&st, buf, n);
+    return XXH3_64bits_digest(&st);
+}

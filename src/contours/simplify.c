@@ -1,0 +1,273 @@
+/* Contour simplification of one loop (regions-contours §6 steps 1–3; supplement §9.7–
+ * §9.11): portals, the Douglas–Peucker work stack with the tie rule, straight region
+ * borders, the MaxEdgeLength split of walls, merging of duplicates, and the fallbacks
+ * (MaxError 0, every stretch refined, raw). */
+#include "contours/contours_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* supplement §9.10: d² = cross² / len² (as doubles) when the foot falls inside the
+ * segment, else the exact squared distance to the nearer end. cross² is formed exactly
+ * (128-bit where available) and rounded once to double. */
+double op__seg_dist2(const op_contour_vert *p, const op_contour_vert *a,
+                     const op_contour_vert *b)
+{
+    const int64_t dx = (int64_t)b->x - a->x, dz = (int64_t)b->z - a->z;
+    const int64_t px = (int64_t)p->x - a->x, pz = (int64_t)p->z - a->z;
+    const int64_t len2 = dx * dx + dz * dz;
+    const int64_t dot = px * dx + pz * dz;
+    if (len2 == 0 || dot < 0)
+        return (double)(px * px + pz * pz);
+    if (dot > len2) {
+        const int64_t qx = (int64_t)p->x - b->x, qz = (int64_t)p->z - b->z;
+        return (double)(qx * qx + qz * qz);
+    }
+    const int64_t cross = px * dz - pz * dx;
+#if defined(__SIZEOF_INT128__)
+    __extension__ typedef unsigned __int128 u128;
+    const uint64_t ac = (uint64_t)(cross < 0 ? -cross : cross);
+    const double c2 = (double)((u128)ac * ac);
+#else
+    const double c2 = (double)cross * (double)cross;
+#endif
+    return c2 / (double)len2;
+}
+
+typedef struct op_xedge {
+    int32_t minx, maxx;
+    uint32_t i;
+} op_xedge;
+
+static int cmp_xedge(const void *pa, const void *pb)
+{
+    const op_xedge *a = pa, *b = pb;
+    if (a->minx != b->minx)
+        return a->minx < b->minx ? -1 : 1;
+    return a->i < b->i ? -1 : (a->i > b->i);
+}
+
+static int sgn(int64_t v) { return (v > 0) - (v < 0); }
+
+/* Proper (strict) crossing of the loop's edges, by a sweep over x. */
+int op__loop_crosses(op_ctx *ctx, const op_contour_vert *v, uint32_t n, int *crosses)
+{
+    *crosses = 0;
+    if (n < 4)
+        return 0;
+    op_arena_mark mark = op_arena_get_mark(&ctx->arena);
+    op_xedge *e = op_scratch(ctx, n, sizeof *e);
+    if (!e)
+        return -1;
+    for (uint32_t i = 0; i < n; i++) {
+        const op_contour_vert *a = &v[i], *b = &v[(i + 1) % n];
+        e[i].minx = a->x < b->x ? a->x : b->x;
+        e[i].maxx = a->x < b->x ? b->x : a->x;
+        e[i].i = i;
+    }
+    qsort(e, n, sizeof *e, cmp_xedge);
+    for (uint32_t k = 0; k < n && !*crosses; k++) {
+        const op_contour_vert *a = &v[e[k].i], *b = &v[(e[k].i + 1) % n];
+        const int32_t az0 = a->z < b->z ? a->z : b->z, az1 = a->z < b->z ? b->z : a->z;
+        for (uint32_t l = k + 1; l < n && e[l].minx <= e[k].maxx; l++) {
+            const op_contour_vert *c = &v[e[l].i], *d = &v[(e[l].i + 1) % n];
+            const int32_t cz0 = c->z < d->z ? c->z : d->z, cz1 = c->z < d->z ? d->z : c->z;
+            if (cz1 < az0 || cz0 > az1)
+                continue;
+            if (sgn(op__orient(a, b, c)) * sgn(op__orient(a, b, d)) < 0 &&
+                sgn(op__orient(c, d, a)) * sgn(op__orient(c, d, b)) < 0) {
+                *crosses = 1;
+                break;
+            }
+        }
+    }
+    op_arena_release(&ctx->arena, mark);
+    return 0;
+}
+
+/* §6: a stretch whose neighbour value is a region N > 0 that is not BorderRegion and
+ * has the contour's area is left as one chord (when straight borders are in effect). */
+int op__straight_stretch(const op_csimp *p, uint32_t nb)
+{
+    return nb != 0 && nb != OP_TILE_BORDER && nb != p->border_region &&
+           nb <= p->region_count && p->region_area[nb] == p->area;
+}
+
+static int lex_less(const op_contour_vert *a, const op_contour_vert *b)
+{
+    return a->x < b->x || (a->x == b->x && a->z < b->z);
+}
+
+static void reverse(op_contour_vert *v, uint32_t b, uint32_t e)
+{
+    while (e > b + 1) {
+        const op_contour_vert t = v[b];
+        v[b++] = v[--e];
+        v[e] = t;
+    }
+}
+
+/* One simplification attempt (§6 steps 1–3, without the fallbacks). */
+static void simplify_once(const op_contour_vert *raw, uint32_t n, const op_csimp *p,
+                          double max_error, int straight, uint8_t *keep, size_t *stack,
+                          op_contour_vert *out, uint32_t *out_n, uint32_t *kidx)
+{
+    /* 1. Portals: a vertex whose neighbour differs from its predecessor's. */
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        keep[i] = raw[i].neighbour != raw[(i + n - 1) % n].neighbour;
+        kept += keep[i];
+    }
+    if (kept == 0) {
+        uint32_t lo = 0, hi = 0;
+        for (uint32_t i = 1; i < n; i++) {
+            if (lex_less(&raw[i], &raw[lo]))
+                lo = i;
+            if (lex_less(&raw[hi], &raw[i]))
+                hi = i;
+        }
+        keep[lo] = keep[hi] = 1;
+    }
+    /* 2. Refinement of each stretch between consecutive kept vertices. */
+    uint32_t first = 0;
+    while (!keep[first])
+        first++;
+    const double me2 = max_error * max_error;
+    const int64_t mel2 = (int64_t)p->max_edge_len * p->max_edge_len;
+    size_t sp = 0;
+    for (uint32_t ia = first;;) {
+        uint32_t ib = ia + 1;
+        while (ib < first + n && !keep[ib % n])
+            ib++;
+        if (!(straight && op__straight_stretch(p, raw[ia].neighbour))) {
+            stack[sp++] = ia;
+            stack[sp++] = ib;
+        }
+        if (ib >= first + n)
+            break;
+        ia = ib;
+    }
+    while (sp) {
+        const size_t ib = stack[--sp], ia = stack[--sp];
+        if (ib - ia < 2)
+            continue;
+        const op_contour_vert *a = &raw[ia % n], *b = &raw[ib % n];
+        size_t best = 0;
+        double bd = -1.0;
+        for (size_t i = ia + 1; i < ib; i++) {
+            const op_contour_vert *q = &raw[i % n];
+            const double d2 = op__seg_dist2(q, a, b);
+            if (d2 > bd || (d2 == bd && lex_less(q, &raw[best % n]))) {
+                bd = d2;
+                best = i;
+            }
+        }
+        if (!(bd > me2)) {
+            /* §6 + supplement §9.8: a wall stretch the error step kept nothing of is
+             * split in the middle while its chord exceeds MaxEdgeLength. */
+            const int64_t dx = (int64_t)b->x - a->x, dz = (int64_t)b->z - a->z;
+            if (p->max_edge_len > 0 && a->neighbour == 0 && dx * dx + dz * dz > mel2)
+                best = (ia + ib) / 2;
+            else
+                continue;
+        }
+        keep[best % n] = 1;
+        stack[sp++] = ia;
+        stack[sp++] = best;
+        stack[sp++] = best;
+        stack[sp++] = ib;
+    }
+    /* 3. Merge runs of kept vertices at the same (x, z), cyclically (supplement §9.9):
+     * the first stays with its position and takes the neighbour of the run's last. */
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (keep[i])
+            kidx[m++] = i;
+    uint32_t start = 0;
+    while (start < m && op__same_pos(&raw[kidx[start]], &raw[kidx[(start + m - 1) % m]]))
+        start++;
+    if (start == m) { /* every kept vertex at one position */
+        *out_n = 1;
+        out[0] = raw[kidx[0]];
+        return;
+    }
+    uint32_t o = 0, best_o = 0, best_raw = UINT32_MAX;
+    for (uint32_t k = 0; k < m;) {
+        const uint32_t i0 = kidx[(start + k) % m];
+        uint32_t last = i0;
+        k++;
+        while (k < m && op__same_pos(&raw[kidx[(start + k) % m]], &raw[i0])) {
+            last = kidx[(start + k) % m];
+            k++;
+        }
+        out[o] = raw[i0];
+        out[o].neighbour = raw[last].neighbour;
+        if (i0 < best_raw) {
+            best_raw = i0;
+            best_o = o;
+        }
+        o++;
+    }
+    /* supplement §9.7: start at the kept vertex with the lowest raw index. */
+    if (best_o) { /* rotate left by best_o: three reversals */
+        reverse(out, 0, best_o);
+        reverse(out, best_o, o);
+        reverse(out, 0, o);
+    }
+    *out_n = o;
+}
+
+static int degenerate(const op_contour_vert *v, uint32_t m, int64_t raw_area2)
+{
+    if (m < 3)
+        return 1;
+    const int64_t a = op__loop_area2(v, m);
+    return a == 0 || (a > 0) != (raw_area2 > 0);
+}
+
+op_status op__contour_simplify(op_ctx *ctx, const op_contour_vert *raw, uint32_t n,
+                               int64_t raw_area2, const op_csimp *p, op_contour_vert *out,
+                               uint32_t *out_n, int *kind)
+{
+    op_arena_mark mark = op_arena_get_mark(&ctx->arena);
+    uint8_t *keep = op_scratch(ctx, n, 1);
+    size_t *stack = op_scratch(ctx, 2 * (size_t)n + 4, sizeof *stack);
+    uint32_t *kidx = op_scratch(ctx, n, sizeof *kidx);
+    if (!keep || !stack || !kidx) {
+        op_arena_release(&ctx->arena, mark);
+        return OP_NO_MEMORY;
+    }
+    /* supplement §9.11: straight borders are in effect only with MaxError > 0. */
+    const int straight = p->straight && p->max_error > 0;
+    simplify_once(raw, n, p, p->max_error, straight, keep, stack, out, out_n, kidx);
+    *kind = OP_SIMP_PLAIN;
+    int crosses = 0;
+    if (degenerate(out, *out_n, raw_area2)) {
+        simplify_once(raw, n, p, 0.0, 0, keep, stack, out, out_n, kidx);
+        *kind = OP_SIMP_RETRY0;
+        if (degenerate(out, *out_n, raw_area2))
+            *kind = OP_SIMP_RAW;
+    } else if (straight) {
+        if (op__loop_crosses(ctx, out, *out_n, &crosses)) {
+            op_arena_release(&ctx->arena, mark);
+            return OP_NO_MEMORY;
+        }
+        if (crosses) {
+            simplify_once(raw, n, p, p->max_error, 0, keep, stack, out, out_n, kidx);
+            *kind = OP_SIMP_REFINED;
+            if (degenerate(out, *out_n, raw_area2))
+                *kind = OP_SIMP_RAW;
+            else if (op__loop_crosses(ctx, out, *out_n, &crosses)) {
+                op_arena_release(&ctx->arena, mark);
+                return OP_NO_MEMORY;
+            } else if (crosses)
+                *kind = OP_SIMP_RAW;
+        }
+    }
+    if (*kind == OP_SIMP_RAW) {
+        memcpy(out, raw, n * sizeof *out);
+        *out_n = n;
+    }
+    op_arena_release(&ctx->arena, mark);
+    return OP_OK;
+}

@@ -1,0 +1,240 @@
+/* Distance field (regions-contours §1) and watershed (§2, supplement §9.2): hand-made
+ * fields where the tie rules decide, and the invariant checker on random fields. */
+#include "regions/regions_testlib.h"
+
+/* --- §1: op_build_distance_field against a brute-force Bellman-Ford --- */
+
+static void test_distance_brute(void **state)
+{
+    (void)state;
+    op_ctx ctx;
+    assert_int_equal(op_ctx_init(&ctx, OP_ISA_SCALAR), OP_OK);
+    for (uint64_t seed = 1; seed <= 25; seed++) {
+        op_random_chf_opts o;
+        op_random_chf_defaults(&o, 6 + (uint32_t)(seed % 17), 5 + (uint32_t)(seed % 13));
+        o.hole_percent = (uint32_t)(seed % 4);
+        o.empty_percent = (uint32_t)(seed % 6);
+        op_chf chf;
+        assert_int_equal(op_random_chf(&ctx, &chf, seed, &o), OP_OK);
+        uint32_t *a = u32_alloc(chf.span_count), *b = u32_alloc(chf.span_count);
+        uint32_t maxd = 12345;
+        assert_int_equal(op_build_distance_field(&ctx, &chf, a, &maxd), OP_OK);
+        op_test_brute_distance(&chf, b);
+        uint32_t m = 0;
+        for (uint32_t s = 0; s < chf.span_count; s++) {
+            if (a[s] != b[s])
+                fail_msg("seed %llu span %u: %u, brute %u", (unsigned long long)seed, s, a[s],
+                         b[s]);
+            if (chf.area[s] == 0)
+                assert_int_equal(a[s], 0);
+            m = b[s] > m ? b[s] : m;
+        }
+        assert_int_equal(maxd, m);
+        free(a);
+        free(b);
+        op_chf_free(&chf);
+    }
+    op_ctx_free(&ctx);
+}
+
+/* A single row of spans with the given areas ('a'...) and hand-set distances. */
+static void row_field(op_ctx *ctx, op_chf *chf, const char *row)
+{
+    const char *rows[1] = {row};
+    grid_chf(ctx, chf, (uint32_t)strlen(row), 1, rows);
+}
+
+/* Two basins of equal distance meet; growth takes several rounds; the meeting span
+ * joins the smallest id although the other basin is nearer in span order. */
+static void test_watershed_tie_and_rounds(void **state)
+{
+    (void)state;
+    op_ctx ctx;
+    assert_int_equal(op_ctx_init(&ctx, OP_ISA_SCALAR), OP_OK);
+    op_chf chf;
+    row_field(&ctx, &chf, "aaaaaaa");
+    /* level 9: span 6 -> region 1; level 8: span 0 -> region 2; level 1: spans 1..5 grow
+     * in three synchronous rounds; span 3 sees regions 2 and 1 at once and takes 1. */
+    const uint32_t dist[7] = {8, 1, 1, 1, 1, 1, 9};
+    uint32_t region[7], count = 0;
+    assert_int_equal(op_build_regions_watershed_raw(&ctx, &chf, dist, region, &count), OP_OK);
+    const uint32_t want[7] = {2, 2, 2, 1, 1, 1, 1};
+    assert_int_equal(count, 2);
+    expect_regions(region, want, 7, "tie");
+    /* Filtering with no thresholds only renumbers by first span. */
+    op_region_settings s;
+    op_region_settings_defaults(&s);
+    s.min_region_area = s.merge_region_area = 0;
+    assert_int_equal(op_build_regions_watershed(&ctx, &chf, dist, &s, region, &count), OP_OK);
+    const uint32_t want2[7] = {1, 1, 1, 2, 2, 2, 2};
+    expect_regions(region, want2, 7, "tie numbered");
+    check_ok(&ctx, &chf, &s, region, count, 1, "tie");
+    op_chf_free(&chf);
+
+    /* Growth stops when a round joins nothing: the other-area span cannot join, so the
+     * spans beyond it are never reached and become basins. */
+    row_field(&ctx, &chf, "aabaa");
+    const uint32_t d2[5] = {5, 1, 1, 1, 1};
+    assert_int_equal(op_build_regions_watershed_raw(&ctx, &chf, d2, region, &count), OP_OK);
+    /* span 1 joins 1; span 2 (area b) cannot; spans 3, 4 are not reached: basins in
+     * span order: span 2 -> 2 (alone, other area), span 3 -> 3 floods 4. */
+    const uint32_t want3[5] = {1, 1, 2, 3, 3};
+    assert_int_equal(count, 3);
+    expect_regions(region, want3, 5, "area stop");
+    op_chf_free(&chf);
+    op_ctx_free(&ctx);
+}
+
+/* A level with two disconnected plateaus: two basins; the saddle between them joins the
+ * smaller id. */
+static void test_watershed_two_plateaus(void **state)
+{
+    (void)state;
+    op_ctx ctx;
+    assert_int_equal(op_ctx_init(&ctx, OP_ISA_SCALAR), OP_OK);
+    op_chf chf;
+    const char *rows[3] = {"aaaaa", "aaaaa", "aaaaa"};
+    grid_chf(&ctx, &chf, 5, 3, rows);
+    /* dist 4 on columns 0-1 and 3-4 of row 1 (two plateaus), 2 on the middle column,
+     * 0 elsewhere. */
+    uint32_t dist[15] = {0};
+    dist[grid_span(&chf, 0, 1)] = 4;
+    dist[grid_span(&chf, 1, 1)] = 4;
+    dist[grid_span(&chf, 3, 1)] = 4;
+    dist[grid_span(&chf, 4, 1)] = 4;
+    dist[grid_span(&chf, 2, 1)] = 2;
+    uint32_t region[15], count = 0;
+    assert_int_equal(op_build_regions_watershed_raw(&ctx, &chf, dist, region, &count), OP_OK);
+    assert_int_equal(count, 2);
+    assert_int_equal(region[grid_span(&chf, 0, 1)], 1);
+    assert_int_equal(region[grid_span(&chf, 1, 1)], 1);
+    assert_int_equal(region[grid_span(&chf, 3, 1)], 2);
+    assert_int_equal(region[grid_span(&chf, 4, 1)], 2);
+    assert_int_equal(region[grid_span(&chf, 2, 1)], 1); /* saddle: smallest id */
+    /* Level 0, round 1: every span next to row 1 joins its column's region; (2, z)
+     * sees only region 1; round 2 leaves nothing. */
+    for (uint32_t x = 0; x < 5; x++) {
+        const uint32_t r = x <= 2 ? 1 : 2;
+        assert_int_equal(region[grid_span(&chf, x, 0)], r);
+        assert_int_equal(region[grid_span(&chf, x, 2)], r);
+    }
+    op_region_settings s;
+    op_region_settings_defaults(&s);
+    check_ok(&ctx, &chf, &s, region, count, 0, "plateaus raw");
+    op_chf_free(&chf);
+    op_ctx_free(&ctx);
+}
+
+/* Area changes inside a plateau: the flood stays within one area. */
+static void test_watershed_area_change(void **state)
+{
+    (void)state;
+    op_ctx ctx;
+    assert_int_equal(op_ctx_init(&ctx, OP_ISA_SCALAR), OP_OK);
+    op_chf chf;
+    row_field(&ctx, &chf, "aabba0a");
+    const uint32_t dist[7] = {3, 3, 3, 3, 3, 0, 3};
+    uint32_t region[7], count = 0;
+    assert_int_equal(op_build_regions_watershed_raw(&ctx, &chf, dist, region, &count), OP_OK);
+    const uint32_t want[7] = {1, 1, 2, 2, 3, 0, 4};
+    assert_int_equal(count, 4);
+    expect_regions(region, want, 7, "area change");
+    op_chf_free(&chf);
+    op_ctx_free(&ctx);
+}
+
+/* One-way links at a bridge: cell 1 holds a low span B and a high span C; C links -x to
+ * A but A's +x link goes to the lowest qualifying span B, so A-C is one-way and counts
+ * as no link. */
+static void test_watershed_one_way(void **state)
+{
+    (void)state;
+    op_ctx ctx;
+    assert_int_equal(op_ctx_init(&ctx, OP_ISA_SCALAR), OP_OK);
+    op_chf chf;
+    assert_int_equal(op_chf_alloc(&ctx, &chf, 3, 1, 4), OP_OK);
+    chf.walkable_height = 2;
+    chf.walkable_climb = 1;
+    chf.cell_first[0] = 0, chf.cell_count[0] = 1; /* A */
+    chf.cell_first[1] = 1, chf.cell_count[1] = 2; /* B low, C high */
+    chf.cell_first[2] = 3, chf.cell_count[2] = 1; /* D */
+    for (uint32_t s = 0; s < 4; s++)
+        chf.area[s] = 1;
+    chf.y[0] = 0, chf.y[1] = 0, chf.y[2] = 5, chf.y[3] = 5;
+    chf.h[0] = 255, chf.h[1] = 3, chf.h[2] = 255, chf.h[3] = 255;
+    chf.link[2][0] = 1; /* A -> B */
+    chf.link[0][1] = 0; /* B -> A */
+    chf.link[0][2] = 0; /* C -> A (one-way) */
+    chf.link[2][2] = 3; /* C -> D */
+    chf.link[0][3] = 2; /* D -> C */
+    op_chf_build_mutual(&ctx, &chf);
+    assert_int_equal(chf.mutual[2] & 1, 0);
+    const uint32_t dist[4] = {5, 1, 5, 1};
+    uint32_t region[4], count = 0;
+    assert_int_equal(op_build_regions_watershed_raw(&ctx, &chf, dist, region, &count), OP_OK);
+    const uint32_t want[4] = {1, 1, 2, 2};
+    assert_int_equal(count, 2);
+    expect_regions(region, want, 4, "one-way");
+    op_region_settings s;
+    op_region_settings_defaults(&s);
+    check_ok(&ctx, &chf, &s, region, count, 0, "one-way");
+    /* The island rule sees the one-way link as no link: both regions have a neighbour?
+     * No: A-B and C-D are separate islands of 2 spans; with MinRegionArea 3 both go. */
+    s.min_region_area = 3;
+    assert_int_equal(op_build_regions_watershed(&ctx, &chf, dist, &s, region, &count), OP_OK);
+    assert_int_equal(count, 0);
+    for (uint32_t i = 0; i < 4; i++)
+        assert_int_equal(region[i], 0);
+    check_ok(&ctx, &chf, &s, region, count, 1, "one-way islands");
+    op_chf_free(&chf);
+    op_ctx_free(&ctx);
+}
+
+/* Checker and reference on random multi-floor fields, with and without filtering. */
+static void test_watershed_random(void **state)
+{
+    (void)state;
+    op_ctx ctx;
+    assert_int_equal(op_ctx_init(&ctx, OP_ISA_SCALAR), OP_OK);
+    for (uint64_t seed = 1; seed <= 30; seed++) {
+        op_random_chf_opts o;
+        op_random_chf_defaults(&o, 8 + (uint32_t)(seed % 29), 6 + (uint32_t)(seed % 23));
+        o.area_count = 1 + (uint32_t)(seed % 3);
+        op_chf chf;
+        assert_int_equal(op_random_chf(&ctx, &chf, seed, &o), OP_OK);
+        const uint32_t n = chf.span_count;
+        uint32_t *dist = u32_alloc(n), *region = u32_alloc(n), *again = u32_alloc(n);
+        assert_int_equal(op_build_distance_field(&ctx, &chf, dist, NULL), OP_OK);
+        op_region_settings s;
+        op_region_settings_defaults(&s);
+        s.min_region_area = (uint32_t)(seed % 9);
+        s.merge_region_area = (uint32_t)(seed % 5) * 6;
+        uint32_t count = 0, c2 = 0;
+        assert_int_equal(op_build_regions_watershed_raw(&ctx, &chf, dist, region, &count), OP_OK);
+        check_ok(&ctx, &chf, &s, region, count, 0, "watershed raw");
+        assert_int_equal(op_build_regions_watershed(&ctx, &chf, dist, &s, region, &count), OP_OK);
+        check_ok(&ctx, &chf, &s, region, count, 1, "watershed");
+        /* The dispatcher without a distance field computes it: same bytes. */
+        assert_int_equal(op_build_regions(&ctx, &chf, &s, NULL, again, &c2), OP_OK);
+        assert_int_equal(count, c2);
+        assert_memory_equal(region, again, (size_t)n * 4);
+        free(dist);
+        free(region);
+        free(again);
+        op_chf_free(&chf);
+    }
+    op_ctx_free(&ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_distance_brute),
+        cmocka_unit_test(test_watershed_tie_and_rounds),
+        cmocka_unit_test(test_watershed_two_plateaus),
+        cmocka_unit_test(test_watershed_area_change),
+        cmocka_unit_test(test_watershed_one_way),
+        cmocka_unit_test(test_watershed_random),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
