@@ -152,17 +152,13 @@ static op_status join_holes(op_ctx *ctx, const op_contour_vert *ov, uint32_t on,
     return OP_OK;
 }
 
-static op_status build_region(op_ctx *ctx, const op_ctrace *tr, const uint32_t *loops,
-                              uint32_t nl, uint32_t r, const op_csimp *sp,
-                              const op_contour_settings *set, cbuild *b, uint32_t *raw_fb,
-                              uint32_t *dropped_holes)
+/* Simplifies every outline and hole of a region on its own (regions-contours §6) and
+ * lists the outlines (positive loops) in discovery order. */
+static op_status simplify_loops(op_ctx *ctx, const op_ctrace *tr, const uint32_t *loops,
+                                uint32_t nl, const op_csimp *sp, cloopw *w, uint32_t *outl,
+                                uint32_t *no, uint32_t *raw_fb)
 {
-    cloopw *w = op_scratch(ctx, nl, sizeof *w);
-    uint32_t *outl = op_scratch(ctx, nl, sizeof *outl);
-    if (!w || !outl)
-        return OP_NO_MEMORY;
-    uint32_t no = 0;
-    /* Simplify every outline and hole on its own (§6). */
+    *no = 0;
     for (uint32_t i = 0; i < nl; i++) {
         const op_cloop *L = &tr->loops[loops[i]];
         cloopw *c = &w[i];
@@ -186,12 +182,17 @@ static op_status build_region(op_ctx *ctx, const op_ctrace *tr, const uint32_t *
         c->simp_area2 = op__loop_area2(c->simp, c->simp_n);
         c->lm = op__leftmost(c->simp, c->simp_n);
         if (L->area2 > 0)
-            outl[no++] = i;
+            outl[(*no)++] = i;
     }
-    /* Assign holes to the smallest containing outline (supplement §9.12). */
-    uint32_t *nholes = op_scratch(ctx, nl, sizeof *nholes);
-    if (!nholes)
-        return OP_NO_MEMORY;
+    return OP_OK;
+}
+
+/* Assigns each hole to the smallest simplified outline containing its leftmost
+ * simplified vertex (supplement §9.12); nholes[i] counts the holes of outline i. A hole
+ * no outline contains is dropped. */
+static void assign_holes(cloopw *w, uint32_t nl, const uint32_t *outl, uint32_t no,
+                         uint32_t *nholes, uint32_t *dropped_holes)
+{
     memset(nholes, 0, nl * sizeof *nholes);
     for (uint32_t i = 0; i < nl; i++) {
         cloopw *c = &w[i];
@@ -211,7 +212,127 @@ static op_status build_region(op_ctx *ctx, const op_ctrace *tr, const uint32_t *
         else
             nholes[best]++;
     }
-    /* One contour per outline, in discovery order. */
+}
+
+/* The hole loops of outline oi in discovery order, simplified (raw == 0) or raw. */
+static void list_holes(const cloopw *w, uint32_t nl, uint32_t oi, int raw, jhole *jh)
+{
+    uint32_t h = 0;
+    for (uint32_t i = 0; i < nl; i++)
+        if (w[i].owner == oi) {
+            jh[h].v = raw ? w[i].raw : w[i].simp;
+            jh[h].n = raw ? w[i].raw_n : w[i].simp_n;
+            jh[h].disc = i;
+            h++;
+        }
+}
+
+/* Joins the hc holes of outline oi into it (regions-contours §6 Holes) with the
+ * post-join fallback to raw loops and the spiral rule; sets *fv / *fn to the contour's
+ * final loop and adds to ct->flags. */
+static op_status join_outline_holes(op_ctx *ctx, const cloopw *w, uint32_t nl, uint32_t oi,
+                                    uint32_t hc, uint32_t r, ctmp *ct,
+                                    const op_contour_vert **fv, uint32_t *fn, uint32_t *raw_fb,
+                                    uint32_t *dropped_holes)
+{
+    const cloopw *o = &w[oi];
+    jhole *jh = op_scratch(ctx, hc, sizeof *jh);
+    if (!jh)
+        return OP_NO_MEMORY;
+    list_holes(w, nl, oi, 0, jh);
+    op_contour_vert *merged;
+    uint32_t mn, dropped;
+    op_status st = join_holes(ctx, o->simp, o->simp_n, jh, hc, r, &merged, &mn, &dropped);
+    if (st != OP_OK)
+        return st;
+    int crosses = 0;
+    if (op__loop_crosses(ctx, merged, mn, &crosses))
+        return OP_NO_MEMORY;
+    const op_contour_vert *base = o->simp;
+    uint32_t base_n = o->simp_n;
+    if (crosses) {
+        /* §6: discard the outline and its holes for their raw loops, joined by
+         * the same rule, raw holes in their own leftmost order (§9.11, §9.12). */
+        (*raw_fb)++;
+        ct->flags |= OP_CONTOUR_JOIN_RAW;
+        list_holes(w, nl, oi, 1, jh);
+        st = join_holes(ctx, o->raw, o->raw_n, jh, hc, r, &merged, &mn, &dropped);
+        if (st != OP_OK)
+            return st;
+        base = o->raw;
+        base_n = o->raw_n;
+    }
+    *fv = merged;
+    *fn = mn;
+    /* The spiral rule, checked last. */
+    if (op__loop_area2(merged, mn) <= 0) {
+        dropped = hc;
+        *fv = base;
+        *fn = base_n;
+        ct->flags |= OP_CONTOUR_SPIRAL;
+    }
+    if (dropped)
+        ct->flags |= OP_CONTOUR_DROPPED_HOLES;
+    *dropped_holes += dropped;
+    return OP_OK;
+}
+
+/* Appends contour ct with final loop fv / fn to the set being built; with keep_raw also
+ * the raw outline of outline oi and its raw holes in discovery order. */
+static op_status push_contour(cbuild *b, ctmp *ct, const op_contour_vert *fv, uint32_t fn,
+                              const cloopw *w, uint32_t nl, uint32_t oi, int keep_raw)
+{
+    const cloopw *o = &w[oi];
+    const uint32_t hc = ct->hole_count;
+    if (push_verts(b, fv, fn, &ct->voff))
+        return OP_NO_MEMORY;
+    ct->vcount = fn;
+    if (keep_raw) {
+        if (push_verts(b, o->raw, o->raw_n, &ct->roff))
+            return OP_NO_MEMORY;
+        ct->rcount = o->raw_n;
+        ct->rhcount = hc;
+        ct->rhsz_off = b->sn;
+        ct->rhv_off = b->vn;
+        if (grow((void **)&b->sz, &b->scap, b->sn + hc, sizeof *b->sz))
+            return OP_NO_MEMORY;
+        for (uint32_t i = 0; i < nl; i++) /* raw holes in discovery order */
+            if (w[i].owner == oi) {
+                size_t off;
+                if (push_verts(b, w[i].raw, w[i].raw_n, &off))
+                    return OP_NO_MEMORY;
+                b->sz[b->sn++] = w[i].raw_n;
+            }
+    }
+    if (b->cn == b->ccap) {
+        size_t cap = b->ccap;
+        if (grow((void **)&b->c, &cap, (size_t)b->cn + 1, sizeof *b->c))
+            return OP_NO_MEMORY;
+        b->ccap = (uint32_t)cap;
+    }
+    b->c[b->cn++] = *ct;
+    return OP_OK;
+}
+
+/* One region's contours (regions-contours §6): simplify its loops, give each hole an
+ * outline, then one contour per outline in discovery order. */
+static op_status build_region(op_ctx *ctx, const op_ctrace *tr, const uint32_t *loops,
+                              uint32_t nl, uint32_t r, const op_csimp *sp,
+                              const op_contour_settings *set, cbuild *b, uint32_t *raw_fb,
+                              uint32_t *dropped_holes)
+{
+    cloopw *w = op_scratch(ctx, nl, sizeof *w);
+    uint32_t *outl = op_scratch(ctx, nl, sizeof *outl);
+    if (!w || !outl)
+        return OP_NO_MEMORY;
+    uint32_t no;
+    op_status st = simplify_loops(ctx, tr, loops, nl, sp, w, outl, &no, raw_fb);
+    if (st != OP_OK)
+        return st;
+    uint32_t *nholes = op_scratch(ctx, nl, sizeof *nholes);
+    if (!nholes)
+        return OP_NO_MEMORY;
+    assign_holes(w, nl, outl, no, nholes, dropped_holes);
     for (uint32_t k = 0; k < no; k++) {
         op_arena_mark mark = op_arena_get_mark(&ctx->arena);
         const uint32_t oi = outl[k];
@@ -230,89 +351,11 @@ static op_status build_region(op_ctx *ctx, const op_ctrace *tr, const uint32_t *
             ct.flags |= OP_CONTOUR_OUTLINE_REFINED;
         const op_contour_vert *fv = o->simp;
         uint32_t fn = o->simp_n;
-        jhole *jh = NULL;
-        if (hc) {
-            jh = op_scratch(ctx, hc, sizeof *jh);
-            if (!jh)
-                return OP_NO_MEMORY;
-            uint32_t h = 0;
-            for (uint32_t i = 0; i < nl; i++)
-                if (w[i].owner == oi) {
-                    jh[h].v = w[i].simp;
-                    jh[h].n = w[i].simp_n;
-                    jh[h].disc = i;
-                    h++;
-                }
-            op_contour_vert *merged;
-            uint32_t mn, dropped;
-            op_status st = join_holes(ctx, o->simp, o->simp_n, jh, hc, r, &merged, &mn,
-                                      &dropped);
-            if (st != OP_OK)
-                return st;
-            int crosses = 0;
-            if (op__loop_crosses(ctx, merged, mn, &crosses))
-                return OP_NO_MEMORY;
-            const op_contour_vert *base = o->simp;
-            uint32_t base_n = o->simp_n;
-            if (crosses) {
-                /* §6: discard the outline and its holes for their raw loops, joined by
-                 * the same rule, raw holes in their own leftmost order (§9.11, §9.12). */
-                (*raw_fb)++;
-                ct.flags |= OP_CONTOUR_JOIN_RAW;
-                h = 0;
-                for (uint32_t i = 0; i < nl; i++)
-                    if (w[i].owner == oi) {
-                        jh[h].v = w[i].raw;
-                        jh[h].n = w[i].raw_n;
-                        jh[h].disc = i;
-                        h++;
-                    }
-                st = join_holes(ctx, o->raw, o->raw_n, jh, hc, r, &merged, &mn, &dropped);
-                if (st != OP_OK)
-                    return st;
-                base = o->raw;
-                base_n = o->raw_n;
-            }
-            fv = merged;
-            fn = mn;
-            /* The spiral rule, checked last. */
-            if (op__loop_area2(merged, mn) <= 0) {
-                dropped = hc;
-                fv = base;
-                fn = base_n;
-                ct.flags |= OP_CONTOUR_SPIRAL;
-            }
-            if (dropped)
-                ct.flags |= OP_CONTOUR_DROPPED_HOLES;
-            *dropped_holes += dropped;
-        }
-        if (push_verts(b, fv, fn, &ct.voff))
-            return OP_NO_MEMORY;
-        ct.vcount = fn;
-        if (set->keep_raw) {
-            if (push_verts(b, o->raw, o->raw_n, &ct.roff))
-                return OP_NO_MEMORY;
-            ct.rcount = o->raw_n;
-            ct.rhcount = hc;
-            ct.rhsz_off = b->sn;
-            ct.rhv_off = b->vn;
-            if (grow((void **)&b->sz, &b->scap, b->sn + hc, sizeof *b->sz))
-                return OP_NO_MEMORY;
-            for (uint32_t i = 0; i < nl; i++) /* raw holes in discovery order */
-                if (w[i].owner == oi) {
-                    size_t off;
-                    if (push_verts(b, w[i].raw, w[i].raw_n, &off))
-                        return OP_NO_MEMORY;
-                    b->sz[b->sn++] = w[i].raw_n;
-                }
-        }
-        if (b->cn == b->ccap) {
-            size_t cap = b->ccap;
-            if (grow((void **)&b->c, &cap, (size_t)b->cn + 1, sizeof *b->c))
-                return OP_NO_MEMORY;
-            b->ccap = (uint32_t)cap;
-        }
-        b->c[b->cn++] = ct;
+        if (hc && (st = join_outline_holes(ctx, w, nl, oi, hc, r, &ct, &fv, &fn, raw_fb,
+                                           dropped_holes)) != OP_OK)
+            return st;
+        if ((st = push_contour(b, &ct, fv, fn, w, nl, oi, set->keep_raw)) != OP_OK)
+            return st;
         op_arena_release(&ctx->arena, mark);
     }
     return OP_OK;

@@ -41,6 +41,172 @@ static void sort_by_key(uint32_t *idx, uint32_t *tmp, const uint32_t *key, uint3
 /* Counting sort needs maxd + 1 counters: used while that is at most this many. */
 #define WS_MAX_BUCKETS (1u << 22)
 
+/* Positions: pos[s] is span s's place in the order of S by distance, descending, ties
+ * in span-index order (none outside S); level_end[k] is the end of the k-th level (an
+ * empty level has the previous end). order and tmp are NULL for the counting sort
+ * (small distances), whose cnt is level_end itself; else cnt is the radix counters. */
+static void order_by_distance(const uint8_t *area, const uint32_t *region, const uint32_t *dist,
+                              uint32_t n, uint32_t m, uint32_t maxd, uint32_t *pos,
+                              uint32_t *cnt, uint32_t *order, uint32_t *tmp,
+                              uint32_t *level_end)
+{
+    const uint32_t none = m;
+    if (order == NULL) {
+        /* Counting sort: bucket k holds distance maxd - k; a stable counting pass in span
+         * order gives every span its position directly. cnt[k] ends as the start of
+         * bucket k + 1. */
+        const uint32_t nbuckets = maxd + 2;
+        memset(cnt, 0, (size_t)nbuckets * sizeof *cnt);
+        for (uint32_t s = 0; s < n; s++)
+            if (area[s] != 0 && region[s] == 0)
+                cnt[maxd - dist[s] + 1]++;
+        for (uint32_t k = 1; k < nbuckets; k++)
+            cnt[k] += cnt[k - 1];
+        /* cnt[k] = start of bucket k; used as a running cursor below. */
+        for (uint32_t s = 0; s < n; s++)
+            pos[s] = area[s] != 0 && region[s] == 0 ? cnt[maxd - dist[s]]++ : none;
+        /* Now cnt[k] = end of bucket k = start of bucket k + 1. */
+    } else {
+        uint32_t k = 0;
+        for (uint32_t s = 0; s < n; s++)
+            if (area[s] != 0 && region[s] == 0)
+                order[k++] = s;
+        sort_by_key(order, tmp, dist, cnt, m);
+        for (uint32_t s = 0; s < n; s++)
+            pos[s] = none;
+        uint32_t levels = 0;
+        for (uint32_t i = 0; i < m; i++) {
+            pos[order[i]] = i;
+            if (i + 1 == m || dist[order[i + 1]] != dist[order[i]])
+                level_end[levels++] = i + 1;
+        }
+    }
+}
+
+/* Per-position neighbours, filled in span order: the mutual neighbours in S with the
+ * same area; every other neighbour becomes none (reg[none] = 0, in no level).
+ * Every test below asks for "same area" or is only helped by it:
+ * - growth (§2.1) joins only regions of same-area neighbours; spans outside S have
+ *   region 0 or OP_BORDER_REGION, which growth ignores too;
+ * - basins (§2.2) flood same-area, same-level spans;
+ * - the next round's candidates: §9.2 makes the result that of rounds over all
+ *   unassigned level spans. A span that joins in round k + 1 has a same-area
+ *   neighbour with a region; had it had one at the start of round k as a candidate,
+ *   it would have joined then, so that neighbour joined in round k and the span is
+ *   found from it (by induction from round 1, whose candidates are all level spans).
+ *   Candidates that cannot join change nothing, so the other neighbours need not
+ *   be visited. */
+static void position_neighbours(const op_chf *chf, const uint32_t *pos, uint32_t none,
+                                uint32_t *nb)
+{
+    const uint8_t *area = chf->area;
+    const uint8_t *mutual = chf->mutual;
+    for (uint32_t s = 0; s < chf->span_count; s++) {
+        const uint32_t p = pos[s];
+        if (p == none)
+            continue;
+        const uint8_t ms = mutual[s], as = area[s];
+        for (int d = 0; d < 4; d++) {
+            uint32_t q = none;
+            if (ms >> d & 1) {
+                const uint32_t t = chf->link[d][s];
+                if (area[t] == as)
+                    q = pos[t];
+            }
+            nb[(size_t)p * 4 + d] = q;
+        }
+    }
+}
+
+/* §2.1 growth of the level [lo, hi): synchronous rounds; joins decided from the state
+ * at the start of the round. The first round's candidates are the level's spans; the
+ * next round's are the unassigned level spans next to a span that just joined (its
+ * same-area mutual neighbours: enough, see position_neighbours; §9.2 reads "next to" as
+ * any mutual neighbour). Their order cannot change a synchronous round, so they are
+ * kept in discovery order. A level span is a position in [lo, hi). bufa, bufb and
+ * newreg hold one level. */
+static void grow_level(const uint32_t *nb, uint32_t *reg, uint32_t lo, uint32_t hi,
+                       uint32_t *bufa, uint32_t *bufb, uint32_t *newreg)
+{
+    uint32_t nc = hi - lo;
+    const uint32_t *cand = NULL; /* NULL: the whole level, lo + i */
+    uint32_t *nextbuf = bufa, *otherbuf = bufb;
+    while (nc) {
+        uint32_t joined = 0;
+        for (uint32_t i = 0; i < nc; i++) {
+            const uint32_t p = cand ? cand[i] : lo + i;
+            uint32_t best = 0;
+            if (reg[p] == 0) {
+                const uint32_t *q = nb + (size_t)p * 4;
+                for (int d = 0; d < 4; d++) {
+                    const uint32_t r = reg[q[d]];
+                    if (r && (best == 0 || r < best))
+                        best = r;
+                }
+            }
+            newreg[i] = best;
+            joined += best != 0;
+        }
+        if (!joined)
+            break;
+        for (uint32_t i = 0; i < nc; i++)
+            if (newreg[i])
+                reg[cand ? cand[i] : lo + i] = newreg[i];
+        uint32_t nn = 0;
+        for (uint32_t i = 0; i < nc; i++) {
+            if (!newreg[i])
+                continue;
+            const uint32_t *q = nb + (size_t)(cand ? cand[i] : lo + i) * 4;
+            for (int d = 0; d < 4; d++) {
+                const uint32_t t = q[d];
+                /* an unassigned span of this level (none is in no level), listed
+                 * once: reg = WS_LISTED marks it until the list is complete */
+                if (t - lo < hi - lo && reg[t] == 0) {
+                    reg[t] = WS_LISTED;
+                    nextbuf[nn++] = t;
+                }
+            }
+        }
+        for (uint32_t i = 0; i < nn; i++)
+            reg[nextbuf[i]] = 0;
+        cand = nextbuf;
+        nc = nn;
+        uint32_t *sw = nextbuf;
+        nextbuf = otherbuf;
+        otherbuf = sw;
+    }
+}
+
+/* §2.2 basins of the level [lo, hi): each still-unassigned level span in span-index
+ * order (= position order within the level) starts a new region and floods breadth
+ * first through same-area, same-level spans. Returns nonzero when the ids run out. */
+static int flood_basins(const uint32_t *nb, uint32_t *reg, uint32_t lo, uint32_t hi,
+                        uint32_t *queue, uint32_t *next_id)
+{
+    for (uint32_t p0 = lo; p0 < hi; p0++) {
+        if (reg[p0] != 0)
+            continue;
+        if (*next_id == OP_MAX_REGION_ID)
+            return 1;
+        const uint32_t id = ++*next_id;
+        uint32_t head = 0, tail = 0;
+        reg[p0] = id;
+        queue[tail++] = p0;
+        while (head < tail) {
+            const uint32_t u = queue[head++];
+            const uint32_t *q = nb + (size_t)u * 4;
+            for (int d = 0; d < 4; d++) {
+                const uint32_t t = q[d];
+                if (t - lo < hi - lo && reg[t] == 0) {
+                    reg[t] = id;
+                    queue[tail++] = t;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
 op_status op_build_regions_watershed_raw(op_ctx *ctx, const op_chf *chf, const uint32_t *dist,
                                          uint32_t *region, uint32_t *region_count)
 {
@@ -55,7 +221,6 @@ op_status op_build_regions_watershed_raw(op_ctx *ctx, const op_chf *chf, const u
         return OP_OK;
     op_regions_init_band(chf, region);
     const uint8_t *area = chf->area;
-    const uint8_t *mutual = chf->mutual;
 
     /* The set S of spans to partition: walkable, not band (region still 0). */
     uint32_t m = 0, maxd = 0;
@@ -86,64 +251,8 @@ op_status op_build_regions_watershed_raw(op_ctx *ctx, const op_chf *chf, const u
         op_arena_release(&ctx->arena, mark);
         return OP_NO_MEMORY;
     }
-
-    if (counting) {
-        /* Bucket k holds distance maxd - k; a stable counting pass in span order gives
-         * every span its position directly. cnt[k] ends as the start of bucket k + 1. */
-        memset(cnt, 0, (size_t)nbuckets * sizeof *cnt);
-        for (uint32_t s = 0; s < n; s++)
-            if (area[s] != 0 && region[s] == 0)
-                cnt[maxd - dist[s] + 1]++;
-        for (uint32_t k = 1; k < nbuckets; k++)
-            cnt[k] += cnt[k - 1];
-        /* cnt[k] = start of bucket k; used as a running cursor below. */
-        for (uint32_t s = 0; s < n; s++)
-            pos[s] = area[s] != 0 && region[s] == 0 ? cnt[maxd - dist[s]]++ : none;
-        /* Now cnt[k] = end of bucket k = start of bucket k + 1. */
-    } else {
-        uint32_t k = 0;
-        for (uint32_t s = 0; s < n; s++)
-            if (area[s] != 0 && region[s] == 0)
-                order[k++] = s;
-        sort_by_key(order, tmp, dist, cnt, m);
-        for (uint32_t s = 0; s < n; s++)
-            pos[s] = none;
-        uint32_t levels = 0;
-        for (uint32_t i = 0; i < m; i++) {
-            pos[order[i]] = i;
-            if (i + 1 == m || dist[order[i + 1]] != dist[order[i]])
-                level_end[levels++] = i + 1;
-        }
-    }
-
-    /* Per-position neighbours, filled in span order: the mutual neighbours in S with the
-     * same area; every other neighbour becomes none (reg[none] = 0, in no level).
-     * Every test below asks for "same area" or is only helped by it:
-     * - growth (§2.1) joins only regions of same-area neighbours; spans outside S have
-     *   region 0 or OP_BORDER_REGION, which growth ignores too;
-     * - basins (§2.2) flood same-area, same-level spans;
-     * - the next round's candidates: §9.2 makes the result that of rounds over all
-     *   unassigned level spans. A span that joins in round k + 1 has a same-area
-     *   neighbour with a region; had it had one at the start of round k as a candidate,
-     *   it would have joined then, so that neighbour joined in round k and the span is
-     *   found from it (by induction from round 1, whose candidates are all level spans).
-     *   Candidates that cannot join change nothing, so the other neighbours need not
-     *   be visited. */
-    for (uint32_t s = 0; s < n; s++) {
-        const uint32_t p = pos[s];
-        if (p == none)
-            continue;
-        const uint8_t ms = mutual[s], as = area[s];
-        for (int d = 0; d < 4; d++) {
-            uint32_t q = none;
-            if (ms >> d & 1) {
-                const uint32_t t = chf->link[d][s];
-                if (area[t] == as)
-                    q = pos[t];
-            }
-            nb[(size_t)p * 4 + d] = q;
-        }
-    }
+    order_by_distance(area, region, dist, n, m, maxd, pos, cnt, order, tmp, level_end);
+    position_neighbours(chf, pos, none, nb);
     memset(reg, 0, ((size_t)m + 1) * sizeof *reg);
     uint32_t next_id = 0;
 
@@ -166,86 +275,11 @@ op_status op_build_regions_watershed_raw(op_ctx *ctx, const op_chf *chf, const u
         const uint32_t hi = level_end[k];
         if (hi == lo)
             continue; /* no span at this distance */
-        /* §2.1 growth: synchronous rounds; joins decided from the state at the start of
-         * the round. The first round's candidates are the level's spans; the next
-         * round's are the unassigned level spans next to a span that just joined (its
-         * same-area mutual neighbours: enough, see nb above; §9.2 reads "next to" as any
-         * mutual neighbour). Their order cannot change a synchronous round,
-         * so they are kept in discovery order. A level span is a position in [lo, hi). */
-        uint32_t nc = hi - lo;
-        const uint32_t *cand = NULL; /* NULL: the whole level, lo + i */
-        uint32_t *nextbuf = bufa, *otherbuf = bufb;
-        while (nc) {
-            uint32_t joined = 0;
-            for (uint32_t i = 0; i < nc; i++) {
-                const uint32_t p = cand ? cand[i] : lo + i;
-                uint32_t best = 0;
-                if (reg[p] == 0) {
-                    const uint32_t *q = nb + (size_t)p * 4;
-                    for (int d = 0; d < 4; d++) {
-                        const uint32_t r = reg[q[d]];
-                        if (r && (best == 0 || r < best))
-                            best = r;
-                    }
-                }
-                newreg[i] = best;
-                joined += best != 0;
-            }
-            if (!joined)
-                break;
-            for (uint32_t i = 0; i < nc; i++)
-                if (newreg[i])
-                    reg[cand ? cand[i] : lo + i] = newreg[i];
-            uint32_t nn = 0;
-            for (uint32_t i = 0; i < nc; i++) {
-                if (!newreg[i])
-                    continue;
-                const uint32_t *q = nb + (size_t)(cand ? cand[i] : lo + i) * 4;
-                for (int d = 0; d < 4; d++) {
-                    const uint32_t t = q[d];
-                    /* an unassigned span of this level (none is in no level), listed
-                     * once: reg = WS_LISTED marks it until the list is complete */
-                    if (t - lo < hi - lo && reg[t] == 0) {
-                        reg[t] = WS_LISTED;
-                        nextbuf[nn++] = t;
-                    }
-                }
-            }
-            for (uint32_t i = 0; i < nn; i++)
-                reg[nextbuf[i]] = 0;
-            cand = nextbuf;
-            nc = nn;
-            uint32_t *sw = nextbuf;
-            nextbuf = otherbuf;
-            otherbuf = sw;
-        }
-        /* §2.2 basins: each still-unassigned level span in span-index order (= position
-         * order within the level) starts a new region and floods breadth first through
-         * same-area, same-level spans. */
-        uint32_t *queue = bufa;
-        for (uint32_t p0 = lo; p0 < hi; p0++) {
-            if (reg[p0] != 0)
-                continue;
-            if (next_id == OP_MAX_REGION_ID) {
-                op_arena_release(&ctx->arena, mark);
-                return op_fail(ctx, OP_UNSUPPORTED, "watershed: more than %u regions",
-                               OP_MAX_REGION_ID);
-            }
-            const uint32_t id = ++next_id;
-            uint32_t head = 0, tail = 0;
-            reg[p0] = id;
-            queue[tail++] = p0;
-            while (head < tail) {
-                const uint32_t u = queue[head++];
-                const uint32_t *q = nb + (size_t)u * 4;
-                for (int d = 0; d < 4; d++) {
-                    const uint32_t t = q[d];
-                    if (t - lo < hi - lo && reg[t] == 0) {
-                        reg[t] = id;
-                        queue[tail++] = t;
-                    }
-                }
-            }
+        grow_level(nb, reg, lo, hi, bufa, bufb, newreg);
+        if (flood_basins(nb, reg, lo, hi, bufa, &next_id)) {
+            op_arena_release(&ctx->arena, mark);
+            return op_fail(ctx, OP_UNSUPPORTED, "watershed: more than %u regions",
+                           OP_MAX_REGION_ID);
         }
         lo = hi;
     }
