@@ -51,7 +51,7 @@ cmake --build "$bdir" -j"$jobs" "${build_args[@]}"
 echo "== cross: built in $(( $(date +%s) - t0 )) s"
 
 # Which variants the AArch64 build contains and qemu's CPU runs.
-aarch64-linux-gnu-gcc -std=c11 -O1 -Iinclude tests/cross/list_variants.c \
+aarch64-linux-gnu-gcc -std=c11 -O1 -Iinclude -I"$bdir/include" tests/cross/list_variants.c \
   "$bdir/libonepath.a" -fopenmp -lm -o "$bdir/list_variants"
 variants=$(qemu-aarch64 "$bdir/list_variants")
 echo "== cross: under qemu-aarch64, $variants"

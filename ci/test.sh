@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Newcomer command 2 and CI (.ci/run): set up, build and run the whole test suite:
 # plain build (warnings fatal), sanitizer build (ASan + UBSan), the command-line tool
-# on the demo world, and the AArch64 cross build under qemu.
+# on the demo world, the installed package with its consumers and the shared library,
+# and the AArch64 cross build under qemu.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -22,6 +23,9 @@ ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 
 echo "== command-line tool"
 bash ci/cli-smoke.sh build
+
+echo "== package: install, consumers (find_package, pkg-config, add_subdirectory), shared library"
+bash ci/consumers.sh build
 
 if [ -f ci/cross-aarch64.sh ]; then
   echo "== AArch64 cross build under qemu"

@@ -4,7 +4,7 @@
 # static), and linked into `onepath`; onepath gets OP_HAVE_ISA_<NAME>=1 per variant so
 # src/core/kernel_tables.c knows which tables exist. The rest of the library builds for
 # the baseline CPU; run-time dispatch (src/core/isa.c) picks a table the CPU can run.
-file(GLOB OP_SIMD_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/simd/*.c)
+file(GLOB OP_SIMD_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/simd/*.c)
 find_path(OP_SIMDE_INCLUDE_DIR simde/x86/sse2.h)
 if(NOT OP_SIMD_SOURCES)
   return()
@@ -42,7 +42,8 @@ foreach(v ${OP_SIMD_VARIANTS})
   string(TOUPPER ${v} V)
   add_library(onepath_simd_${v} OBJECT ${OP_SIMD_SOURCES})
   target_include_directories(onepath_simd_${v} PRIVATE
-    ${CMAKE_SOURCE_DIR}/include ${CMAKE_SOURCE_DIR}/src ${OP_SIMDE_INCLUDE_DIR})
+    ${PROJECT_SOURCE_DIR}/include ${PROJECT_BINARY_DIR}/include ${PROJECT_SOURCE_DIR}/src
+    ${OP_SIMDE_INCLUDE_DIR})
   target_compile_options(onepath_simd_${v} PRIVATE ${OP_SIMD_FLAGS_${v}})
   target_compile_definitions(onepath_simd_${v} PRIVATE
     OP_ISA_SUFFIX=${v} OP_ISA_ID=OP_ISA_${V} OP_VEC_BITS=${OP_SIMD_BITS_${v}}

@@ -6,15 +6,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#ifdef __FAST_MATH__
-#error "onepath must not be built with -ffast-math (determinism, supplement §5)"
-#endif
-
-#define ONEPATH_VERSION_STRING "0.1.0"
+#include "onepath/version.h" /* ONEPATH_VERSION_*, generated from CMake's project() */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The version of the library linked at run time, "MAJOR.MINOR.PATCH". It can differ
+ * from the ONEPATH_VERSION_STRING a program was compiled with when a shared library of
+ * another release is loaded. Never NULL; static storage. */
+const char *op_version(void);
 
 /* Stable numbers: they are also the tool's exit-code basis and appear in JSON. */
 typedef enum op_status {
