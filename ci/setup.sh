@@ -2,7 +2,8 @@
 # Installs what onepath needs from Debian, only what is missing (idempotent).
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libsimde-dev libcmocka-dev libbenchmark-dev
-      libxxhash-dev libpng-dev libgomp1 python3)
+      libxxhash-dev libpng-dev libgomp1 python3
+      locales) # locales: localedef makes de_DE.UTF-8 for the JSON locale test
 if [ "${OP_SETUP_CROSS:-1}" = 1 ]; then
   pkgs+=(gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user)
 fi

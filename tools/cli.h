@@ -7,6 +7,7 @@
 #include "image.h"
 #include "json.h"
 #include "svg.h"
+#include "cli_opts.h"
 
 #include <stdio.h>
 
@@ -27,7 +28,8 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     ;
 int cli_fail(const char *cmd, op_ctx *ctx, op_status st);
 
-/* Number parsing with range checks: 0 on success, else prints a usage error. */
+/* Number parsing with range checks (the C locale: the tool never calls setlocale): 0 on
+ * success, else prints a usage error. */
 int cli_parse_u32(const char *cmd, const char *opt, const char *s, uint32_t lo, uint32_t hi,
                   uint32_t *out);
 int cli_parse_i32(const char *cmd, const char *opt, const char *s, int32_t lo, int32_t hi,
@@ -36,24 +38,73 @@ int cli_parse_float(const char *cmd, const char *opt, const char *s, double lo, 
                     float *out);
 int cli_parse_double(const char *cmd, const char *opt, const char *s, double lo, double hi,
                      double *out);
-int cli_parse_vec3(const char *cmd, const char *opt, const char *s, float out[3]);
 
 /* Where the field comes from. */
 typedef struct cli_input {
     int demo;              /* 1 = demo world, 2 = terrain-only demo world */
     uint32_t demo_size;
     const char *path;      /* .obj, .png, .r16, or (chf) .opchf */
+    const char *chf_path;  /* --chf FILE (cli_args_check moves it to path) */
     int is_chf;
     uint32_t r16_width;
     op_heightmap_opts hm;
 } cli_input;
 
 void cli_input_defaults(cli_input *in);
-/* Consumes input options at argv[*i]; returns 1 if consumed, 0 if not an input option,
- * -1 on a usage error (printed). */
-int cli_input_option(const char *cmd, cli_input *in, int argc, char **argv, int *i);
-int cli_input_check(const char *cmd, const cli_input *in);
 const char *cli_input_describe(const cli_input *in, char *buf, size_t n);
+/* CLI_IN_* of a checked input. */
+unsigned cli_input_kind(const cli_input *in);
+
+#define CLI_MAX_GIVEN 128
+
+/* Everything the commands' options set (one struct, so that shared option tables have one
+ * target). A command with fields of its own points ext at them (options flagged CLI_EXT). */
+typedef struct cli_args {
+    cli_input in;
+    op_bake_settings s;
+    op_isa isa;                   /* --isa of bake and digest */
+    struct cli_isa_list {         /* --isa of verify, repeatable */
+        op_isa v[OP_ISA_COUNT];
+        int n;
+    } isas;
+    int quiet;
+    const char *json, *out_chf, *out_dist, *out_regions, *out_contours, *png, *svg;
+    int raw;
+    uint32_t png_scale;
+    void *ext;
+    /* Filled by cli_parse: the distinct options given, in order. */
+    const cli_opt *given[CLI_MAX_GIVEN];
+    int ngiven;
+} cli_args;
+
+/* Defaults of every field (bake settings: op_bake_settings_defaults). */
+void cli_args_defaults(cli_args *a);
+/* After cli_parse: one input, options that apply to it (a spans-stage setting with an
+ * OPCHF1 field is an error), --bmin with --bmax. 0, or EXIT_USAGE (printed). */
+int cli_args_check(const char *cmd, cli_args *a);
+
+/* Option tables shared by bake, verify and digest (cli_options.c). */
+extern const cli_group cli_group_input, cli_group_spans, cli_group_regions,
+    cli_group_contours, cli_group_run;
+extern const cli_choice cli_isa_choices[], cli_stage_choices[];
+/* --until of bake and digest (verify always goes through contours). */
+#define CLI_OPT_UNTIL                                                                      \
+    {"--until", CLI_ENUM, CLI_FIELD(s.until), "S", .choices = cli_stage_choices,           \
+     .help = "stop after"}
+/* --isa of bake and digest (verify's is repeatable: its own entry). */
+#define CLI_OPT_ISA                                                                        \
+    {"--isa", CLI_ENUM, CLI_FIELD(isa), "V",                                               \
+     .help = "kernel variant (auto: the best this CPU runs, narrowed by ONEPATH_ISA; an "  \
+             "unknown or unavailable name there is an error too)",                        \
+     .choices = cli_isa_choices}
+
+/* ONEPATH_ISA when isa is AUTO: an unknown or unavailable value is a usage error (it would
+ * be ignored by the library, and a run that silently uses another variant than asked is
+ * worse than none). 0 or EXIT_USAGE (printed). */
+int cli_check_isa_env(const char *cmd, op_isa isa);
+/* op_ctx_init with cli_check_isa_env first. EXIT_OK: ready (op_ctx_free it later); else
+ * the exit code, the message printed and nothing to free. */
+int cli_ctx_init(const char *cmd, op_ctx *ctx, op_isa isa);
 
 /* Loads the scene (mesh + volumes) for non-chf inputs; for the demo also overrides the
  * config's bounds (op_demo_world fills them). cfg_user_bounds: keep user-given bounds. */
@@ -70,11 +121,6 @@ void cli_progress_done(void);
 /* Pictures: regions (and contours when present) seen from above. */
 op_status cli_write_png(op_ctx *ctx, const op_bake_result *r, const char *path, int scale);
 op_status cli_write_svg(op_ctx *ctx, const op_bake_result *r, const char *path);
-
-/* Settings and --isa options shared by bake, verify and digest: 1 consumed, 0 not
- * theirs, -1 usage error (printed). */
-int cli_settings_option(const char *cmd, op_bake_settings *s, int argc, char **argv, int *i);
-int cli_isa_option(const char *cmd, op_isa *isa, int argc, char **argv, int *i);
 
 int cmd_bake(int argc, char **argv);
 int cmd_verify(int argc, char **argv);

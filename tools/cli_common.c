@@ -94,25 +94,6 @@ int cli_parse_float(const char *cmd, const char *opt, const char *s, double lo, 
     return rc;
 }
 
-int cli_parse_vec3(const char *cmd, const char *opt, const char *s, float out[3])
-{
-    char buf[256];
-    if (!s || strlen(s) >= sizeof buf)
-        return cli_usage_error(cmd, "%s needs x,y,z", opt);
-    strcpy(buf, s);
-    char *save = NULL, *tok = strtok_r(buf, ",", &save);
-    for (int i = 0; i < 3; i++) {
-        if (!tok)
-            return cli_usage_error(cmd, "%s needs three comma-separated numbers x,y,z", opt);
-        if (cli_parse_float(cmd, opt, tok, -1e30, 1e30, &out[i]))
-            return EXIT_USAGE;
-        tok = strtok_r(NULL, ",", &save);
-    }
-    if (tok)
-        return cli_usage_error(cmd, "%s needs exactly three numbers x,y,z", opt);
-    return 0;
-}
-
 /* Progress: one line on stderr, rewritten in place, only on a terminal. */
 static int progress_active;
 static double progress_last;

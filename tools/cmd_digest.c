@@ -3,41 +3,42 @@
 
 #include <string.h>
 
+static const cli_opt digest_run_opts[] = {
+    CLI_OPT_UNTIL,
+    CLI_OPT_ISA,
+    CLI_END};
+static const cli_group digest_run = {NULL, digest_run_opts};
+
+static const cli_group *const digest_groups[] = {&cli_group_input, &cli_group_spans,
+                                                 &cli_group_regions, &cli_group_contours,
+                                                 &cli_group_run, &digest_run, NULL};
+
+static const cli_command digest_cmd = {
+    "digest", "INPUT [options]",
+    "Prints 'stage digest' lines (spans, distance, regions, contours; supplement §5), as "
+    "'onepath bake --json' records them.",
+    digest_groups, "exit codes: 0 ok, 2 usage error, 3 bad input, 4 internal failure"};
+
 int cmd_digest(int argc, char **argv)
 {
-    const char *CMD = "digest";
-    cli_input in;
-    cli_input_defaults(&in);
-    op_bake_settings s;
-    op_bake_settings_defaults(&s);
-    op_isa isa = OP_ISA_AUTO;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            printf("usage: onepath digest (--demo [--demo-size N] | FILE ... | --chf FILE) "
-                   "[bake settings] [--isa V]\n"
-                   "Prints 'stage digest' lines: spans, distance, regions, contours.\n");
-            return EXIT_OK;
-        }
-        int rc = cli_input_option(CMD, &in, argc, argv, &i);
-        if (!rc)
-            rc = cli_settings_option(CMD, &s, argc, argv, &i);
-        if (!rc)
-            rc = cli_isa_option(CMD, &isa, argc, argv, &i);
-        if (rc < 0)
-            return EXIT_USAGE;
-        if (!rc)
-            return cli_usage_error(CMD, "unknown option '%s'", argv[i]);
-    }
-    if (cli_input_check(CMD, &in))
+    const char *CMD = digest_cmd.name;
+    cli_args a;
+    cli_args_defaults(&a);
+    int rc = cli_parse(&digest_cmd, argc, argv, &a);
+    if (rc != CLI_CONTINUE)
+        return rc;
+    if (cli_args_check(CMD, &a))
         return EXIT_USAGE;
     op_ctx ctx;
-    op_status st = op_ctx_init(&ctx, isa);
+    int code = cli_ctx_init(CMD, &ctx, a.isa);
+    if (code != EXIT_OK)
+        return code;
+    cli_progress_install(&ctx, !a.quiet);
     op_bake_result r;
-    memset(&r, 0, sizeof r);
-    if (st == OP_OK)
-        st = cli_bake(&ctx, &in, &s, &r);
+    op_status st = cli_bake(&ctx, &a.in, &a.s, &r);
+    cli_progress_done();
     if (st != OP_OK) {
-        int code = cli_fail(CMD, &ctx, st);
+        code = cli_fail(CMD, &ctx, st);
         op_bake_result_free(&r);
         op_ctx_free(&ctx);
         return code;

@@ -5,67 +5,59 @@
 
 #include <string.h>
 
-static const char *CMD = "verify";
-
-static void verify_help(FILE *f)
+/* --isa V, repeatable: the variants to compare (default: every one this CPU runs). */
+static int parse_isa_list(const char *cmd, const cli_opt *o, const char *v, void *field)
 {
-    fprintf(f,
-"usage: onepath verify (--demo [--demo-size N] | --demo-terrain | FILE.obj | FILE.png |\n"
-"                       FILE.r16 --width W | --chf FILE.opchf) [settings]\n"
-"\n"
-"Bakes the input through contours once per partition (watershed, monotone, layers, or\n"
-"the one given with --partition) and per kernel variant this CPU runs (or those given\n"
-"with --isa, repeatable), checks the region and contour invariants of regions-contours\n"
-"§2-§6 on the scalar result, and compares every stage digest with the scalar one.\n"
-"Settings options are those of 'onepath bake'.\n"
-"exit codes: 0 all agree and hold, 1 a difference or broken invariant, 2 usage error,\n"
-"3 bad input, 4 internal failure\n");
+    struct cli_isa_list *list = field;
+    op_isa isa;
+    if (op_isa_parse(v, &isa) != OP_OK)
+        return cli_usage_error(cmd, "%s: '%s' is not a kernel variant (see --help)", o->name, v);
+    if (isa == OP_ISA_AUTO)
+        return 0; /* auto adds nothing: no --isa at all means every variant */
+    for (int i = 0; i < list->n; i++)
+        if (list->v[i] == isa)
+            return 0;
+    list->v[list->n++] = isa; /* at most OP_ISA_COUNT distinct values */
+    return 0;
 }
+
+static const cli_opt verify_run_opts[] = {
+    {"--isa", CLI_CUSTOM, CLI_FIELD(isas), "V",
+     .help = "a kernel variant to compare, repeatable (the first is the reference): "
+             "scalar|sse2|sse41|avx2|avx512|neon|portable",
+     .parse = parse_isa_list, .deflt = "every variant this CPU runs, scalar first"},
+    CLI_END};
+static const cli_group verify_run = {NULL, verify_run_opts};
+
+static const cli_group *const verify_groups[] = {&cli_group_input, &cli_group_spans,
+                                                 &cli_group_regions, &cli_group_contours,
+                                                 &cli_group_run, &verify_run, NULL};
+
+static const cli_command verify_cmd = {
+    "verify", "INPUT [options]",
+    "Bakes INPUT through contours once per partition (watershed, monotone, layers, or the one "
+    "given with --partition) and per kernel variant this CPU runs (or those given with --isa), "
+    "checks the region and contour invariants of regions-contours §2-§6 on the first "
+    "variant's result, and compares every stage digest with that one.",
+    verify_groups,
+    "exit codes: 0 all agree and hold, 1 a difference or broken invariant, 2 usage error, 3 "
+    "bad input, 4 internal failure"};
 
 int cmd_verify(int argc, char **argv)
 {
-    cli_input in;
-    cli_input_defaults(&in);
-    op_bake_settings s;
-    op_bake_settings_defaults(&s);
-    int partition_given = 0, quiet = 0;
-    op_isa isas[OP_ISA_COUNT];
-    int nisa = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            verify_help(stdout);
-            return EXIT_OK;
-        }
-        if (!strcmp(a, "--partition"))
-            partition_given = 1;
-        int rc = cli_input_option(CMD, &in, argc, argv, &i);
-        if (rc < 0)
-            return EXIT_USAGE;
-        if (rc)
-            continue;
-        rc = cli_settings_option(CMD, &s, argc, argv, &i);
-        if (rc < 0)
-            return EXIT_USAGE;
-        if (rc)
-            continue;
-        op_isa isa;
-        rc = cli_isa_option(CMD, &isa, argc, argv, &i);
-        if (rc < 0)
-            return EXIT_USAGE;
-        if (rc) {
-            if (isa != OP_ISA_AUTO && nisa < OP_ISA_COUNT)
-                isas[nisa++] = isa;
-            continue;
-        }
-        if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            quiet = 1;
-            continue;
-        }
-        return cli_usage_error(CMD, "unknown option '%s'", a);
-    }
-    if (cli_input_check(CMD, &in))
+    const char *CMD = verify_cmd.name;
+    cli_args a;
+    cli_args_defaults(&a);
+    int rc = cli_parse(&verify_cmd, argc, argv, &a);
+    if (rc != CLI_CONTINUE)
+        return rc;
+    if (cli_args_check(CMD, &a))
         return EXIT_USAGE;
+    cli_input in = a.in;
+    op_bake_settings s = a.s;
+    op_isa *isas = a.isas.v;
+    int nisa = a.isas.n;
+    const int partition_given = cli_given(&a, "--partition") != NULL, quiet = a.quiet;
     if (nisa == 0)
         for (int v = 0; v < OP_ISA_COUNT; v++)
             if (op_isa_available((op_isa)v))
@@ -90,8 +82,8 @@ int cmd_verify(int argc, char **argv)
     }
     cli_progress_install(&ctx, !quiet);
     char desc[512];
-    printf("verify %s: %d partition(s) x %d variant(s)\n", cli_input_describe(&in, desc, sizeof desc),
-           nparts, nisa);
+    printf("verify %s: %d partition(s) x %d variant(s)\n",
+           cli_input_describe(&in, desc, sizeof desc), nparts, nisa);
     printf("%-10s %-9s %-16s %-16s %-16s %-16s %s\n", "partition", "isa", "spans", "distance",
            "regions", "contours", "result");
     int failures = 0;

@@ -1,7 +1,9 @@
 /* A tiny streaming JSON writer over FILE* (RFC 8259 output), used by the tool. */
 #include "json.h"
 
+#include <locale.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 void op_json_init(op_json *j, FILE *f, int indent)
@@ -168,28 +170,150 @@ void op_json_i64(op_json *j, int64_t v)
         fprintf(j->f, "%lld", (long long)v);
 }
 
-void op_json_double(op_json *j, double v)
+/* Numbers: printf and strtod follow LC_NUMERIC (a decimal comma under de_DE), JSON wants
+ * a point. Shortest texts are found in the current locale (printed and read back there, so
+ * the round-trip test is consistent) and then written out digit by digit without it. */
+
+/* The locale's decimal point replaced by '.' (fixed notation; %f never groups digits). */
+static size_t to_c_locale(char *out, const char *tmp)
 {
-    if (!before_value(j))
-        return;
-    if (isfinite(v))
-        fprintf(j->f, "%.17g", v);
-    else
-        fputs("null", j->f);
+    const char *dp = localeconv()->decimal_point;
+    const size_t dplen = dp && *dp ? strlen(dp) : 0;
+    size_t n = 0;
+    for (const char *p = tmp; *p && n + 1 < OP_JSON_NUMBER_MAX;) {
+        if (dplen && !strncmp(p, dp, dplen)) {
+            out[n++] = '.';
+            p += dplen;
+        } else {
+            out[n++] = *p++;
+        }
+    }
+    out[n] = 0;
+    return n;
 }
 
-void op_json_double_fixed(op_json *j, double v, int decimals)
+/* Writes the number whose %.*e text is e ("-d.ddde+XX", any decimal point): plain notation
+ * for decimal exponents -4..15, else exponent notation (Python's repr rule): 10 not 1e+01,
+ * 0.001, 1e-5, 1e30. */
+static size_t compose(char *out, const char *e)
 {
-    if (!before_value(j))
-        return;
+    char digits[24];
+    int nd = 0, neg = 0;
+    const char *p = e;
+    if (*p == '-') {
+        neg = 1;
+        p++;
+    }
+    for (; *p && *p != 'e' && *p != 'E'; p++)
+        if (*p >= '0' && *p <= '9' && nd < (int)sizeof digits)
+            digits[nd++] = *p;
+    const int x = *p ? atoi(p + 1) : 0; /* the decimal exponent of the first digit */
+    while (nd > 1 && digits[nd - 1] == '0')
+        nd--;
+    /* At most 17 digits, a sign, a point and 4 leading or 15 trailing zeros, or
+     * "e-324": always within OP_JSON_NUMBER_MAX. */
+    size_t n = 0;
+    if (neg)
+        out[n++] = '-';
+    if (x < -4 || x > 15) {
+        out[n++] = digits[0];
+        if (nd > 1)
+            out[n++] = '.';
+        for (int i = 1; i < nd; i++)
+            out[n++] = digits[i];
+        n += (size_t)snprintf(out + n, OP_JSON_NUMBER_MAX - n, "e%d", x);
+    } else if (x < 0) {
+        out[n++] = '0';
+        out[n++] = '.';
+        for (int i = 0; i < -x - 1; i++)
+            out[n++] = '0';
+        for (int i = 0; i < nd; i++)
+            out[n++] = digits[i];
+        out[n] = 0;
+    } else {
+        for (int i = 0; i < nd || i <= x; i++) {
+            if (i == x + 1)
+                out[n++] = '.';
+            out[n++] = i < nd ? digits[i] : '0';
+        }
+        out[n] = 0;
+    }
+    return n;
+}
+
+size_t op_json_format_double(char *buf, double v)
+{
+    char tmp[64];
+    buf[0] = 0;
+    if (!isfinite(v))
+        return 0;
+    /* The fewest significant digits that read back to v; 17 always do. */
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, v);
+        if (prec == 17 || strtod(tmp, NULL) == v)
+            break;
+    }
+    return compose(buf, tmp);
+}
+
+size_t op_json_format_float(char *buf, float v)
+{
+    char tmp[64];
+    buf[0] = 0;
+    if (!isfinite(v))
+        return 0;
+    /* strtof, not (float)strtod: rounding twice can miss the shortest text. 9 significant
+     * digits always read back to the same binary32. */
+    for (int prec = 1; prec <= 9; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, (double)v);
+        if (prec == 9 || strtof(tmp, NULL) == v)
+            break;
+    }
+    return compose(buf, tmp);
+}
+
+size_t op_json_format_fixed(char *buf, double v, int decimals)
+{
+    char tmp[64];
+    buf[0] = 0;
+    if (!isfinite(v))
+        return 0;
+    if (fabs(v) >= 1e17) /* fixed notation would run to hundreds of digits */
+        return op_json_format_double(buf, v);
     if (decimals < 0)
         decimals = 0;
     if (decimals > 17)
         decimals = 17;
-    if (isfinite(v))
-        fprintf(j->f, "%.*f", decimals, v);
-    else
-        fputs("null", j->f);
+    snprintf(tmp, sizeof tmp, "%.*f", decimals, v);
+    return to_c_locale(buf, tmp);
+}
+
+static void put_number(op_json *j, const char *text, size_t len)
+{
+    if (!before_value(j))
+        return;
+    fputs(len ? text : "null", j->f);
+}
+
+void op_json_double(op_json *j, double v)
+{
+    char buf[OP_JSON_NUMBER_MAX];
+    size_t n = op_json_format_double(buf, v);
+    put_number(j, buf, n);
+}
+
+void op_json_float(op_json *j, float v)
+{
+    char buf[OP_JSON_NUMBER_MAX];
+    size_t n = op_json_format_float(buf, v);
+    put_number(j, buf, n);
+}
+
+void op_json_double_fixed(op_json *j, double v, int decimals)
+{
+    char buf[OP_JSON_NUMBER_MAX];
+    size_t n = op_json_format_fixed(buf, v, decimals);
+    put_number(j, buf, n);
 }
 
 void op_json_bool(op_json *j, int v)
@@ -223,6 +347,11 @@ void op_json_kv_double(op_json *j, const char *key, double v)
 {
     op_json_key(j, key);
     op_json_double(j, v);
+}
+void op_json_kv_float(op_json *j, const char *key, float v)
+{
+    op_json_key(j, key);
+    op_json_float(j, v);
 }
 void op_json_kv_bool(op_json *j, const char *key, int v)
 {

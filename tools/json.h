@@ -34,9 +34,16 @@ void op_json_key(op_json *j, const char *key);
 void op_json_string(op_json *j, const char *s);
 void op_json_u64(op_json *j, uint64_t v);
 void op_json_i64(op_json *j, int64_t v);
-/* %.17g (round-trips binary64); non-finite values are written as null. */
+/* Numbers never depend on the locale (the decimal point is always '.'). Non-finite values
+ * are written as null. */
+/* The fewest significant digits that read back (strtod) to the same binary64; plain
+ * notation for decimal exponents -4..15 (0.001, 10), else exponent notation (1e-5,
+ * 1.5e30), as Python's repr. */
 void op_json_double(op_json *j, double v);
-/* Fixed notation with 0..17 decimals (%.*f); non-finite as null. */
+/* The same for binary32 (strtof): 0.3f is "0.3", not the "0.30000001192092896" of
+ * printing it as a double. For float fields (cs, ch, bounds). */
+void op_json_float(op_json *j, float v);
+/* Fixed notation with 0..17 decimals (%.*f). */
 void op_json_double_fixed(op_json *j, double v, int decimals);
 void op_json_bool(op_json *j, int v);
 void op_json_null(op_json *j);
@@ -45,7 +52,16 @@ void op_json_kv_string(op_json *j, const char *key, const char *v);
 void op_json_kv_u64(op_json *j, const char *key, uint64_t v);
 void op_json_kv_i64(op_json *j, const char *key, int64_t v);
 void op_json_kv_double(op_json *j, const char *key, double v);
+void op_json_kv_float(op_json *j, const char *key, float v);
 void op_json_kv_bool(op_json *j, const char *key, int v);
+/* The number texts above, for other writers (SVG, the tool's messages): at most
+ * OP_JSON_NUMBER_MAX bytes with the NUL; non-finite values give "" (length 0). Return the
+ * length. */
+#define OP_JSON_NUMBER_MAX 40
+size_t op_json_format_double(char *buf, double v);
+size_t op_json_format_float(char *buf, float v);
+size_t op_json_format_fixed(char *buf, double v, int decimals);
+
 /* Ends the document (a newline) and reports: OP_OK, OP_INVALID_ARGUMENT (misuse or
  * unclosed containers, message in ctx) or OP_IO_ERROR (the stream failed). */
 op_status op_json_finish(op_ctx *ctx, op_json *j);

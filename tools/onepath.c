@@ -1,7 +1,24 @@
-/* onepath — bake navigation data: the command-line entry point. */
+/* onepath — bake navigation data: the command-line entry point.
+ *
+ * The tool never calls setlocale: it parses and prints numbers in the C locale whatever
+ * LC_NUMERIC says (and its JSON and SVG writers do not depend on the locale anyway). */
 #include "cli.h"
 
 #include <string.h>
+
+/* Adding a command: a line here, a cmd_NAME function (cli.h) that runs cli_parse on its
+ * cli_command (cli_opts.h). */
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *what;
+} commands[] = {
+    {"bake", cmd_bake, "build the compact heightfield, regions and contours of an input"},
+    {"verify", cmd_verify, "run every instruction-set variant and the invariant checkers"},
+    {"digest", cmd_digest, "print the stage digests of an input (as bake --json records them)"},
+    {"isa", cmd_isa, "list the kernel variants and whether this CPU runs them"},
+};
+enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
 
 static void usage(FILE *f)
 {
@@ -10,16 +27,14 @@ static void usage(FILE *f)
             "\n"
             "usage: onepath <command> [options]\n"
             "\n"
-            "commands:\n"
-            "  bake     build the compact heightfield, regions and contours of an input\n"
-            "  verify   run every instruction-set variant and the invariant checkers\n"
-            "  digest   print the stage digests of an input (as bake --json records them)\n"
-            "  isa      list the kernel variants and whether this CPU runs them\n"
-            "\n"
-            "Run 'onepath <command> --help' for its options.\n"
-            "Exit codes: 0 ok, 1 verification failed, 2 usage error, 3 bad input,\n"
-            "4 internal failure (including out of memory).\n",
+            "commands:\n",
             ONEPATH_VERSION_STRING);
+    for (int i = 0; i < COMMAND_COUNT; i++)
+        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].what);
+    fprintf(f, "\n"
+               "Run 'onepath <command> --help' for its options.\n"
+               "Exit codes: 0 ok, 1 verification failed, 2 usage error, 3 bad input,\n"
+               "4 internal failure (including out of memory).\n");
 }
 
 int main(int argc, char **argv)
@@ -37,14 +52,9 @@ int main(int argc, char **argv)
         printf("onepath %s\n", ONEPATH_VERSION_STRING);
         return EXIT_OK;
     }
-    if (!strcmp(cmd, "bake"))
-        return cmd_bake(argc - 1, argv + 1);
-    if (!strcmp(cmd, "verify"))
-        return cmd_verify(argc - 1, argv + 1);
-    if (!strcmp(cmd, "digest"))
-        return cmd_digest(argc - 1, argv + 1);
-    if (!strcmp(cmd, "isa"))
-        return cmd_isa(argc - 1, argv + 1);
+    for (int i = 0; i < COMMAND_COUNT; i++)
+        if (!strcmp(cmd, commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
     fprintf(stderr, "onepath: unknown command '%s'\n\n", cmd);
     usage(stderr);
     return EXIT_USAGE;

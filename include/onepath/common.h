@@ -53,6 +53,18 @@ int op_isa_available(op_isa isa);
 /* The variant AUTO resolves to (after ONEPATH_ISA narrowing). */
 op_isa op_isa_best(void);
 
+/* What the environment variable ONEPATH_ISA asks of op_isa_best, so that a caller can
+ * report a value the library ignores (op_isa_best never fails). */
+typedef enum op_isa_env_state {
+    OP_ISA_ENV_UNSET = 0,   /* unset, empty or "auto": no narrowing */
+    OP_ISA_ENV_APPLIED,     /* an available variant: op_isa_best returns it */
+    OP_ISA_ENV_UNKNOWN,     /* not a variant name: ignored */
+    OP_ISA_ENV_UNAVAILABLE  /* a variant this build or CPU does not run: ignored */
+} op_isa_env_state;
+/* isa (may be NULL) receives the named variant (APPLIED, UNAVAILABLE; else OP_ISA_AUTO);
+ * value (may be NULL) the variable's text (NULL when unset). */
+op_isa_env_state op_isa_env(op_isa *isa, const char **value);
+
 /* One line of the variant listing (style.md: "a listing call says what this CPU can
  * run"). available = compiled && cpu. */
 typedef struct op_isa_info {

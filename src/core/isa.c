@@ -80,14 +80,33 @@ int op_isa_list(op_isa_info *out, int max)
     return OP_ISA_COUNT;
 }
 
+op_isa_env_state op_isa_env(op_isa *isa, const char **value)
+{
+    const char *env = getenv("ONEPATH_ISA");
+    op_isa v = OP_ISA_AUTO;
+    op_isa_env_state st;
+    if (!env || !*env)
+        st = OP_ISA_ENV_UNSET;
+    else if (op_isa_parse(env, &v) != OP_OK)
+        st = OP_ISA_ENV_UNKNOWN, v = OP_ISA_AUTO;
+    else if (v == OP_ISA_AUTO)
+        st = OP_ISA_ENV_UNSET;
+    else
+        st = op_isa_available(v) ? OP_ISA_ENV_APPLIED : OP_ISA_ENV_UNAVAILABLE;
+    if (isa)
+        *isa = v;
+    if (value)
+        *value = env;
+    return st;
+}
+
 op_isa op_isa_best(void)
 {
     /* ONEPATH_ISA narrows the choice (libjpeg-turbo JSIMD_FORCENONE, simdjson
-     * SIMDJSON_FORCE_IMPLEMENTATION). An unknown or unavailable value is ignored. */
-    const char *env = getenv("ONEPATH_ISA");
+     * SIMDJSON_FORCE_IMPLEMENTATION). An unknown or unavailable value is ignored here;
+     * op_isa_env lets the caller say so. */
     op_isa forced;
-    if (env && *env && op_isa_parse(env, &forced) == OP_OK && forced != OP_ISA_AUTO &&
-        op_isa_available(forced))
+    if (op_isa_env(&forced, NULL) == OP_ISA_ENV_APPLIED)
         return forced;
     static const op_isa ladder[] = {OP_ISA_AVX512, OP_ISA_AVX2, OP_ISA_SSE41, OP_ISA_SSE2,
                                     OP_ISA_NEON};

@@ -68,7 +68,7 @@ static void test_json_compact(void **state)
         "{\"s\":\"q\\\"b\\\\n\\nt\\tc\\u0001 \\u001f/é€𝄞\","
         "\"bad\":\"a\\ufffdb\\ufffd\\ufffdc\\ufffd\\ufffd\\ufffdd\\ufffd\\ufffd\","
         "\"k\\\"ey\":18446744073709551615,\"neg\":-9223372036854775808,"
-        "\"d\":0.10000000000000001,\"nan\":null,\"fx\":0.667,\"t\":true,"
+        "\"d\":0.1,\"nan\":null,\"fx\":0.667,\"t\":true,"
         "\"arr\":[1,[],{},null,null]}\n");
     fclose(f);
     op_ctx_free(&ctx);
