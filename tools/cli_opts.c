@@ -160,9 +160,12 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a)
             o = find(cmd, NULL, 0, 1);
             if (!o)
                 return cli_usage_error(c, "unexpected argument '%s'", arg);
-            if (note_given(a, o) && (o->flags & CLI_ONCE))
-                return cli_usage_error(c, "more than one %s ('%s' and '%s')", o->metavar,
-                                       *(const char *const *)cfield_of(a, o), arg);
+            if (note_given(a, o) && (o->flags & CLI_ONCE)) {
+                if (o->kind == CLI_FILE)
+                    return cli_usage_error(c, "more than one %s ('%s' and '%s')", o->metavar,
+                                           *(const char *const *)cfield_of(a, o), arg);
+                return cli_usage_error(c, "more than one %s ('%s' is extra)", o->metavar, arg);
+            }
             if (store(c, o, arg, field_of(a, o), options_end))
                 return EXIT_USAGE;
             continue;
