@@ -50,6 +50,8 @@ typedef struct op_bake_result {
     uint64_t digest_distance;  /* op_digest_distance (OPDST1 bytes) */
     uint64_t digest_regions;   /* build3d/regions-<partition>: op_digest_regions (OPREG1) */
     uint64_t digest_contours;  /* build3d/contours: op_digest_contours */
+    op_allocator alloc;        /* dist's and region's allocator (chf and contours keep
+                                  their own): ctx->alloc of the bake */
 } op_bake_result;
 
 /* Runs the spans stage on scene, then the rest. result is zeroed first and owns
@@ -62,6 +64,8 @@ op_status op_bake_scene(op_ctx *ctx, const op_scene *scene, const op_bake_settin
 op_status op_bake_chf(op_ctx *ctx, op_chf *chf, const op_bake_settings *s,
                       op_bake_result *result);
 
+/* Frees everything with the allocators it was made with; a zeroed result frees
+ * harmlessly. */
 void op_bake_result_free(op_bake_result *r);
 
 /* Milliseconds from CLOCK_MONOTONIC; for reports only, never for output. */

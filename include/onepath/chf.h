@@ -44,12 +44,16 @@ typedef struct op_chf {
     uint8_t *area;        /* 0 = not walkable, 63 = walkable, others from volumes */
     uint32_t *link[4];    /* per direction: neighbour span index or OP_NO_LINK */
     uint8_t *mutual;      /* per span: bit d = link d is mutual */
+    op_allocator alloc;   /* the arrays' allocator (ctx->alloc when made) */
 } op_chf;
 
-/* Allocates every array for the given sizes (cells zeroed, links OP_NO_LINK). */
+/* Allocates every array for the given sizes (cells zeroed, links OP_NO_LINK) with ctx's
+ * allocator, which chf keeps for op_chf_free. */
 op_status op_chf_alloc(op_ctx *ctx, op_chf *chf, uint32_t width, uint32_t depth,
                        uint32_t span_count);
+/* Frees with the allocator the field was made with; a zeroed op_chf frees harmlessly. */
 void op_chf_free(op_chf *chf);
+/* dst is allocated with ctx's allocator. */
 op_status op_chf_copy(op_ctx *ctx, op_chf *dst, const op_chf *src);
 
 /* Link rule (supplement §1.5): for every span and direction, the lowest span t of the

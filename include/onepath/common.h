@@ -140,6 +140,14 @@ op_status op_ctx_set_isa(op_ctx *ctx, op_isa isa);
 void op_ctx_free(op_ctx *ctx);
 const char *op_ctx_error(const op_ctx *ctx);
 
+/* Frees a buffer or array that a library function handed to the caller for ctx
+ * (op_read_file, the OPCHF1 and dump encoders and decoders) with ctx's allocator: pass a
+ * context with the allocator the call was made with. NULL p is ignored; NULL ctx means
+ * the C library's free, which also suits a context made with the default allocator.
+ * Result structs (op_chf, op_mesh, op_scene, op_heightfield, op_contour_set,
+ * op_bake_result) instead remember their allocator and have their own free function. */
+void op_free(const op_ctx *ctx, void *p);
+
 /* Record a failure: formats the message into ctx->err and returns status. ctx may be
  * NULL (the message is then dropped). */
 op_status op_fail(op_ctx *ctx, op_status status, const char *fmt, ...)

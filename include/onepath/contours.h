@@ -70,8 +70,10 @@ typedef struct op_contour_set {
     size_t vert_storage_count;
     uint32_t *size_storage;
     size_t size_storage_count;
+    op_allocator alloc; /* the storage's allocator (ctx->alloc of op_build_contours) */
 } op_contour_set;
 
+/* Frees with the set's own allocator; a zeroed set (or NULL) frees harmlessly. */
 void op_contour_set_free(op_contour_set *set);
 
 /* regions-contours §6. region[s] is 0, 1..region_count, or settings->border_region

@@ -1,5 +1,7 @@
 /* onepath — canonical digests (supplement §5): XXH3-64 over explicit little-endian
- * serializations, identical on big- and little-endian hosts (docs/formats.md). */
+ * serializations, identical on big- and little-endian hosts (docs/formats.md). No
+ * digest function allocates; none can fail. The contour set's digest,
+ * op_digest_contours, is declared in onepath/contours.h. */
 #ifndef ONEPATH_DIGEST_H
 #define ONEPATH_DIGEST_H
 
@@ -24,13 +26,21 @@ uint64_t op_digest_regions(const uint32_t *region, uint32_t n, uint32_t region_c
 /* 16 lowercase hex digits and a NUL. */
 void op_digest_hex(uint64_t digest, char out[17]);
 
-/* Streaming little-endian serializer for other stages' digests (e.g. contours): an
- * opaque XXH3 state plus a staging buffer. */
+/* Streaming little-endian serializer for other stages' digests (e.g. the demo world's
+ * in the tests): the XXH3 state and a staging buffer live in the struct itself, so a
+ * digest never allocates and cannot fail. Keep a stream in one place from begin to end
+ * (do not copy it in between). */
+#define OP_DIGEST_STATE_SIZE 640 /* bytes for XXH3_state_t (checked where it is used) */
+#if defined(__cplusplus)
+#define OP_DIGEST_ALIGN alignas(64)
+#else
+#define OP_DIGEST_ALIGN _Alignas(64)
+#endif
+
 typedef struct op_digest_stream {
-    void *state; /* XXH3_state_t*, heap */
+    OP_DIGEST_ALIGN unsigned char state[OP_DIGEST_STATE_SIZE]; /* XXH3_state_t, opaque */
     unsigned char buf[1024];
     size_t used;
-    int failed;  /* allocation failed: op_digest_end returns 0 */
 } op_digest_stream;
 
 void op_digest_begin(op_digest_stream *s);
@@ -40,7 +50,7 @@ void op_digest_u16(op_digest_stream *s, uint16_t v);
 void op_digest_u32(op_digest_stream *s, uint32_t v);
 void op_digest_u64(op_digest_stream *s, uint64_t v);
 void op_digest_i32(op_digest_stream *s, int32_t v);
-uint64_t op_digest_end(op_digest_stream *s); /* also frees the state */
+uint64_t op_digest_end(op_digest_stream *s);
 
 #ifdef __cplusplus
 }

@@ -11,9 +11,9 @@
 extern "C" {
 #endif
 
-/* Encoders return a malloc'd buffer (free() it). Decoders return a malloc'd array
- * (free() it; non-NULL even for 0 spans) and reject a bad file with OP_BAD_INPUT and
- * "offset N: reason"; they never read past len. */
+/* Encoders return a buffer and decoders an array (non-NULL even for 0 spans), both
+ * allocated with ctx's allocator: free them with op_free(ctx, p). Decoders reject a bad
+ * file with OP_BAD_INPUT and "offset N: reason"; they never read past len. */
 op_status op_dump_distance_encode(op_ctx *ctx, const uint32_t *dist, uint32_t span_count,
                                   unsigned char **buf, size_t *len);
 op_status op_dump_distance_decode(op_ctx *ctx, const unsigned char *buf, size_t len,

@@ -8,7 +8,8 @@
 extern "C" {
 #endif
 
-/* Reads the whole file into a malloc'd buffer (free() it; non-NULL even when empty).
+/* Reads the whole file into a buffer from ctx's allocator (op_free(ctx, buf) it; non-NULL
+ * even when empty).
  * OP_IO_ERROR with the path and errno text, OP_NO_MEMORY. */
 op_status op_read_file(op_ctx *ctx, const char *path, unsigned char **buf, size_t *len);
 /* Writes len bytes, replacing the file. OP_IO_ERROR with the path. */

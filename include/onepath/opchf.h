@@ -19,7 +19,7 @@ extern "C" {
 #define OP_OPCHF_CELL_SIZE 8u
 #define OP_OPCHF_SPAN_SIZE 10u
 
-/* Serialises chf into a malloc'd buffer (*buf, *len; free() it). A link to a span at
+/* Serialises chf into a buffer from ctx's allocator (*buf, *len; op_free(ctx, buf) it). A link to a span at
  * index >= 128 of its cell is OP_UNSUPPORTED (never truncated); a field that breaks the
  * compact heightfield invariants the reader checks (cells not a prefix sum, a link
  * outside its neighbour cell, floors not increasing in a cell, h > 255) is

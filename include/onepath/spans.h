@@ -41,6 +41,7 @@ typedef struct op_heightfield {
     uint32_t *next;         /* pool: next span up the column, or OP_HF_NONE; free list */
     uint32_t pool_used, pool_cap, free_head;
     uint64_t span_count;    /* live spans */
+    op_allocator alloc;     /* the arrays' allocator (ctx->alloc at init) */
 } op_heightfield;
 
 /* Allocates an empty heightfield of width x depth columns. OP_INVALID_ARGUMENT for a
@@ -48,6 +49,7 @@ typedef struct op_heightfield {
  * allocated (hf is then zeroed and op_heightfield_free is harmless). */
 op_status op_heightfield_init(op_ctx *ctx, op_heightfield *hf, uint32_t width, uint32_t depth,
                               const float bmin[3], const float bmax[3], float cs, float ch);
+/* Frees with the field's own allocator; a zeroed op_heightfield frees harmlessly. */
 void op_heightfield_free(op_heightfield *hf);
 
 /* Adds span [smin, smax] to column (x, z) with the merge rule of supplement §1.3: every

@@ -1,8 +1,8 @@
 /* The whole chain (architecture.md data flow) for a single-tile build. */
 #include "onepath/bake.h"
 #include "onepath/digest.h"
+#include "core/alloc.h"
 
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -58,8 +58,8 @@ op_status op_bake_settings_validate(op_ctx *ctx, const op_bake_settings *s)
 void op_bake_result_free(op_bake_result *r)
 {
     op_chf_free(&r->chf);
-    free(r->dist);
-    free(r->region);
+    op_mem_free(&r->alloc, r->dist);
+    op_mem_free(&r->alloc, r->region);
     op_contour_set_free(&r->contours);
     memset(r, 0, sizeof *r);
 }
@@ -72,8 +72,9 @@ static op_status bake_rest(op_ctx *ctx, const op_bake_settings *s, op_bake_resul
     if (s->until < OP_STAGE_REGIONS)
         return OP_OK;
     const size_t n = r->chf.span_count ? r->chf.span_count : 1;
-    r->dist = malloc(n * sizeof *r->dist);
-    r->region = malloc(n * sizeof *r->region);
+    r->alloc = ctx->alloc;
+    r->dist = op_mem_array(&r->alloc, n, sizeof *r->dist);
+    r->region = op_mem_array(&r->alloc, n, sizeof *r->region);
     if (!r->dist || !r->region)
         return op_fail(ctx, OP_NO_MEMORY, "out of memory for %u spans of distance and regions",
                        r->chf.span_count);

@@ -1,14 +1,14 @@
 /* Contour set driver (regions-contours §6 Output, §7 defaults): validation, tracing,
  * per-region simplification, hole assignment and joining, the post-join fallback and
- * the spiral rule; the set's storage and its digest (supplement §5). */
+ * the spiral rule; the set's storage (its digest is in io/digest.c). */
 #include "contours/contours_internal.h"
+#include "core/alloc.h"
+#include "core/array.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
 
 void op_contour_settings_defaults(op_contour_settings *s)
 {
@@ -40,9 +40,10 @@ void op_contour_set_free(op_contour_set *set)
 {
     if (!set)
         return;
-    free(set->contours);
-    free(set->vert_storage);
-    free(set->size_storage);
+    const op_allocator a = set->alloc;
+    op_mem_free(&a, set->contours);
+    op_mem_free(&a, set->vert_storage);
+    op_mem_free(&a, set->size_storage);
     memset(set, 0, sizeof *set);
 }
 
@@ -61,26 +62,17 @@ typedef struct cbuild {
     size_t sn, scap;
     ctmp *c;
     uint32_t cn, ccap;
+    const op_allocator *al; /* the set's allocator */
 } cbuild;
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
+static int grow(cbuild *b, void **p, size_t *cap, size_t need, size_t elem)
 {
-    if (need <= *cap)
-        return 0;
-    size_t nc = *cap ? *cap : 256;
-    while (nc < need)
-        nc *= 2;
-    void *np = realloc(*p, nc * elem);
-    if (!np)
-        return -1;
-    *p = np;
-    *cap = nc;
-    return 0;
+    return op_array_grow(b->al, p, cap, need, elem, SIZE_MAX) == OP_OK ? 0 : -1;
 }
 
 static int push_verts(cbuild *b, const op_contour_vert *src, size_t n, size_t *off)
 {
-    if (grow((void **)&b->v, &b->vcap, b->vn + n, sizeof *b->v))
+    if (grow(b, (void **)&b->v, &b->vcap, b->vn + n, sizeof *b->v))
         return -1;
     memcpy(b->v + b->vn, src, n * sizeof *src);
     *off = b->vn;
@@ -294,7 +286,7 @@ static op_status push_contour(cbuild *b, ctmp *ct, const op_contour_vert *fv, ui
         ct->rhcount = hc;
         ct->rhsz_off = b->sn;
         ct->rhv_off = b->vn;
-        if (grow((void **)&b->sz, &b->scap, b->sn + hc, sizeof *b->sz))
+        if (grow(b, (void **)&b->sz, &b->scap, b->sn + hc, sizeof *b->sz))
             return OP_NO_MEMORY;
         for (uint32_t i = 0; i < nl; i++) /* raw holes in discovery order */
             if (w[i].owner == oi) {
@@ -304,12 +296,10 @@ static op_status push_contour(cbuild *b, ctmp *ct, const op_contour_vert *fv, ui
                 b->sz[b->sn++] = w[i].raw_n;
             }
     }
-    if (b->cn == b->ccap) {
-        size_t cap = b->ccap;
-        if (grow((void **)&b->c, &cap, (size_t)b->cn + 1, sizeof *b->c))
-            return OP_NO_MEMORY;
-        b->ccap = (uint32_t)cap;
-    }
+    if (b->cn == b->ccap &&
+        op_array_grow32(b->al, (void **)&b->c, &b->ccap, (uint64_t)b->cn + 1, sizeof *b->c,
+                        UINT32_MAX) != OP_OK)
+        return OP_NO_MEMORY;
     b->c[b->cn++] = *ct;
     return OP_OK;
 }
@@ -425,6 +415,7 @@ op_status op_build_contours(op_ctx *ctx, const op_chf *chf, const uint32_t *regi
     uint32_t *order = op_scratch(ctx, tr.loop_count ? tr.loop_count : 1, sizeof *order);
     cbuild b;
     memset(&b, 0, sizeof b);
+    b.al = &ctx->alloc;
     uint32_t raw_fb = 0, dropped = 0;
     if (!off || !order) {
         st = OP_NO_MEMORY;
@@ -462,11 +453,12 @@ op_status op_build_contours(op_ctx *ctx, const op_chf *chf, const uint32_t *regi
         op_progress(ctx, "contours", (double)r / region_count);
     }
     /* Hand the storage to the set and turn offsets into pointers. */
-    out->contours = malloc((b.cn ? b.cn : 1) * sizeof *out->contours);
+    out->contours = op_mem_array(b.al, b.cn ? b.cn : 1, sizeof *out->contours);
     if (!out->contours) {
         st = OP_NO_MEMORY;
         goto fail;
     }
+    out->alloc = ctx->alloc;
     out->count = b.cn;
     out->raw_fallbacks = raw_fb;
     out->dropped_holes = dropped;
@@ -492,65 +484,18 @@ op_status op_build_contours(op_ctx *ctx, const op_chf *chf, const uint32_t *regi
             c->raw_holes = b.v + t->rhv_off;
         }
     }
-    free(b.c);
+    op_mem_free(b.al, b.c);
     op__contour_trace_free(&tr);
     op_arena_release(&ctx->arena, mark);
     return OP_OK;
 fail:
-    free(b.v);
-    free(b.sz);
-    free(b.c);
+    op_mem_free(b.al, b.v);
+    op_mem_free(b.al, b.sz);
+    op_mem_free(b.al, b.c);
     op__contour_trace_free(&tr);
     op_arena_release(&ctx->arena, mark);
     memset(out, 0, sizeof *out);
     if (st == OP_NO_MEMORY)
         return op_fail(ctx, OP_NO_MEMORY, "out of memory building contours");
     return st;
-}
-
-/* ---- digest (docs/formats-contours.md) ------------------------------------------- */
-
-static void put32(unsigned char *p, uint32_t v)
-{
-    p[0] = (unsigned char)v;
-    p[1] = (unsigned char)(v >> 8);
-    p[2] = (unsigned char)(v >> 16);
-    p[3] = (unsigned char)(v >> 24);
-}
-
-uint64_t op_digest_contours(const op_contour_set *set)
-{
-    XXH3_state_t st;
-    XXH3_64bits_reset(&st);
-    unsigned char buf[4096];
-    size_t n = 0;
-    put32(buf, set->count);
-    put32(buf + 4, set->raw_fallbacks);
-    put32(buf + 8, set->dropped_holes);
-    n = 12;
-    for (uint32_t i = 0; i < set->count; i++) {
-        const op_contour *c = &set->contours[i];
-        if (n + 9 > sizeof buf) {
-            XXH3_64bits_update(&st, buf, n);
-            n = 0;
-        }
-        put32(buf + n, c->region);
-        buf[n + 4] = c->area;
-        put32(buf + n + 5, c->vert_count);
-        n += 9;
-        for (uint32_t j = 0; j < c->vert_count; j++) {
-            if (n + 16 > sizeof buf) {
-                XXH3_64bits_update(&st, buf, n);
-                n = 0;
-            }
-            const op_contour_vert *v = &c->verts[j];
-            put32(buf + n, (uint32_t)v->x);
-            put32(buf + n + 4, (uint32_t)v->y);
-            put32(buf + n + 8, (uint32_t)v->z);
-            put32(buf + n + 12, v->neighbour);
-            n += 16;
-        }
-    }
-    XXH3_64bits_update(&st, buf, n);
-    return XXH3_64bits_digest(&st);
 }

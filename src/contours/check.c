@@ -2,6 +2,7 @@
  * used by the tests and by `onepath verify`. It re-traces the raw loops itself and
  * counts boundary edges directly from the links, independent of the edge kernel. */
 #include "contours/contours_internal.h"
+#include "core/alloc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -165,21 +166,23 @@ typedef struct cregions {
     uint32_t *npos, *ncont;
     uint8_t *rarea, *unreliable;
     uint32_t **posloops; /* posloops[r][k]: trace index of region r's k-th outline */
+    const op_allocator *al;
 } cregions;
 
-static int cregions_alloc(cregions *g, uint32_t region_count)
+static int cregions_alloc(cregions *g, uint32_t region_count, const op_allocator *al)
 {
     const size_t nr = (size_t)region_count + 1;
     memset(g, 0, sizeof *g);
     g->count = region_count;
-    g->spans = calloc(nr, sizeof *g->spans);
-    g->edges = calloc(nr, sizeof *g->edges);
-    g->area_sum = calloc(nr, sizeof *g->area_sum);
-    g->len_sum = calloc(nr, sizeof *g->len_sum);
-    g->npos = calloc(nr, sizeof *g->npos);
-    g->ncont = calloc(nr, sizeof *g->ncont);
-    g->rarea = calloc(nr, 1);
-    g->unreliable = calloc(nr, 1);
+    g->al = al;
+    g->spans = op_mem_calloc(g->al, nr, sizeof *g->spans);
+    g->edges = op_mem_calloc(g->al, nr, sizeof *g->edges);
+    g->area_sum = op_mem_calloc(g->al, nr, sizeof *g->area_sum);
+    g->len_sum = op_mem_calloc(g->al, nr, sizeof *g->len_sum);
+    g->npos = op_mem_calloc(g->al, nr, sizeof *g->npos);
+    g->ncont = op_mem_calloc(g->al, nr, sizeof *g->ncont);
+    g->rarea = op_mem_calloc(g->al, nr, 1);
+    g->unreliable = op_mem_calloc(g->al, nr, 1);
     return g->spans && g->edges && g->area_sum && g->len_sum && g->npos && g->ncont &&
            g->rarea && g->unreliable;
 }
@@ -188,16 +191,16 @@ static void cregions_free(cregions *g)
 {
     if (g->posloops)
         for (size_t r = 0; r <= g->count; r++)
-            free(g->posloops[r]);
-    free(g->posloops);
-    free(g->spans);
-    free(g->edges);
-    free(g->area_sum);
-    free(g->len_sum);
-    free(g->npos);
-    free(g->ncont);
-    free(g->rarea);
-    free(g->unreliable);
+            op_mem_free(g->al, g->posloops[r]);
+    op_mem_free(g->al, g->posloops);
+    op_mem_free(g->al, g->spans);
+    op_mem_free(g->al, g->edges);
+    op_mem_free(g->al, g->area_sum);
+    op_mem_free(g->al, g->len_sum);
+    op_mem_free(g->al, g->npos);
+    op_mem_free(g->al, g->ncont);
+    op_mem_free(g->al, g->rarea);
+    op_mem_free(g->al, g->unreliable);
 }
 
 /* Span and boundary-edge counts per region, straight from the links (§6 Edges). */
@@ -248,11 +251,11 @@ static void check_loop_sums(chk *c, const op_ctrace *tr, cregions *g)
 static int index_outlines(const op_ctrace *tr, cregions *g)
 {
     const size_t nr = (size_t)g->count + 1;
-    g->posloops = calloc(nr, sizeof *g->posloops);
+    g->posloops = op_mem_calloc(g->al, nr, sizeof *g->posloops);
     if (!g->posloops)
         return 0;
     for (uint32_t r = 1; r <= g->count; r++)
-        if (g->npos[r] && !(g->posloops[r] = malloc(g->npos[r] * sizeof **g->posloops)))
+        if (g->npos[r] && !(g->posloops[r] = op_mem_array(g->al, g->npos[r], sizeof **g->posloops)))
             return 0;
     memset(g->npos, 0, nr * sizeof *g->npos);
     for (uint32_t i = 0; i < tr->loop_count; i++)
@@ -326,7 +329,7 @@ static op_status check_contour_list(op_ctx *ctx, chk *c, const op_contour_settin
     for (uint32_t i = 0; i < set->count; i++)
         if (set->contours[i].vert_count > maxv)
             maxv = set->contours[i].vert_count;
-    pos *sorted = malloc((maxv ? maxv : 1) * sizeof *sorted);
+    pos *sorted = op_mem_array(&ctx->alloc, maxv ? maxv : 1, sizeof *sorted);
     if (!sorted)
         return op_fail(ctx, OP_NO_MEMORY, "out of memory checking contours");
     op_status st = OP_OK;
@@ -361,7 +364,7 @@ static op_status check_contour_list(op_ctx *ctx, chk *c, const op_contour_settin
         if (st != OP_OK)
             break;
     }
-    free(sorted);
+    op_mem_free(&ctx->alloc, sorted);
     if (st != OP_OK)
         return st;
     for (uint32_t r = 1; r <= g->count; r++)
@@ -380,7 +383,7 @@ static op_status check_shared_boundaries(op_ctx *ctx, chk *c, const op_contour_s
     size_t cap = 0, n = 0;
     for (uint32_t i = 0; i < set->count; i++)
         cap += 2 * (size_t)set->contours[i].vert_count;
-    sharedv *sh = malloc((cap ? cap : 1) * sizeof *sh);
+    sharedv *sh = op_mem_array(&ctx->alloc, cap ? cap : 1, sizeof *sh);
     if (!sh)
         return op_fail(ctx, OP_NO_MEMORY, "out of memory checking contours");
     for (uint32_t i = 0; i < set->count; i++) {
@@ -411,7 +414,7 @@ static op_status check_shared_boundaries(op_ctx *ctx, chk *c, const op_contour_s
         }
         a = b;
     }
-    free(sh);
+    op_mem_free(&ctx->alloc, sh);
     return OP_OK;
 }
 
@@ -433,7 +436,7 @@ op_status op_check_contours(op_ctx *ctx, const op_chf *chf, const uint32_t *regi
     cregions g;
     op_ctrace tr;
     memset(&tr, 0, sizeof tr);
-    if (!cregions_alloc(&g, region_count)) {
+    if (!cregions_alloc(&g, region_count, &ctx->alloc)) {
         st = op_fail(ctx, OP_NO_MEMORY, "out of memory checking contours");
         goto done;
     }

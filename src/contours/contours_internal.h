@@ -13,10 +13,12 @@ typedef struct op_cloop {
 } op_cloop;
 
 typedef struct op_ctrace {
-    op_contour_vert *verts; /* malloc'd */
+    op_contour_vert *verts; /* from alloc */
     size_t vert_count;
-    op_cloop *loops; /* malloc'd, in discovery order */
+    op_cloop *loops; /* from alloc, in discovery order */
     uint32_t loop_count;
+    size_t loop_cap;
+    op_allocator alloc; /* ctx->alloc of the trace */
 } op_ctrace;
 
 /* Traces every boundary loop of every region other than 0 and border_region, in

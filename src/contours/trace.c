@@ -2,15 +2,16 @@
  * the boundary mask from the edge-classification kernel, then the (span, dir) state
  * machine from every unvisited boundary edge in span-index, then direction order. */
 #include "contours/contours_internal.h"
+#include "core/alloc.h"
+#include "core/array.h"
 #include "core/kernels.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 void op__contour_trace_free(op_ctrace *t)
 {
-    free(t->verts);
-    free(t->loops);
+    op_mem_free(&t->alloc, t->verts);
+    op_mem_free(&t->alloc, t->loops);
     memset(t, 0, sizeof *t);
 }
 
@@ -81,10 +82,11 @@ op_status op__contour_trace(op_ctx *ctx, const op_chf *chf, const uint32_t *regi
         const uint8_t m = mask[s];
         edges += (size_t)((m & 1) + (m >> 1 & 1) + (m >> 2 & 1) + (m >> 3 & 1));
     }
-    out->verts = malloc((edges ? edges : 1) * sizeof *out->verts);
-    uint32_t loop_cap = 64;
-    out->loops = malloc(loop_cap * sizeof *out->loops);
-    if (!out->verts || !out->loops) {
+    out->alloc = ctx->alloc;
+    out->verts = op_mem_array(&out->alloc, edges ? edges : 1, sizeof *out->verts);
+    if (!out->verts ||
+        op_array_grow(&out->alloc, (void **)&out->loops, &out->loop_cap, 64,
+                      sizeof *out->loops, UINT32_MAX) != OP_OK) {
         op__contour_trace_free(out);
         op_arena_release(&ctx->arena, mark);
         return op_fail(ctx, OP_NO_MEMORY, "out of memory for %zu contour edges", edges);
@@ -100,15 +102,12 @@ op_status op__contour_trace(op_ctx *ctx, const op_chf *chf, const uint32_t *regi
                 for (int d0 = 0; d0 < 4; d0++) {
                     if (!(mask[s0] >> d0 & 1))
                         continue; /* not a boundary edge, or visited (bit cleared) */
-                    if (out->loop_count == loop_cap) {
-                        op_cloop *nl = realloc(out->loops, 2 * loop_cap * sizeof *nl);
-                        if (!nl) {
-                            op__contour_trace_free(out);
-                            op_arena_release(&ctx->arena, mark);
-                            return op_fail(ctx, OP_NO_MEMORY, "out of memory for loops");
-                        }
-                        out->loops = nl;
-                        loop_cap *= 2;
+                    if (op_array_grow(&out->alloc, (void **)&out->loops, &out->loop_cap,
+                                      (size_t)out->loop_count + 1, sizeof *out->loops,
+                                      UINT32_MAX) != OP_OK) {
+                        op__contour_trace_free(out);
+                        op_arena_release(&ctx->arena, mark);
+                        return op_fail(ctx, OP_NO_MEMORY, "out of memory for loops");
                     }
                     op_cloop *L = &out->loops[out->loop_count++];
                     L->region = region[s0];

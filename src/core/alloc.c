@@ -80,7 +80,7 @@ void op_mem_free_aligned(const op_allocator *a, void *p)
 
 void *op_ctx_alloc(op_ctx *ctx, size_t count, size_t size, const char *what)
 {
-    void *p = op_mem_array(ctx ? &ctx->alloc : NULL, count, size);
+    void *p = op_mem_array(op_ctx_allocator(ctx), count, size);
     if (!p)
         op_fail(ctx, OP_NO_MEMORY, "out of memory for %zu x %zu bytes of %s", count, size,
                 what ? what : "data");
@@ -89,7 +89,7 @@ void *op_ctx_alloc(op_ctx *ctx, size_t count, size_t size, const char *what)
 
 void *op_ctx_calloc(op_ctx *ctx, size_t count, size_t size, const char *what)
 {
-    void *p = op_mem_calloc(ctx ? &ctx->alloc : NULL, count, size);
+    void *p = op_mem_calloc(op_ctx_allocator(ctx), count, size);
     if (!p)
         op_fail(ctx, OP_NO_MEMORY, "out of memory for %zu x %zu bytes of %s", count, size,
                 what ? what : "data");
@@ -98,5 +98,10 @@ void *op_ctx_calloc(op_ctx *ctx, size_t count, size_t size, const char *what)
 
 void op_ctx_mem_free(op_ctx *ctx, void *p)
 {
-    op_mem_free(ctx ? &ctx->alloc : NULL, p);
+    op_mem_free(op_ctx_allocator(ctx), p);
+}
+
+void op_free(const op_ctx *ctx, void *p)
+{
+    op_mem_free(op_ctx_allocator(ctx), p);
 }

@@ -20,6 +20,12 @@ void op_mem_free(const op_allocator *a, void *p);
 void *op_mem_alloc_aligned(const op_allocator *a, size_t n);
 void op_mem_free_aligned(const op_allocator *a, void *p);
 
+/* ctx's allocator, or NULL (the C library's) for a NULL ctx. */
+static inline const op_allocator *op_ctx_allocator(const op_ctx *ctx)
+{
+    return ctx ? &ctx->alloc : NULL;
+}
+
 /* With the context's allocator, and the OP_NO_MEMORY message set on failure:
  * `what` names the array for the message ("spans of the compact heightfield"). */
 void *op_ctx_alloc(op_ctx *ctx, size_t count, size_t size, const char *what);

@@ -2,19 +2,21 @@
 #include "onepath/chf.h"
 #include "core/kernels.h"
 
-#include <stdlib.h>
+#include "core/alloc.h"
+
 #include <string.h>
 
 void op_chf_free(op_chf *chf)
 {
-    free(chf->cell_first);
-    free(chf->cell_count);
-    free(chf->y);
-    free(chf->h);
-    free(chf->area);
+    const op_allocator a = chf->alloc;
+    op_mem_free(&a, chf->cell_first);
+    op_mem_free(&a, chf->cell_count);
+    op_mem_free(&a, chf->y);
+    op_mem_free(&a, chf->h);
+    op_mem_free(&a, chf->area);
     for (int d = 0; d < 4; d++)
-        free(chf->link[d]);
-    free(chf->mutual);
+        op_mem_free(&a, chf->link[d]);
+    op_mem_free(&a, chf->mutual);
     memset(chf, 0, sizeof *chf);
 }
 
@@ -30,18 +32,21 @@ op_status op_chf_alloc(op_ctx *ctx, op_chf *chf, uint32_t width, uint32_t depth,
                        span_count);
     size_t cells = (size_t)width * depth;
     size_t n = span_count ? span_count : 1;
+    if (ctx)
+        chf->alloc = ctx->alloc;
+    const op_allocator *a = &chf->alloc;
     chf->width = width;
     chf->depth = depth;
     chf->span_count = span_count;
-    chf->cell_first = calloc(cells ? cells : 1, sizeof(uint32_t));
-    chf->cell_count = calloc(cells ? cells : 1, sizeof(uint32_t));
-    chf->y = calloc(n, sizeof(uint16_t));
-    chf->h = calloc(n, sizeof(uint16_t));
-    chf->area = calloc(n, 1);
-    chf->mutual = calloc(n, 1);
+    chf->cell_first = op_mem_calloc(a, cells ? cells : 1, sizeof(uint32_t));
+    chf->cell_count = op_mem_calloc(a, cells ? cells : 1, sizeof(uint32_t));
+    chf->y = op_mem_calloc(a, n, sizeof(uint16_t));
+    chf->h = op_mem_calloc(a, n, sizeof(uint16_t));
+    chf->area = op_mem_calloc(a, n, 1);
+    chf->mutual = op_mem_calloc(a, n, 1);
     int ok = chf->cell_first && chf->cell_count && chf->y && chf->h && chf->area && chf->mutual;
     for (int d = 0; d < 4; d++) {
-        chf->link[d] = malloc(n * sizeof(uint32_t));
+        chf->link[d] = op_mem_array(a, n, sizeof(uint32_t));
         if (chf->link[d])
             memset(chf->link[d], 0xff, n * sizeof(uint32_t));
         else

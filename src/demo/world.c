@@ -163,27 +163,10 @@ op_status op_demo_tri(demo_builder *b, demo_pt p0, demo_pt p1, demo_pt p2, int w
 /* Grows the mesh arrays to exactly the given capacities (no doubling past them). */
 static op_status reserve(op_ctx *ctx, op_mesh *m, uint64_t verts, uint64_t tris)
 {
-    if (verts > 0xfffffffeull || tris > 0xfffffffeull ||
-        verts > SIZE_MAX / (3 * sizeof(float)) || tris > SIZE_MAX / (3 * sizeof(uint32_t)))
+    if (verts > 0xfffffffeull || tris > 0xfffffffeull)
         return op_fail(ctx, OP_NO_MEMORY, "demo world: %llu vertices / %llu triangles do not fit",
                        (unsigned long long)verts, (unsigned long long)tris);
-    if (verts > m->vert_cap) {
-        float *p = realloc(m->verts, (size_t)verts * 3 * sizeof(float));
-        if (!p)
-            return op_fail(ctx, OP_NO_MEMORY, "demo world: out of memory for %llu vertices",
-                           (unsigned long long)verts);
-        m->verts = p;
-        m->vert_cap = (uint32_t)verts;
-    }
-    if (tris > m->tri_cap) {
-        uint32_t *p = realloc(m->tris, (size_t)tris * 3 * sizeof(uint32_t));
-        if (!p)
-            return op_fail(ctx, OP_NO_MEMORY, "demo world: out of memory for %llu triangles",
-                           (unsigned long long)tris);
-        m->tris = p;
-        m->tri_cap = (uint32_t)tris;
-    }
-    return OP_OK;
+    return op_mesh_reserve(ctx, m, (uint32_t)verts, (uint32_t)tris);
 }
 
 /* Vertex column ix → cell corner: every second corner, plus the far edge of an odd size. */
@@ -281,13 +264,11 @@ static op_status demo_build(op_ctx *ctx, uint32_t size, op_scene *out, op_config
     const uint64_t nv = (size + 1) / 2 + 1, nq = nv - 1;
     const uint64_t nvil = (uint64_t)nb * nb;
     st = reserve(ctx, &out->mesh, nv * nv + nvil * vv, 2 * nq * nq + nvil * vt);
-    if (st == OP_OK && nvil) {
-        out->volumes = malloc((size_t)(nvil * vvol) * sizeof(op_volume));
-        if (!out->volumes)
-            st = op_fail(ctx, OP_NO_MEMORY, "demo world: out of memory for volumes");
-        else
-            out->volume_cap = (uint32_t)(nvil * vvol);
-    }
+    if (st == OP_OK && nvil * vvol > 0xfffffffeull)
+        st = op_fail(ctx, OP_NO_MEMORY, "demo world: %llu volumes do not fit",
+                     (unsigned long long)(nvil * vvol));
+    if (st == OP_OK && nvil)
+        st = op_scene_reserve_volumes(ctx, out, (uint32_t)(nvil * vvol));
     if (st == OP_OK)
         st = build_terrain(&b, size, nb);
     for (uint32_t bz = 0; st == OP_OK && bz < nb; bz++) {

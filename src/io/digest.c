@@ -1,14 +1,22 @@
 /* Canonical digests (supplement §5): XXH3-64 over explicit little-endian byte streams,
  * fed through a staging buffer so no host layout (struct padding, endianness) leaks
- * in. The serializations are documented in docs/formats.md. */
+ * in. The serializations are documented in docs/formats.md (contours:
+ * docs/formats-contours.md). The XXH3 state lives in the stream on the caller's stack:
+ * no digest allocates, so none can fail. */
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "onepath/contours.h"
 #include "onepath/digest.h"
+#include "core/le.h"
 
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+
+_Static_assert(sizeof(XXH3_state_t) <= OP_DIGEST_STATE_SIZE,
+               "op_digest_stream.state is too small for this xxHash's XXH3_state_t");
+_Static_assert(_Alignof(XXH3_state_t) <= 64, "op_digest_stream.state is not aligned enough");
+
+static XXH3_state_t *xxh(op_digest_stream *s) { return (XXH3_state_t *)(void *)s->state; }
 
 uint64_t op_digest_bytes(const void *data, size_t len)
 {
@@ -18,16 +26,16 @@ uint64_t op_digest_bytes(const void *data, size_t len)
 void op_digest_begin(op_digest_stream *s)
 {
     s->used = 0;
-    s->failed = 0;
-    s->state = XXH3_createState();
-    if (!s->state || XXH3_64bits_reset((XXH3_state_t *)s->state) != XXH_OK)
-        s->failed = 1;
+#ifdef XXH3_INITSTATE
+    XXH3_INITSTATE(xxh(s));
+#endif
+    XXH3_64bits_reset(xxh(s));
 }
 
 static void flush(op_digest_stream *s)
 {
-    if (s->used && !s->failed)
-        XXH3_64bits_update((XXH3_state_t *)s->state, s->buf, s->used);
+    if (s->used)
+        XXH3_64bits_update(xxh(s), s->buf, s->used);
     s->used = 0;
 }
 
@@ -54,32 +62,17 @@ void op_digest_u8(op_digest_stream *s, uint8_t v)
     s->buf[s->used++] = v;
 }
 
-/* Little-endian stores: the byte order of every digest stream (supplement §5). */
-static inline void le16(unsigned char *p, uint16_t v)
-{
-    p[0] = (unsigned char)v;
-    p[1] = (unsigned char)(v >> 8);
-}
-
-static inline void le32(unsigned char *p, uint32_t v)
-{
-    p[0] = (unsigned char)v;
-    p[1] = (unsigned char)(v >> 8);
-    p[2] = (unsigned char)(v >> 16);
-    p[3] = (unsigned char)(v >> 24);
-}
-
 void op_digest_u16(op_digest_stream *s, uint16_t v)
 {
     unsigned char b[2];
-    le16(b, v);
+    op_le_put16(b, v);
     op_digest_put(s, b, 2);
 }
 
 void op_digest_u32(op_digest_stream *s, uint32_t v)
 {
     unsigned char b[4];
-    le32(b, v);
+    op_le_put32(b, v);
     op_digest_put(s, b, 4);
 }
 
@@ -91,10 +84,16 @@ void op_digest_u64(op_digest_stream *s, uint64_t v)
 
 void op_digest_i32(op_digest_stream *s, int32_t v) { op_digest_u32(s, (uint32_t)v); }
 
+uint64_t op_digest_end(op_digest_stream *s)
+{
+    flush(s);
+    return (uint64_t)XXH3_64bits_digest(xxh(s));
+}
+
 /* Record writers for the bulk serializations below: room for a whole record is made
  * once, then its bytes are stored little-endian straight into the staging buffer (the
  * per-value calls above cost more than the hashing itself on multi-million-span
- * fields). The bytes are exactly those of the op_digest_u* calls. */
+ * fields). The bytes are exactly those of the op_digest_u* calls. k <= sizeof buf. */
 static inline unsigned char *reserve(op_digest_stream *s, size_t k)
 {
     if (sizeof s->buf - s->used < k)
@@ -111,21 +110,10 @@ static void put_u32s(op_digest_stream *s, const uint32_t *v, size_t n)
         const size_t k = n < 64 ? n : 64;
         unsigned char *p = reserve(s, 4 * k);
         for (size_t i = 0; i < k; i++)
-            le32(p + 4 * i, v[i]);
+            op_le_put32(p + 4 * i, v[i]);
         v += k;
         n -= k;
     }
-}
-
-uint64_t op_digest_end(op_digest_stream *s)
-{
-    flush(s);
-    uint64_t h = 0;
-    if (!s->failed)
-        h = (uint64_t)XXH3_64bits_digest((XXH3_state_t *)s->state);
-    XXH3_freeState((XXH3_state_t *)s->state);
-    s->state = NULL;
-    return h;
 }
 
 /* docs/formats.md "OPCHFD1": cells, spans, mutual links, areas. Only mutual links are
@@ -143,18 +131,18 @@ uint64_t op_digest_chf(const op_chf *chf)
     const size_t cells = (size_t)chf->width * chf->depth;
     for (size_t c = 0; c < cells; c++) {
         unsigned char *p = reserve(&s, 8);
-        le32(p, chf->cell_first[c]);
-        le32(p + 4, chf->cell_count[c]);
+        op_le_put32(p, chf->cell_first[c]);
+        op_le_put32(p + 4, chf->cell_count[c]);
     }
     for (uint32_t i = 0; i < chf->span_count; i++) {
         const uint8_t m = chf->mutual[i] & 0xf;
         unsigned char *p = reserve(&s, 22);
-        le16(p, chf->y[i]);
-        le16(p + 2, chf->h[i]);
+        op_le_put16(p, chf->y[i]);
+        op_le_put16(p + 2, chf->h[i]);
         p[4] = chf->area[i];
         p[5] = m;
         for (int d = 0; d < 4; d++)
-            le32(p + 6 + 4 * d, (m >> d & 1) ? chf->link[d][i] : OP_NO_LINK);
+            op_le_put32(p + 6 + 4 * d, (m >> d & 1) ? chf->link[d][i] : OP_NO_LINK);
     }
     return op_digest_end(&s);
 }
@@ -179,6 +167,34 @@ uint64_t op_digest_regions(const uint32_t *region, uint32_t n, uint32_t region_c
     op_digest_u32(&s, n);
     op_digest_u32(&s, region_count);
     put_u32s(&s, region, n);
+    return op_digest_end(&s);
+}
+
+/* docs/formats-contours.md: u32 count, raw_fallbacks, dropped_holes; per contour u32
+ * region, u8 area, u32 vert_count, then per vertex u32 x, y, z, neighbour. */
+uint64_t op_digest_contours(const op_contour_set *set)
+{
+    op_digest_stream s;
+    op_digest_begin(&s);
+    unsigned char *p = reserve(&s, 12);
+    op_le_put32(p, set->count);
+    op_le_put32(p + 4, set->raw_fallbacks);
+    op_le_put32(p + 8, set->dropped_holes);
+    for (uint32_t i = 0; i < set->count; i++) {
+        const op_contour *c = &set->contours[i];
+        p = reserve(&s, 9);
+        op_le_put32(p, c->region);
+        p[4] = c->area;
+        op_le_put32(p + 5, c->vert_count);
+        for (uint32_t j = 0; j < c->vert_count; j++) {
+            const op_contour_vert *v = &c->verts[j];
+            p = reserve(&s, 16);
+            op_le_put32(p, (uint32_t)v->x);
+            op_le_put32(p + 4, (uint32_t)v->y);
+            op_le_put32(p + 8, (uint32_t)v->z);
+            op_le_put32(p + 12, v->neighbour);
+        }
+    }
     return op_digest_end(&s);
 }
 

@@ -2,23 +2,15 @@
 #include "onepath/dumps.h"
 #include "onepath/chf.h"
 #include "onepath/file.h"
+#include "core/alloc.h"
+#include "core/le.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 static const unsigned char dst_magic[8] = {'O', 'P', 'D', 'S', 'T', '1', 0, 0};
 static const unsigned char reg_magic[8] = {'O', 'P', 'R', 'E', 'G', '1', 0, 0};
 
-static void put_u32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-static uint32_t get_u32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 /* header bytes + n u32 values. */
 static op_status encode_u32s(op_ctx *ctx, const unsigned char *hdr, size_t hdr_len,
@@ -27,12 +19,12 @@ static op_status encode_u32s(op_ctx *ctx, const unsigned char *hdr, size_t hdr_l
     const uint64_t total = hdr_len + 4ull * n;
     if (total > SIZE_MAX)
         return op_fail(ctx, OP_NO_MEMORY, "dump of %u spans does not fit in memory", n);
-    unsigned char *out = malloc((size_t)total);
+    unsigned char *out = op_mem_alloc(op_ctx_allocator(ctx), (size_t)total);
     if (!out)
         return op_fail(ctx, OP_NO_MEMORY, "out of memory for a dump of %u spans", n);
     memcpy(out, hdr, hdr_len);
     for (uint32_t i = 0; i < n; i++)
-        put_u32(out + hdr_len + 4ull * i, v[i]);
+        op_le_put32(out + hdr_len + 4ull * i, v[i]);
     *buf = out;
     *len = (size_t)total;
     return OP_OK;
@@ -51,7 +43,7 @@ static op_status check_layout(op_ctx *ctx, const unsigned char *buf, size_t len,
     if (len < hdr_len)
         return op_fail(ctx, OP_BAD_INPUT, "offset %zu: truncated %s header (%zu of %zu bytes)",
                        len, what, len, hdr_len);
-    *n = get_u32(buf + 8);
+    *n = op_le_get32(buf + 8);
     const uint64_t total = hdr_len + 4ull * *n;
     if ((uint64_t)len < total)
         return op_fail(ctx, OP_BAD_INPUT,
@@ -68,7 +60,7 @@ op_status op_dump_distance_encode(op_ctx *ctx, const uint32_t *dist, uint32_t sp
 {
     unsigned char hdr[12];
     memcpy(hdr, dst_magic, 8);
-    put_u32(hdr + 8, span_count);
+    op_le_put32(hdr + 8, span_count);
     *buf = NULL;
     *len = 0;
     return encode_u32s(ctx, hdr, sizeof hdr, dist, span_count, buf, len);
@@ -83,11 +75,11 @@ op_status op_dump_distance_decode(op_ctx *ctx, const unsigned char *buf, size_t 
     op_status st = check_layout(ctx, buf, len, dst_magic, "OPDST1", 12, &n);
     if (st != OP_OK)
         return st;
-    uint32_t *v = malloc(n ? (size_t)n * 4 : 1);
+    uint32_t *v = op_mem_array(op_ctx_allocator(ctx), n, 4);
     if (!v)
         return op_fail(ctx, OP_NO_MEMORY, "out of memory for %u distances", n);
     for (uint32_t i = 0; i < n; i++)
-        v[i] = get_u32(buf + 12 + 4ull * i);
+        v[i] = op_le_get32(buf + 12 + 4ull * i);
     *dist = v;
     *span_count = n;
     return OP_OK;
@@ -114,8 +106,8 @@ op_status op_dump_regions_encode(op_ctx *ctx, const uint32_t *region, uint32_t s
                            i, region[i], region_count);
     unsigned char hdr[16];
     memcpy(hdr, reg_magic, 8);
-    put_u32(hdr + 8, span_count);
-    put_u32(hdr + 12, region_count);
+    op_le_put32(hdr + 8, span_count);
+    op_le_put32(hdr + 12, region_count);
     return encode_u32s(ctx, hdr, sizeof hdr, region, span_count, buf, len);
 }
 
@@ -130,21 +122,21 @@ op_status op_dump_regions_decode(op_ctx *ctx, const unsigned char *buf, size_t l
     op_status st = check_layout(ctx, buf, len, reg_magic, "OPREG1", 16, &n);
     if (st != OP_OK)
         return st;
-    const uint32_t rc = get_u32(buf + 12);
+    const uint32_t rc = op_le_get32(buf + 12);
     if (rc > OP_MAX_REGION_ID)
         return op_fail(ctx, OP_BAD_INPUT, "offset 12: region_count %u > %u", rc,
                        OP_MAX_REGION_ID);
-    uint32_t *v = malloc(n ? (size_t)n * 4 : 1);
+    uint32_t *v = op_mem_array(op_ctx_allocator(ctx), n, 4);
     if (!v)
         return op_fail(ctx, OP_NO_MEMORY, "out of memory for %u region ids", n);
     for (uint32_t i = 0; i < n; i++) {
-        v[i] = get_u32(buf + 16 + 4ull * i);
+        v[i] = op_le_get32(buf + 16 + 4ull * i);
         if (!region_ok(v[i], rc)) {
-            free(v);
+            op_free(ctx, v);
             return op_fail(ctx, OP_BAD_INPUT,
                            "offset %llu: span %u has region %u outside 0..%u and not the border "
                            "region",
-                           16 + 4ull * i, i, get_u32(buf + 16 + 4ull * i), rc);
+                           16 + 4ull * i, i, op_le_get32(buf + 16 + 4ull * i), rc);
         }
     }
     *region = v;
@@ -172,7 +164,7 @@ op_status op_dump_distance_write(op_ctx *ctx, const uint32_t *dist, uint32_t spa
     if (st != OP_OK)
         return st;
     st = op_write_file(ctx, path, buf, len);
-    free(buf);
+    op_free(ctx, buf);
     return st;
 }
 
@@ -187,7 +179,7 @@ op_status op_dump_distance_read(op_ctx *ctx, const char *path, uint32_t **dist,
     if (st != OP_OK)
         return st;
     st = op_dump_distance_decode(ctx, buf, len, dist, span_count);
-    free(buf);
+    op_free(ctx, buf);
     return prefix_path(ctx, st, path);
 }
 
@@ -200,7 +192,7 @@ op_status op_dump_regions_write(op_ctx *ctx, const uint32_t *region, uint32_t sp
     if (st != OP_OK)
         return st;
     st = op_write_file(ctx, path, buf, len);
-    free(buf);
+    op_free(ctx, buf);
     return st;
 }
 
@@ -216,6 +208,6 @@ op_status op_dump_regions_read(op_ctx *ctx, const char *path, uint32_t **region,
     if (st != OP_OK)
         return st;
     st = op_dump_regions_decode(ctx, buf, len, region, span_count, region_count);
-    free(buf);
+    op_free(ctx, buf);
     return prefix_path(ctx, st, path);
 }

@@ -1,9 +1,9 @@
 /* Whole-file reads and writes for the loaders and writers (never print, never abort). */
 #include "onepath/file.h"
+#include "core/alloc.h"
 
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 op_status op_read_file(op_ctx *ctx, const char *path, unsigned char **buf, size_t *len)
@@ -14,8 +14,9 @@ op_status op_read_file(op_ctx *ctx, const char *path, unsigned char **buf, size_
     if (!f)
         return op_fail(ctx, OP_IO_ERROR, "%s: cannot open: %s", path, strerror(errno));
     /* Read in growing chunks rather than trusting ftell: works for pipes too. */
+    const op_allocator *al = op_ctx_allocator(ctx);
     size_t cap = 1 << 16, n = 0;
-    unsigned char *p = malloc(cap);
+    unsigned char *p = op_mem_alloc(al, cap);
     if (!p) {
         fclose(f);
         return op_fail(ctx, OP_NO_MEMORY, "%s: out of memory", path);
@@ -23,13 +24,13 @@ op_status op_read_file(op_ctx *ctx, const char *path, unsigned char **buf, size_
     for (;;) {
         if (n == cap) {
             if (cap > SIZE_MAX / 2) {
-                free(p);
+                op_mem_free(al, p);
                 fclose(f);
                 return op_fail(ctx, OP_NO_MEMORY, "%s: file too large", path);
             }
-            unsigned char *q = realloc(p, cap * 2);
+            unsigned char *q = op_mem_realloc(al, p, cap * 2);
             if (!q) {
-                free(p);
+                op_mem_free(al, p);
                 fclose(f);
                 return op_fail(ctx, OP_NO_MEMORY, "%s: out of memory after %zu bytes", path, n);
             }
@@ -44,7 +45,7 @@ op_status op_read_file(op_ctx *ctx, const char *path, unsigned char **buf, size_
     int bad = ferror(f);
     fclose(f);
     if (bad) {
-        free(p);
+        op_mem_free(al, p);
         return op_fail(ctx, OP_IO_ERROR, "%s: read error after %zu bytes", path, n);
     }
     *buf = p;

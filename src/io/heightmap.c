@@ -2,10 +2,11 @@
  * two triangles per quad. */
 #include "onepath/heightmap.h"
 #include "onepath/file.h"
+#include "core/alloc.h"
+#include "core/le.h"
 
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #ifdef OP_HAVE_PNG
@@ -42,14 +43,10 @@ op_status op_heightmap_to_mesh(op_ctx *ctx, const uint16_t *h, uint32_t w, uint3
         return op_fail(ctx, OP_BAD_INPUT,
                        "heightmap of %u x %u samples exceeds 2^32-2 vertices or triangles", w, d);
     /* Allocate once instead of growing: heightmaps are large. */
-    out->verts = malloc((size_t)verts * 3 * sizeof(float));
-    out->tris = malloc((size_t)tris * 3 * sizeof(uint32_t));
-    if (!out->verts || !out->tris) {
+    if (op_mesh_reserve(ctx, out, (uint32_t)verts, (uint32_t)tris) != OP_OK) {
         op_mesh_free(out);
         return op_fail(ctx, OP_NO_MEMORY, "out of memory for a %u x %u heightmap", w, d);
     }
-    out->vert_cap = (uint32_t)verts;
-    out->tri_cap = (uint32_t)tris;
     for (uint32_t z = 0; z < d; z++) {
         for (uint32_t x = 0; x < w; x++) {
             float *v = out->verts + 3 * ((size_t)x + (size_t)z * w);
@@ -91,28 +88,28 @@ op_status op_load_heightmap_r16(op_ctx *ctx, const char *path, uint32_t width,
         return st;
     const uint64_t row = 2ull * width;
     if (len % row != 0) {
-        free(buf);
+        op_free(ctx, buf);
         return op_fail(ctx, OP_BAD_INPUT,
                        "%s: file size %zu is not a multiple of 2*width = %llu bytes", path, len,
                        (unsigned long long)row);
     }
     const uint64_t rows = len / row;
     if (rows < 2 || rows > 0xffffffffull) {
-        free(buf);
+        op_free(ctx, buf);
         return op_fail(ctx, OP_BAD_INPUT,
                        "%s: file size %zu with width %u gives %llu rows (needs at least 2)", path,
                        len, width, (unsigned long long)rows);
     }
-    uint16_t *h = malloc(len / 2 * sizeof(uint16_t));
+    uint16_t *h = op_mem_array(op_ctx_allocator(ctx), len / 2, sizeof(uint16_t));
     if (!h) {
-        free(buf);
+        op_free(ctx, buf);
         return op_fail(ctx, OP_NO_MEMORY, "%s: out of memory", path);
     }
     for (size_t i = 0; i < len / 2; i++)
-        h[i] = (uint16_t)(buf[2 * i] | (unsigned)buf[2 * i + 1] << 8);
-    free(buf);
+        h[i] = op_le_get16(buf + 2 * i);
+    op_free(ctx, buf);
     st = op_heightmap_to_mesh(ctx, h, width, (uint32_t)rows, opts, out);
-    free(h);
+    op_free(ctx, h);
     return st;
 }
 
@@ -135,6 +132,17 @@ static void png_warning_fn(png_structp png, png_const_charp msg)
     (void)msg; /* the library never prints */
 }
 
+/* libpng's own allocations go through the context's hook too. */
+static png_voidp png_malloc_fn(png_structp png, png_alloc_size_t size)
+{
+    return op_mem_alloc(png_get_mem_ptr(png), size);
+}
+
+static void png_free_fn(png_structp png, png_voidp p)
+{
+    op_mem_free(png_get_mem_ptr(png), p);
+}
+
 op_status op_load_heightmap_png(op_ctx *ctx, const char *path, const op_heightmap_opts *opts,
                                 op_mesh *out)
 {
@@ -149,8 +157,12 @@ op_status op_load_heightmap_png(op_ctx *ctx, const char *path, const op_heightma
     }
     png_err err;
     err.msg[0] = 0;
-    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &err, png_error_fn,
-                                             png_warning_fn);
+    /* The hook is passed as libpng's mem_ptr; a NULL ctx means the C library's. */
+    static const op_allocator libc_alloc;
+    const op_allocator *al = ctx ? &ctx->alloc : &libc_alloc;
+    png_structp png = png_create_read_struct_2(PNG_LIBPNG_VER_STRING, &err, png_error_fn,
+                                               png_warning_fn, (png_voidp)al, png_malloc_fn,
+                                               png_free_fn);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     if (!png || !info) {
         if (png)
@@ -165,8 +177,8 @@ op_status op_load_heightmap_png(op_ctx *ctx, const char *path, const op_heightma
     if (setjmp(err.jb)) {
         png_destroy_read_struct(&png, &info, NULL);
         fclose(f);
-        free(h);
-        free(rows);
+        op_mem_free(al, h);
+        op_mem_free(al, rows);
         return op_fail(ctx, OP_BAD_INPUT, "%s: PNG error: %s", path, err.msg);
     }
     png_init_io(png, f);
@@ -193,8 +205,8 @@ op_status op_load_heightmap_png(op_ctx *ctx, const char *path, const op_heightma
     if (st == OP_OK) {
         png_set_interlace_handling(png);
         png_read_update_info(png, info);
-        h = malloc((size_t)w * d * sizeof(uint16_t));
-        rows = malloc((size_t)d * sizeof(png_bytep));
+        h = op_mem_array(al, (size_t)w * d, sizeof(uint16_t));
+        rows = op_mem_array(al, d, sizeof(png_bytep));
         if (!h || !rows)
             st = op_fail(ctx, OP_NO_MEMORY, "%s: out of memory for %u x %u samples", path,
                          (unsigned)w, (unsigned)d);
@@ -214,8 +226,8 @@ op_status op_load_heightmap_png(op_ctx *ctx, const char *path, const op_heightma
     fclose(f);
     if (st == OP_OK)
         st = op_heightmap_to_mesh(ctx, h, (uint32_t)w, (uint32_t)d, opts, out);
-    free(h);
-    free(rows);
+    op_mem_free(al, h);
+    op_mem_free(al, rows);
     return st;
 }
 #else

@@ -272,6 +272,6 @@ op_status op_load_obj(op_ctx *ctx, const char *path, op_mesh *out)
     if (st != OP_OK)
         return st;
     st = op_parse_obj(ctx, (const char *)buf, len, path, out);
-    free(buf);
+    op_free(ctx, buf);
     return st;
 }

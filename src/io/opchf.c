@@ -3,42 +3,14 @@
 #include "onepath/opchf.h"
 #include "onepath/config.h"
 #include "onepath/file.h"
+#include "core/alloc.h"
+#include "core/le.h"
 
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 static const unsigned char opchf_magic[8] = {'O', 'P', 'C', 'H', 'F', '1', 0, 0};
-
-static void put_u16(unsigned char *p, uint16_t v)
-{
-    p[0] = (unsigned char)v;
-    p[1] = (unsigned char)(v >> 8);
-}
-static void put_u32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-static void put_f32(unsigned char *p, float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    put_u32(p, u);
-}
-static uint16_t get_u16(const unsigned char *p) { return (uint16_t)(p[0] | (unsigned)p[1] << 8); }
-static uint32_t get_u32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-static float get_f32(const unsigned char *p)
-{
-    uint32_t u = get_u32(p);
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
 
 /* Neighbour cell of (x, z) in direction d, or -1 off-grid. */
 static int64_t neighbour_cell(uint32_t x, uint32_t z, int d, uint32_t w, uint32_t dp)
@@ -77,29 +49,29 @@ op_status op_opchf_encode(op_ctx *ctx, const op_chf *chf, unsigned char **buf, s
     if (total > SIZE_MAX)
         return op_fail(ctx, OP_NO_MEMORY, "OPCHF1: %llu bytes do not fit in memory",
                        (unsigned long long)total);
-    unsigned char *out = malloc((size_t)total);
+    unsigned char *out = op_mem_alloc(op_ctx_allocator(ctx), (size_t)total);
     if (!out)
         return op_fail(ctx, OP_NO_MEMORY, "OPCHF1: out of memory for %llu bytes",
                        (unsigned long long)total);
     unsigned char *p = out;
     memcpy(p, opchf_magic, 8);
-    put_u32(p + 8, w);
-    put_u32(p + 12, dp);
-    put_u32(p + 16, n);
+    op_le_put32(p + 8, w);
+    op_le_put32(p + 12, dp);
+    op_le_put32(p + 16, n);
     for (int i = 0; i < 3; i++) {
-        put_f32(p + 20 + 4 * i, chf->bmin[i]);
-        put_f32(p + 32 + 4 * i, chf->bmax[i]);
+        op_le_put_f32(p + 20 + 4 * i, chf->bmin[i]);
+        op_le_put_f32(p + 32 + 4 * i, chf->bmax[i]);
     }
-    put_f32(p + 44, chf->cs);
-    put_f32(p + 48, chf->ch);
-    put_u32(p + 52, (uint32_t)chf->walkable_height);
-    put_u32(p + 56, (uint32_t)chf->walkable_climb);
-    put_u32(p + 60, (uint32_t)chf->border_size);
+    op_le_put_f32(p + 44, chf->cs);
+    op_le_put_f32(p + 48, chf->ch);
+    op_le_put32(p + 52, (uint32_t)chf->walkable_height);
+    op_le_put32(p + 56, (uint32_t)chf->walkable_climb);
+    op_le_put32(p + 60, (uint32_t)chf->border_size);
     p += OP_OPCHF_HEADER_SIZE;
     for (uint64_t c = 0; c < cells; c++, p += 8) {
         const uint32_t cnt = chf->cell_count[c];
-        put_u32(p, cnt ? chf->cell_first[c] : 0); /* empty cell written (0, 0) */
-        put_u32(p + 4, cnt);
+        op_le_put32(p, cnt ? chf->cell_first[c] : 0); /* empty cell written (0, 0) */
+        op_le_put32(p + 4, cnt);
     }
     op_status st = OP_OK;
     for (uint32_t z = 0; z < dp && st == OP_OK; z++) {
@@ -114,8 +86,8 @@ op_status op_opchf_encode(op_ctx *ctx, const op_chf *chf, unsigned char **buf, s
                                                  : "floors not increasing within the cell");
                     break;
                 }
-                put_u16(p, chf->y[s]);
-                put_u16(p + 2, chf->h[s]);
+                op_le_put16(p, chf->y[s]);
+                op_le_put16(p + 2, chf->h[s]);
                 p[4] = chf->area[s];
                 p[5] = 0;
                 for (int d = 0; d < 4; d++) {
@@ -151,7 +123,7 @@ op_status op_opchf_encode(op_ctx *ctx, const op_chf *chf, unsigned char **buf, s
         }
     }
     if (st != OP_OK) {
-        free(out);
+        op_free(ctx, out);
         return st;
     }
     *buf = out;
@@ -167,7 +139,7 @@ op_status op_opchf_write(op_ctx *ctx, const op_chf *chf, const char *path)
     if (st != OP_OK)
         return st;
     st = op_write_file(ctx, path, buf, len);
-    free(buf);
+    op_free(ctx, buf);
     return st;
 }
 
@@ -189,7 +161,7 @@ op_status op_opchf_decode(op_ctx *ctx, const unsigned char *buf, size_t len, op_
         BAD(0, "bad magic (not an OPCHF1 file)");
     if (len < OP_OPCHF_HEADER_SIZE)
         BAD(len, "truncated header: %zu of %u bytes", len, OP_OPCHF_HEADER_SIZE);
-    const uint32_t w = get_u32(buf + 8), dp = get_u32(buf + 12), n = get_u32(buf + 16);
+    const uint32_t w = op_le_get32(buf + 8), dp = op_le_get32(buf + 12), n = op_le_get32(buf + 16);
     if (w == 0)
         BAD(8, "width 0");
     if (dp == 0)
@@ -209,8 +181,8 @@ op_status op_opchf_decode(op_ctx *ctx, const unsigned char *buf, size_t len, op_
         BAD(total, "%llu extra bytes after the last span", (unsigned long long)(len - total));
     float bmin[3], bmax[3];
     for (int i = 0; i < 3; i++) {
-        bmin[i] = get_f32(buf + 20 + 4 * i);
-        bmax[i] = get_f32(buf + 32 + 4 * i);
+        bmin[i] = op_le_get_f32(buf + 20 + 4 * i);
+        bmax[i] = op_le_get_f32(buf + 32 + 4 * i);
         if (!isfinite(bmin[i]))
             BAD(20 + 4 * i, "bmin[%d] is not finite", i);
         if (!isfinite(bmax[i]))
@@ -220,13 +192,13 @@ op_status op_opchf_decode(op_ctx *ctx, const unsigned char *buf, size_t len, op_
         if (bmax[i] < bmin[i])
             BAD(32 + 4 * i, "bmax[%d] = %g is below bmin[%d] = %g", i, (double)bmax[i], i,
                 (double)bmin[i]);
-    const float cs = get_f32(buf + 44), ch = get_f32(buf + 48);
+    const float cs = op_le_get_f32(buf + 44), ch = op_le_get_f32(buf + 48);
     if (!(isfinite(cs) && cs > 0.0f))
         BAD(44, "cs = %g must be finite and > 0", (double)cs);
     if (!(isfinite(ch) && ch > 0.0f))
         BAD(48, "ch = %g must be finite and > 0", (double)ch);
-    const int32_t wh = (int32_t)get_u32(buf + 52), wc = (int32_t)get_u32(buf + 56),
-                  bs = (int32_t)get_u32(buf + 60);
+    const int32_t wh = (int32_t)op_le_get32(buf + 52), wc = (int32_t)op_le_get32(buf + 56),
+                  bs = (int32_t)op_le_get32(buf + 60);
     if (wh < 1)
         BAD(52, "walkable_height %d < 1", wh);
     if (wc < 0)
@@ -250,7 +222,7 @@ op_status op_opchf_decode(op_ctx *ctx, const unsigned char *buf, size_t len, op_
     uint32_t sum = 0;
     for (uint64_t c = 0; c < cells; c++) {
         const uint64_t off = OP_OPCHF_HEADER_SIZE + OP_OPCHF_CELL_SIZE * c;
-        const uint32_t first = get_u32(buf + off), cnt = get_u32(buf + off + 4);
+        const uint32_t first = op_le_get32(buf + off), cnt = op_le_get32(buf + off + 4);
         if (cnt > n - sum)
             BAD(off + 4, "cell %llu: count %u runs past span_count %u (%u spans before it)",
                 (unsigned long long)c, cnt, n, sum);
@@ -271,8 +243,8 @@ op_status op_opchf_decode(op_ctx *ctx, const unsigned char *buf, size_t len, op_
             for (uint32_t s = s0; s < s1; s++) {
                 const uint64_t off = span_off + (uint64_t)OP_OPCHF_SPAN_SIZE * s;
                 const unsigned char *p = buf + off;
-                out->y[s] = get_u16(p);
-                out->h[s] = get_u16(p + 2);
+                out->y[s] = op_le_get16(p);
+                out->h[s] = op_le_get16(p + 2);
                 out->area[s] = p[4];
                 if (s > s0 && out->y[s] <= out->y[s - 1])
                     BAD(off, "span %u: floor y %u not above the floor %u of the span below", s,
@@ -318,7 +290,7 @@ op_status op_opchf_read(op_ctx *ctx, const char *path, op_chf *out)
     if (st != OP_OK)
         return st;
     st = op_opchf_decode(ctx, buf, len, out);
-    free(buf);
+    op_free(ctx, buf);
     if (st != OP_OK && ctx) {
         /* Prefix the path, keeping "offset N: reason". */
         char msg[sizeof ctx->err];

@@ -2,9 +2,9 @@
  * list (supplement §1.3). No per-column limit; allocation order depends only on the
  * calls made, so the field is deterministic. */
 #include "onepath/spans.h"
+#include "core/alloc.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 op_status op_heightfield_init(op_ctx *ctx, op_heightfield *hf, uint32_t width, uint32_t depth,
@@ -19,10 +19,9 @@ op_status op_heightfield_init(op_ctx *ctx, op_heightfield *hf, uint32_t width, u
         return op_fail(ctx, OP_INVALID_ARGUMENT,
                        "heightfield cell size %g and height %g must be finite and > 0", cs, ch);
     const size_t cells = (size_t)width * depth;
-    if (cells > SIZE_MAX / sizeof(uint32_t))
-        return op_fail(ctx, OP_NO_MEMORY, "heightfield of %u x %u columns does not fit memory",
-                       width, depth);
-    hf->head = malloc(cells * sizeof(uint32_t));
+    if (ctx)
+        hf->alloc = ctx->alloc;
+    hf->head = op_mem_array(&hf->alloc, cells, sizeof(uint32_t));
     if (!hf->head)
         return op_fail(ctx, OP_NO_MEMORY, "out of memory allocating %u x %u columns", width,
                        depth);
@@ -39,11 +38,12 @@ op_status op_heightfield_init(op_ctx *ctx, op_heightfield *hf, uint32_t width, u
 
 void op_heightfield_free(op_heightfield *hf)
 {
-    free(hf->head);
-    free(hf->smin);
-    free(hf->smax);
-    free(hf->area);
-    free(hf->next);
+    const op_allocator a = hf->alloc;
+    op_mem_free(&a, hf->head);
+    op_mem_free(&a, hf->smin);
+    op_mem_free(&a, hf->smax);
+    op_mem_free(&a, hf->area);
+    op_mem_free(&a, hf->next);
     memset(hf, 0, sizeof *hf);
 }
 
@@ -55,22 +55,19 @@ static int pool_grow(op_heightfield *hf)
         ncap = OP_HF_NONE - 1ull;
     if (ncap <= hf->pool_cap)
         return 0;
-    void *a = realloc(hf->smin, (size_t)ncap * sizeof(uint16_t));
-    if (!a)
-        return 0;
-    hf->smin = a;
-    a = realloc(hf->smax, (size_t)ncap * sizeof(uint16_t));
-    if (!a)
-        return 0;
-    hf->smax = a;
-    a = realloc(hf->area, (size_t)ncap);
-    if (!a)
-        return 0;
-    hf->area = a;
-    a = realloc(hf->next, (size_t)ncap * sizeof(uint32_t));
-    if (!a)
-        return 0;
-    hf->next = a;
+    /* Each array is resized in turn; one that fails leaves the others larger, which
+     * is harmless (pool_cap still describes the smallest). */
+    void **arrays[4] = {(void **)&hf->smin, (void **)&hf->smax, (void **)&hf->area,
+                        (void **)&hf->next};
+    static const size_t elem[4] = {sizeof(uint16_t), sizeof(uint16_t), 1, sizeof(uint32_t)};
+    for (int i = 0; i < 4; i++) {
+        if ((uint64_t)SIZE_MAX / elem[i] < ncap)
+            return 0;
+        void *a = op_mem_realloc(&hf->alloc, *arrays[i], (size_t)ncap * elem[i]);
+        if (!a)
+            return 0;
+        *arrays[i] = a;
+    }
     hf->pool_cap = (uint32_t)ncap;
     return 1;
 }
