@@ -28,9 +28,19 @@ void op_config_defaults(op_config *cfg);
  * OP_INVALID_ARGUMENT with the field named in ctx->err. */
 op_status op_config_validate(op_ctx *ctx, const op_config *cfg);
 
-/* Grid size from bounds (supplement §1.1): width = ceil((bmax.x-bmin.x)/cs), ... */
+/* Grid size from bounds (supplement §1.1): width = ceil((bmax.x-bmin.x)/cs), ...;
+ * also checks op_config_check_resolution. */
 op_status op_config_grid_size(op_ctx *ctx, const op_config *cfg, uint32_t *width,
                               uint32_t *depth);
+
+/* The grid's numbers are representable (docs/decisions/hardening.md): binary32 values
+ * near the largest |x|, |z| of the grid are at most cs / OP_GRID_STEPS_PER_CELL apart
+ * (near the largest |y|: ch / OP_GRID_STEPS_PER_CELL), and the height range
+ * bmax.y - bmin.y is at most 0xffff cells of ch. OP_INVALID_ARGUMENT saying by how much
+ * otherwise. Called by op_config_grid_size. */
+op_status op_config_check_resolution(op_ctx *ctx, const op_config *cfg, uint32_t width,
+                                     uint32_t depth);
+#define OP_GRID_STEPS_PER_CELL 16
 
 /* Largest grid edge accepted, so that width*depth cells fit 32-bit cell indices. */
 #define OP_MAX_GRID_CELLS 0x7fffffffu

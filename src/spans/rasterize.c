@@ -5,6 +5,7 @@
 #include "onepath/spans.h"
 
 #include <math.h>
+#include <string.h>
 
 #define OP_PI_F 3.14159265f
 /* Recast's rcMin/rcMax (not fminf/fmaxf, whose choice between -0 and +0 is free). */
@@ -31,18 +32,35 @@ void op_mark_walkable_triangles(const op_mesh *mesh, float slope_deg, uint8_t *t
     }
 }
 
+/* Vertices a clipped polygon may hold. In exact arithmetic a triangle cut by two
+ * planes of each axis has at most 7 (plus repeats of a vertex lying on a plane), but
+ * with binary32 rounding a cut point can land past the next plane, or on it, and a
+ * polygon then grows by up to two vertices per cut (issue 10: coordinates that binary32
+ * cannot resolve to cs). No bound holds for every input, so divide_poly checks each
+ * write and the triangle is rejected instead (OP_BAD_INPUT). Grids that binary32 cannot
+ * resolve are refused earlier (op_config_check_resolution); this stop remains for
+ * triangles reaching far beyond such a grid. */
+#define OP_CLIP_MAX_VERTS 12
+
 /* Recast's dividePoly: splits poly `in` (n vertices, xyz) by the plane axis = offset;
  * vertices with δ = offset − v[axis] >= 0 go to out1, <= 0 to out2, and each crossing
- * edge (δ signs differ as >= 0 vs < 0) adds b + (a − b)·(δb/(δb − δa)) to both. */
-static void divide_poly(const float *in, int n, float *out1, int *n1, float *out2, int *n2,
-                        float offset, int axis)
+ * edge (δ signs differ as >= 0 vs < 0) adds b + (a − b)·(δb/(δb − δa)) to both.
+ * Returns 0, or -1 (outputs unusable) when either output would exceed
+ * OP_CLIP_MAX_VERTS: the writes stop before leaving the buffers. */
+static int divide_poly(const float *in, int n, float *out1, int *n1, float *out2, int *n2,
+                       float offset, int axis)
 {
-    float delta[12];
+    float delta[OP_CLIP_MAX_VERTS]; /* n <= OP_CLIP_MAX_VERTS: inputs are earlier outputs */
     for (int i = 0; i < n; i++)
         delta[i] = offset - in[i * 3 + axis];
     int m1 = 0, m2 = 0;
     for (int a = 0, b = n - 1; a < n; b = a, a++) {
         const int same = (delta[a] >= 0) == (delta[b] >= 0);
+        /* What this step writes: a crossing point to both, then a itself by its side. */
+        const int add1 = same ? delta[a] >= 0 : 1 + (delta[a] > 0);
+        const int add2 = same ? delta[a] <= 0 : 1 + (delta[a] < 0);
+        if (m1 + add1 > OP_CLIP_MAX_VERTS || m2 + add2 > OP_CLIP_MAX_VERTS)
+            return -1;
         if (!same) {
             const float s = delta[b] / (delta[b] - delta[a]);
             for (int k = 0; k < 3; k++) {
@@ -78,6 +96,7 @@ static void divide_poly(const float *in, int n, float *out1, int *n1, float *out
     }
     *n1 = m1;
     *n2 = m2;
+    return 0;
 }
 
 /* (int)f clamped to [lo, hi] without converting an out-of-range float (which would be
@@ -101,6 +120,15 @@ static int overlap_bounds(const float *amin, const float *amax, const float *bmi
     return 1;
 }
 
+static op_status clip_overflow(op_ctx *ctx, const op_heightfield *hf, const char *what,
+                               int at, const float *tmin, const float *tmax)
+{
+    return op_fail(ctx, OP_BAD_INPUT,
+                   "clipping at %s %d made more than %d polygon vertices: binary32 cannot "
+                   "resolve the triangle's coordinates (x %.9g..%.9g, z %.9g..%.9g) to cs %g",
+                   what, at, OP_CLIP_MAX_VERTS, tmin[0], tmax[0], tmin[2], tmax[2], hf->cs);
+}
+
 /* supplement §1.3: clip along z rows, then x columns within each row piece. */
 static op_status rasterize_tri(op_ctx *ctx, op_heightfield *hf, const float *v0,
                                const float *v1, const float *v2, uint8_t area, float ics,
@@ -122,8 +150,7 @@ static op_status rasterize_tri(op_ctx *ctx, op_heightfield *hf, const float *v0,
     const int z0 = trunc_clamp((tmin[2] - hf->bmin[2]) * ics, -1, h - 1);
     const int z1 = trunc_clamp((tmax[2] - hf->bmin[2]) * ics, 0, h - 1);
 
-    /* A triangle split by axis planes has at most 7 vertices; 12 as in Recast. */
-    float buf[4][12 * 3];
+    float buf[4][OP_CLIP_MAX_VERTS * 3];
     float *in = buf[0], *in_row = buf[1], *p1 = buf[2], *p2 = buf[3];
     for (int k = 0; k < 3; k++) {
         in[k] = v0[k];
@@ -133,7 +160,8 @@ static op_status rasterize_tri(op_ctx *ctx, op_heightfield *hf, const float *v0,
     int nv_in = 3, nv_row;
     for (int z = z0; z <= z1; z++) {
         const float cell_z = hf->bmin[2] + (float)z * cs;
-        divide_poly(in, nv_in, in_row, &nv_row, p1, &nv_in, cell_z + cs, 2);
+        if (divide_poly(in, nv_in, in_row, &nv_row, p1, &nv_in, cell_z + cs, 2))
+            return clip_overflow(ctx, hf, "row", z, tmin, tmax);
         float *t = in;
         in = p1;
         p1 = t;
@@ -157,7 +185,8 @@ static op_status rasterize_tri(op_ctx *ctx, op_heightfield *hf, const float *v0,
         int nv, nv2 = nv_row;
         for (int x = x0; x <= x1; x++) {
             const float cell_x = hf->bmin[0] + (float)x * cs;
-            divide_poly(in_row, nv2, p1, &nv, p2, &nv2, cell_x + cs, 0);
+            if (divide_poly(in_row, nv2, p1, &nv, p2, &nv2, cell_x + cs, 0))
+                return clip_overflow(ctx, hf, "column", x, tmin, tmax);
             t = in_row;
             in_row = p2;
             p2 = t;
@@ -219,6 +248,11 @@ op_status op_rasterize_triangles(op_ctx *ctx, op_heightfield *hf, const op_mesh 
                                      mesh->verts + 3 * (size_t)t[1],
                                      mesh->verts + 3 * (size_t)t[2], tri_areas[i], ics, ich,
                                      walkable_climb);
+        if (st == OP_BAD_INPUT) {
+            char msg[sizeof ctx->err];
+            memcpy(msg, ctx->err, sizeof msg);
+            return op_fail(ctx, st, "triangle %u: %s", i, msg);
+        }
         if (st != OP_OK)
             return st;
         if ((i + 1) % step == 0)
