@@ -247,6 +247,13 @@ op_status op__contour_simplify(op_ctx *ctx, const op_contour_vert *raw, uint32_t
         *kind = OP_SIMP_RETRY0;
         if (degenerate(out, *out_n, raw_area2))
             *kind = OP_SIMP_RAW;
+        /* supplement §9.11: the MaxError 0 retry is crossing-checked whatever
+         * StraightRegionBorders is (a loop pinched at a vertex loses the pinch). */
+        else if (op__loop_crosses(ctx, out, *out_n, &crosses)) {
+            op_arena_release(&ctx->arena, mark);
+            return OP_NO_MEMORY;
+        } else if (crosses)
+            *kind = OP_SIMP_RAW;
     } else if (straight) {
         if (op__loop_crosses(ctx, out, *out_n, &crosses)) {
             op_arena_release(&ctx->arena, mark);
