@@ -9,9 +9,11 @@ find_path(OP_SIMDE_INCLUDE_DIR simde/x86/sse2.h)
 if(NOT OP_SIMD_SOURCES)
   return()
 endif()
-if(NOT OP_SIMDE_INCLUDE_DIR)
-  message(WARNING "SIMDe not found: building the scalar kernels only")
-  return()
+if(NOT OP_SIMDE_INCLUDE_DIR OR NOT EXISTS "${OP_SIMDE_INCLUDE_DIR}/simde/x86/sse2.h")
+  # A build that silently lost its SIMD variants would still pass every test (issue 10).
+  message(FATAL_ERROR "SIMDe not found (simde/x86/sse2.h): install libsimde-dev "
+                      "(bash ci/setup.sh), point OP_SIMDE_INCLUDE_DIR at it, or configure "
+                      "with -DOP_SIMD=OFF for the scalar kernels only")
 endif()
 
 string(TOLOWER "${CMAKE_SYSTEM_PROCESSOR}" _op_cpu)

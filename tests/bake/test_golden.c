@@ -1,6 +1,7 @@
 /* Golden digests of the hash-matrix scenarios (supplement §5, regions-contours §8) on the
  * demo world at a fixed small size, for every kernel variant this machine runs (and, in
  * the cross build, under qemu on AArch64): the same bytes everywhere.
+ * Each bake also passes op_check_regions and op_check_contours.
  * To re-pin after an intended change: OP_GOLDEN_PRINT=1 ./test_golden prints the table. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -73,6 +74,8 @@ static uint64_t combine(uint64_t a, uint64_t b)
     return op_digest_bytes(buf, sizeof buf);
 }
 
+static int checked_bakes;
+
 static void bake(op_ctx *ctx, int terrain, op_partition p, op_bake_result *r)
 {
     op_scene scene;
@@ -87,6 +90,20 @@ static void bake(op_ctx *ctx, int terrain, op_partition p, op_bake_result *r)
     if (st != OP_OK)
         fail_msg("bake failed: %s", ctx->err);
     op_scene_free(&scene);
+    /* A pinned digest is never the only evidence (issue 10): every golden bake also
+     * keeps the regions' and the contours' invariants. */
+    op_region_report rrep;
+    if (op_check_regions(ctx, &r->chf, &s.regions, r->region, r->region_count, 1, &rrep) != OP_OK)
+        fail_msg("region invariants (%s, partition %d): %s", terrain ? "terrain" : "world",
+                 (int)p, rrep.first);
+    op_contour_report crep;
+    if (op_check_contours(ctx, &r->chf, r->region, r->region_count, &s.contours, &r->contours,
+                          &crep) != OP_OK)
+        fail_msg("contour invariants (%s, partition %d): %s", terrain ? "terrain" : "world",
+                 (int)p, crep.first_failures);
+    assert_true(rrep.failures == 0 && crep.failures == 0);
+    assert_true(crep.contours_checked == r->contours.count && crep.contours_checked > 0);
+    checked_bakes++;
 }
 
 static void test_golden_all_variants(void **state)
@@ -126,6 +143,7 @@ static void test_golden_all_variants(void **state)
         op_ctx_free(&ctx);
     }
     assert_true(ran >= 1);
+    assert_int_equal(checked_bakes, 4 * ran);
     assert_int_equal(failures, 0);
 }
 

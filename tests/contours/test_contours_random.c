@@ -289,7 +289,6 @@ static void test_large_field(void **state)
     printf("large field: %u spans, %u regions, %u contours in %.3f s\n", chf.span_count, rc,
            set.count, sec);
     assert_true(set.count > 0);
-    assert_true(sec < 10.0);
     uint32_t holes = 0;
     for (uint32_t i = 0; i < set.count; i++)
         holes += set.contours[i].hole_count;
@@ -319,7 +318,6 @@ static void test_large_field(void **state)
     printf("many holes: %u spans, max %u holes in one outline, %.3f s\n", chf.span_count, maxh,
            sec2);
     assert_true(maxh > 1000);
-    assert_true(sec2 < 10.0);
     if (op_check_contours(&ctx, &chf, region, rc2, &st, &set, &rep) != OP_OK)
         fail_msg("many holes: %s", rep.first_failures);
     op_contour_set_free(&set);

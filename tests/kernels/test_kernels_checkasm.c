@@ -18,6 +18,7 @@
 
 #include "core/kernels.h"
 #include "util/testutil.h"
+#include "util/variants.h"
 
 #define GUARD 64 /* elements of guard zone on each side */
 #define SENT_REF 0xA5u
@@ -158,9 +159,26 @@ static void report(const char *kernel, op_isa isa, uint64_t seed, const char *wh
 /* ref and got: GUARD + n + GUARD elements of esize, filled with SENT_REF / SENT_NEW
  * before the calls; [lo, hi) was written. Outside it each must still hold its own
  * sentinel; inside they must agree. */
+/* Comparisons made, per variant and kernel family (issue 10: asserted at the end). */
+static const char *const FAMILIES[] = {"mutual_links", "edge_classify", "distance_field",
+                                       "label_components"};
+#define FAMILY_COUNT 4
+static unsigned long compared[OP_ISA_COUNT][FAMILY_COUNT];
+
+static void count_comparison(const char *kernel, op_isa isa)
+{
+    for (int f = 0; f < FAMILY_COUNT; f++)
+        if (!strncmp(kernel, FAMILIES[f], strlen(FAMILIES[f]))) {
+            compared[isa][f]++;
+            return;
+        }
+    fail_msg("checkasm: kernel %s belongs to no family", kernel);
+}
+
 static void compare(const char *kernel, op_isa isa, uint64_t seed, const void *refv,
                     const void *gotv, size_t n, size_t esize, size_t lo, size_t hi)
 {
+    count_comparison(kernel, isa);
     const uint8_t *ref = refv, *got = gotv;
     const size_t total = (n + 2 * GUARD) * esize;
     for (size_t i = 0; i < total; i++) {
@@ -615,8 +633,61 @@ static void test_isa_selection(void **state)
 #endif
 }
 
+/* Runs last: every variant CMake compiled in is in the build, and every one this CPU
+ * runs was compared with scalar in every kernel family; a variant the CPU cannot run
+ * (AVX-512 on a machine without it) is named. Any compiled variant CMake did not
+ * promise is an error too. */
+static void test_promised_variants_compared(void **state)
+{
+    (void)state;
+    op_isa promised[OP_ISA_COUNT];
+    const int np = op_test_promised_variants(promised, OP_ISA_COUNT);
+    assert_true(np >= 1 && np < OP_ISA_COUNT);
+    op_isa_info info[OP_ISA_COUNT];
+    op_isa_list(info, OP_ISA_COUNT);
+    int ran = 0;
+    for (int i = 0; i < np; i++) {
+        const op_isa v = promised[i];
+        if (!info[v].compiled)
+            fail_msg("checkasm: CMake promised variant %s but the build lacks it", info[v].name);
+        if (!info[v].cpu) {
+            print_message("checkasm: variant %s is built but this CPU cannot run it: not "
+                          "compared here\n", info[v].name);
+            continue;
+        }
+        for (int f = 0; f < FAMILY_COUNT; f++) {
+            if (!compared[v][f])
+                fail_msg("checkasm: variant %s was never compared in %s", info[v].name,
+                         FAMILIES[f]);
+            print_message("checkasm: %-8s %-16s %lu comparisons\n", info[v].name, FAMILIES[f],
+                          compared[v][f]);
+        }
+        ran++;
+    }
+    for (int v = 0; v < OP_ISA_COUNT; v++) {
+        int listed = v == OP_ISA_SCALAR;
+        for (int i = 0; i < np; i++)
+            listed |= promised[i] == (op_isa)v;
+        if (info[v].compiled && !listed)
+            fail_msg("checkasm: variant %s is built but CMake did not promise it", info[v].name);
+    }
+    /* portable runs on every CPU, so a SIMD build always compares something */
+    assert_true(ran >= 1);
+}
+
 int main(void)
 {
+    op_isa promised[OP_ISA_COUNT];
+    const int np = op_test_promised_variants(promised, OP_ISA_COUNT);
+    if (np < 0) {
+        fprintf(stderr, "checkasm: unknown variant in \"%s\"\n", op_test_promised_variants_text());
+        return 1;
+    }
+    if (np == 0) {
+        /* OP_SIMD=OFF: nothing to compare; reported as skipped, never as passed. */
+        printf("checkasm: this build has no SIMD variants (OP_SIMD=OFF): skipped\n");
+        return OP_TEST_SKIP;
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_isa_selection),
         cmocka_unit_test(test_random_fields),
@@ -624,6 +695,7 @@ int main(void)
         cmocka_unit_test(test_adversarial),
         cmocka_unit_test(test_mostly_regular_fields),
         cmocka_unit_test(test_shuffled_grids),
+        cmocka_unit_test(test_promised_variants_compared),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -114,7 +114,6 @@ static void test_quad_box(void **state)
     assert_int_equal(st.solid_spans, 409);
     assert_int_equal(st.compact_spans, 309);
     assert_int_equal(st.walkable_spans, 309);
-    assert_true(st.ms_rasterize >= 0 && st.ms_filters >= 0 && st.ms_compact >= 0);
     assert_int_equal(chf.width, 20);
     assert_true(chf.bmin[0] == 0 && chf.bmax[0] == 10 && chf.bmax[1] == 2);
     assert_int_equal(chf.walkable_height, 8);

@@ -1,0 +1,35 @@
+#include "util/variants.h"
+
+#include <string.h>
+
+#ifndef OP_TEST_SIMD_VARIANTS
+#error "OP_TEST_SIMD_VARIANTS must come from CMakeLists.txt"
+#endif
+
+const char *op_test_promised_variants_text(void)
+{
+    return OP_TEST_SIMD_VARIANTS;
+}
+
+int op_test_promised_variants(op_isa *out, int max)
+{
+    const char *p = OP_TEST_SIMD_VARIANTS;
+    int n = 0;
+    while (*p) {
+        const char *e = strchr(p, ',');
+        const size_t len = e ? (size_t)(e - p) : strlen(p);
+        char name[32];
+        if (len == 0 || len >= sizeof name)
+            return -1;
+        memcpy(name, p, len);
+        name[len] = 0;
+        op_isa isa;
+        if (op_isa_parse(name, &isa) != OP_OK || isa == OP_ISA_AUTO)
+            return -1;
+        if (n < max)
+            out[n] = isa;
+        n++;
+        p += len + (e != NULL);
+    }
+    return n;
+}

@@ -1,0 +1,17 @@
+/* The SIMD variants this build promises (issue 10: checkasm cannot pass vacuously). */
+#ifndef OP_TEST_VARIANTS_H
+#define OP_TEST_VARIANTS_H
+
+#include "onepath/common.h"
+
+/* The variants CMake compiled in (cmake/simd.cmake's OP_SIMD_VARIANTS, passed as
+ * OP_TEST_SIMD_VARIANTS), in that order, into out[0..max); returns how many, or -1 when
+ * the list names a variant op_isa_parse does not know. 0 means OP_SIMD=OFF. */
+int op_test_promised_variants(op_isa *out, int max);
+/* The same list as CMake wrote it ("sse2,sse41,..."; "" when none). */
+const char *op_test_promised_variants_text(void);
+
+/* Exit status that CTest reports as "skipped" (SKIP_RETURN_CODE in CMakeLists.txt). */
+#define OP_TEST_SKIP 77
+
+#endif
