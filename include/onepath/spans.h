@@ -35,6 +35,13 @@ typedef struct op_heightfield {
     uint32_t width, depth;  /* [Units: vx] [Limit: width*depth <= OP_MAX_GRID_CELLS] */
     float bmin[3], bmax[3]; /* world bounds [Units: wu] */
     float cs, ch;           /* cell size and height [Units: wu] [Limit: > 0] */
+    /* A window of the world grid (supplement §2 "Seam-exact tiles"): local column (x, z)
+     * is world column (x + origin_x, z + origin_z) of a world of world_width x
+     * world_depth columns; bmin, bmax and cs are the world's, so every cut plane is the
+     * solo bake's. op_heightfield_init makes the whole world (origin 0, world = grid);
+     * op_heightfield_set_window turns the field into a window. */
+    int32_t origin_x, origin_z;
+    uint32_t world_width, world_depth;
     uint32_t *head;         /* width*depth: lowest span of column x + z*width, or OP_HF_NONE */
     uint16_t *smin, *smax;  /* pool: span bottom and top [Units: vx] */
     uint8_t *area;          /* pool: area id, 0 = not walkable */
@@ -51,6 +58,16 @@ op_status op_heightfield_init(op_ctx *ctx, op_heightfield *hf, uint32_t width, u
                               const float bmin[3], const float bmax[3], float cs, float ch);
 /* Frees with the field's own allocator; a zeroed op_heightfield frees harmlessly. */
 void op_heightfield_free(op_heightfield *hf);
+
+/* Makes hf (empty, from op_heightfield_init with the world's bmin, bmax, cs, ch) the
+ * window of a world_width x world_depth world whose local column (0, 0) is world column
+ * (origin_x, origin_z) (supplement §2 "Seam-exact tiles"). The window may reach past
+ * the world on any side: those columns never receive spans, and the ledge filter and
+ * the link rule treat them as off the grid, as a solo bake does. OP_INVALID_ARGUMENT
+ * for an empty or too large world, or a window that does not overlap it. */
+op_status op_heightfield_set_window(op_ctx *ctx, op_heightfield *hf, int32_t origin_x,
+                                    int32_t origin_z, uint32_t world_width,
+                                    uint32_t world_depth);
 
 /* Adds span [smin, smax] to column (x, z) with the merge rule of supplement §1.3: every
  * span overlapping or touching it is absorbed; after each union, when |new.smax −
@@ -91,6 +108,16 @@ void op_mark_walkable_triangles(const op_mesh *mesh, float slope_deg, uint8_t *t
 op_status op_rasterize_triangles(op_ctx *ctx, op_heightfield *hf, const op_mesh *mesh,
                                  const uint8_t *tri_areas, int walkable_climb);
 
+/* The same for the triangles list[0 .. count) of mesh, in that order (a tile's bin, in
+ * input order; list = NULL means every triangle). With a window (op_heightfield_set_window)
+ * a triangle that starts before the window replays its row and column cuts from its own
+ * first world row and column, so every span of every window column is bit-identical to
+ * the solo bake's (supplement §2 "Seam-exact tiles"). tri_areas is indexed by mesh
+ * triangle. No progress is reported. */
+op_status op_rasterize_triangle_list(op_ctx *ctx, op_heightfield *hf, const op_mesh *mesh,
+                                     const uint8_t *tri_areas, const uint32_t *list,
+                                     uint32_t count, int walkable_climb);
+
 /* ---- Filters (supplement §1.4), to be run in this order --------------------------- */
 
 /* A non-walkable span becomes walkable with the area of the span below when that span
@@ -127,6 +154,14 @@ op_status op_erode_walkable_area(op_ctx *ctx, op_chf *chf, int radius);
  * Arithmetic: docs/decisions.md (spans, §1.7). OP_INVALID_ARGUMENT for a bad volume. */
 op_status op_apply_volumes(op_ctx *ctx, op_chf *chf, const op_volume *volumes, uint32_t count);
 
+/* The same on a window of the world grid whose local cell (0, 0) is world cell
+ * (origin_x, origin_z): the cell centre is world_bmin.x + (gx + 0.5)·cs with the world
+ * index gx (likewise z, and the floor from world_bmin.y), so every span gets the area
+ * the solo bake gives it (supplement §2 "Seam-exact tiles"). */
+op_status op_apply_volumes_window(op_ctx *ctx, op_chf *chf, const op_volume *volumes,
+                                  uint32_t count, const float world_bmin[3], int32_t origin_x,
+                                  int32_t origin_z);
+
 /* ---- The whole stage ---------------------------------------------------------------- */
 
 typedef struct op_spans_stats {
@@ -144,6 +179,28 @@ typedef struct op_spans_stats {
  * NULL. Progress is reported as stage "spans". Timing never affects the output. */
 op_status op_build_spans(op_ctx *ctx, const op_config *cfg, const op_scene *scene, op_chf *out,
                          op_spans_stats *stats);
+
+/* A window of the world grid (supplement §2): local cell (x, z) is world cell
+ * (x0 + x, z0 + z); it may reach past the world on any side. */
+typedef struct op_window {
+    int32_t x0, z0;        /* world cell of local cell (0, 0) [Units: vx] */
+    uint32_t width, depth; /* [Units: vx] [Limit: width*depth <= OP_MAX_GRID_CELLS] */
+} op_window;
+
+/* The spans stage over a window (supplement §2 "Seam-exact tiles"): cfg->has_bounds is
+ * required (the world's bounds; cfg's tile fields are not read); the triangles
+ * list[0 .. count) of scene->mesh (NULL: all) are rasterized in that order with the
+ * world's cut planes, then the three filters (window cells outside the world are off the
+ * grid), compact + links, erosion and the volumes with world cell centres. Every span of
+ * every window cell inside the world equals the solo bake's after rasterization; with a
+ * margin of walkable_radius + 3 cells, the spans, links and areas of the cells that far
+ * inside equal the solo bake's at the end. tri_areas (per mesh triangle, may be NULL:
+ * computed here) from op_mark_walkable_triangles. The mesh is not validated as a whole
+ * (each listed triangle is). out: the window's field, border_size 0, bmin/bmax the
+ * window's box in binary32 (informative: geometry is computed from cfg's bounds). */
+op_status op_build_spans_window(op_ctx *ctx, const op_config *cfg, const op_scene *scene,
+                                const op_window *win, const uint32_t *list, uint32_t count,
+                                const uint8_t *tri_areas, op_chf *out, op_spans_stats *stats);
 
 #ifdef __cplusplus
 }

@@ -72,6 +72,12 @@ void op_filter_ledge_spans(op_heightfield *hf, int walkable_height, int walkable
     /* Decisions depend only on geometry, so marking in place is order-independent.
      * The neighbour columns are looked up once per column, not once per span. */
     const uint32_t w = hf->width, dpt = hf->depth;
+    /* Columns of a window that lie outside the world count as off the grid, as in a
+     * solo bake (supplement §2 "Seam-exact tiles"): [vx0, vx1) x [vz0, vz1) is the part
+     * of the window inside the world. */
+    const int64_t ox = hf->origin_x, oz = hf->origin_z;
+    const int64_t vx0 = ox < 0 ? -ox : 0, vz0 = oz < 0 ? -oz : 0;
+    const int64_t vx1 = (int64_t)hf->world_width - ox, vz1 = (int64_t)hf->world_depth - oz;
     for (uint32_t z = 0; z < dpt; z++)
         for (uint32_t x = 0; x < w; x++) {
             const size_t c = (size_t)x + (size_t)z * w;
@@ -79,7 +85,8 @@ void op_filter_ledge_spans(op_heightfield *hf, int walkable_height, int walkable
             if (s == OP_HF_NONE)
                 continue;
             /* directions 0 = -x, 1 = +z, 2 = +x, 3 = -z (op_dir_dx/op_dir_dz) */
-            const int off = x == 0 || z + 1 >= dpt || x + 1 >= w || z == 0;
+            const int off = x <= vx0 || z + 1 >= vz1 || x + 1 >= vx1 || z <= vz0 ||
+                            z + 1 >= dpt || x + 1 >= w;
             uint32_t first[4] = {OP_HF_NONE, OP_HF_NONE, OP_HF_NONE, OP_HF_NONE};
             if (!off) {
                 first[0] = hf->head[c - 1];

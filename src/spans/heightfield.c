@@ -28,6 +28,8 @@ op_status op_heightfield_init(op_ctx *ctx, op_heightfield *hf, uint32_t width, u
     memset(hf->head, 0xff, cells * sizeof(uint32_t)); /* OP_HF_NONE */
     hf->width = width;
     hf->depth = depth;
+    hf->world_width = width;
+    hf->world_depth = depth;
     memcpy(hf->bmin, bmin, sizeof hf->bmin);
     memcpy(hf->bmax, bmax, sizeof hf->bmax);
     hf->cs = cs;
@@ -45,6 +47,32 @@ void op_heightfield_free(op_heightfield *hf)
     op_mem_free(&a, hf->area);
     op_mem_free(&a, hf->next);
     memset(hf, 0, sizeof *hf);
+}
+
+/* supplement §2 "Seam-exact tiles": the window only changes which world columns the
+ * local columns are; the span storage is the same. */
+op_status op_heightfield_set_window(op_ctx *ctx, op_heightfield *hf, int32_t origin_x,
+                                    int32_t origin_z, uint32_t world_width,
+                                    uint32_t world_depth)
+{
+    if (world_width == 0 || world_depth == 0 ||
+        (uint64_t)world_width * world_depth > OP_MAX_GRID_CELLS)
+        return op_fail(ctx, OP_INVALID_ARGUMENT,
+                       "window: world of %u x %u columns: need 1..%u columns in all", world_width,
+                       world_depth, OP_MAX_GRID_CELLS);
+    /* In 64 bits: the window must overlap the world somewhere. */
+    const int64_t x1 = (int64_t)origin_x + hf->width, z1 = (int64_t)origin_z + hf->depth;
+    if (x1 <= 0 || z1 <= 0 || origin_x >= (int64_t)world_width ||
+        origin_z >= (int64_t)world_depth)
+        return op_fail(ctx, OP_INVALID_ARGUMENT,
+                       "window of %u x %u columns at world column (%d, %d) does not overlap the "
+                       "%u x %u world",
+                       hf->width, hf->depth, origin_x, origin_z, world_width, world_depth);
+    hf->origin_x = origin_x;
+    hf->origin_z = origin_z;
+    hf->world_width = world_width;
+    hf->world_depth = world_depth;
+    return OP_OK;
 }
 
 /* Grows the pool's four arrays together; 0 on failure (the pool stays valid). */

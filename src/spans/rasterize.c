@@ -129,26 +129,58 @@ static op_status clip_overflow(op_ctx *ctx, const op_heightfield *hf, const char
                    what, at, OP_CLIP_MAX_VERTS, tmin[0], tmax[0], tmin[2], tmax[2], hf->cs);
 }
 
-/* supplement §1.3: clip along z rows, then x columns within each row piece. */
-static op_status rasterize_tri(op_ctx *ctx, op_heightfield *hf, const float *v0,
-                               const float *v1, const float *v2, uint8_t area, float ics,
-                               float ich, int climb)
+/* The world rows and columns a window covers, clamped to the world (supplement §2
+ * "Seam-exact tiles"): [x_lo, x_hi] x [z_lo, z_hi] in world indices, empty when lo > hi. */
+typedef struct raster_window {
+    int w, h;         /* world grid */
+    int ox, oz;       /* world column of local column 0 */
+    int x_lo, x_hi, z_lo, z_hi;
+} raster_window;
+
+static raster_window window_of(const op_heightfield *hf)
+{
+    raster_window r;
+    r.w = (int)hf->world_width;
+    r.h = (int)hf->world_depth;
+    r.ox = hf->origin_x;
+    r.oz = hf->origin_z;
+    const int64_t xe = (int64_t)hf->origin_x + hf->width - 1;
+    const int64_t ze = (int64_t)hf->origin_z + hf->depth - 1;
+    r.x_lo = r.ox > 0 ? r.ox : 0;
+    r.z_lo = r.oz > 0 ? r.oz : 0;
+    r.x_hi = (int)(xe < r.w - 1 ? xe : r.w - 1);
+    r.z_hi = (int)(ze < r.h - 1 ? ze : r.h - 1);
+    return r;
+}
+
+/* supplement §1.3: clip along z rows, then x columns within each row piece. Rows and
+ * columns are world indices and every cut plane is bmin + index·cs + cs of the world,
+ * exactly as the solo bake computes it; a triangle that starts before the window
+ * consumes the rows and columns before it (supplement §2 "Seam-exact tiles"). */
+static op_status rasterize_tri(op_ctx *ctx, op_heightfield *hf, const raster_window *win,
+                               const float *v0, const float *v1, const float *v2,
+                               uint8_t area, float ics, float ich, int climb)
 {
     float tmin[3], tmax[3];
     for (int i = 0; i < 3; i++) {
         tmin[i] = MINF(MINF(v0[i], v1[i]), v2[i]);
         tmax[i] = MAXF(MAXF(v0[i], v1[i]), v2[i]);
     }
-    /* Recast skips triangles outside the field's bounding box. */
+    /* Recast skips triangles outside the field's bounding box (the world's). */
     if (!overlap_bounds(tmin, tmax, hf->bmin, hf->bmax))
         return OP_OK;
 
-    const int w = (int)hf->width, h = (int)hf->depth;
+    const int w = win->w, h = win->h;
     const float cs = hf->cs;
     const float by = hf->bmax[1] - hf->bmin[1];
     /* Rows: z0 in [-1, h-1] so the part before row 0 is cut off properly. */
     const int z0 = trunc_clamp((tmin[2] - hf->bmin[2]) * ics, -1, h - 1);
-    const int z1 = trunc_clamp((tmax[2] - hf->bmin[2]) * ics, 0, h - 1);
+    int z1 = trunc_clamp((tmax[2] - hf->bmin[2]) * ics, 0, h - 1);
+    /* Rows past the window produce nothing here: stop there. */
+    if (z1 > win->z_hi)
+        z1 = win->z_hi;
+    if (z1 < win->z_lo)
+        return OP_OK; /* ends before the window */
 
     float buf[4][OP_CLIP_MAX_VERTS * 3];
     float *in = buf[0], *in_row = buf[1], *p1 = buf[2], *p2 = buf[3];
@@ -165,8 +197,8 @@ static op_status rasterize_tri(op_ctx *ctx, op_heightfield *hf, const float *v0,
         float *t = in;
         in = p1;
         p1 = t;
-        if (nv_row < 3 || z < 0)
-            continue; /* rows z < 0 only consume */
+        if (nv_row < 3 || z < win->z_lo)
+            continue; /* rows z < 0, and rows before the window, only consume */
         float minx = in_row[0], maxx = in_row[0];
         for (int i = 1; i < nv_row; i++) {
             if (minx > in_row[i * 3])
@@ -182,6 +214,9 @@ static op_status rasterize_tri(op_ctx *ctx, op_heightfield *hf, const float *v0,
             continue;
         x0 = x0 < -1 ? -1 : x0;
         x1 = x1 > w - 1 ? w - 1 : x1;
+        if (x1 > win->x_hi)
+            x1 = win->x_hi; /* columns past the window produce nothing here */
+        const uint32_t lz = (uint32_t)(z - win->oz);
         int nv, nv2 = nv_row;
         for (int x = x0; x <= x1; x++) {
             const float cell_x = hf->bmin[0] + (float)x * cs;
@@ -190,8 +225,8 @@ static op_status rasterize_tri(op_ctx *ctx, op_heightfield *hf, const float *v0,
             t = in_row;
             in_row = p2;
             p2 = t;
-            if (nv < 3 || x < 0)
-                continue;
+            if (nv < 3 || x < win->x_lo)
+                continue; /* columns x < 0, and before the window, only consume */
             float ymin = p1[1], ymax = p1[1];
             for (int i = 1; i < nv; i++) {
                 ymin = MINF(ymin, p1[i * 3 + 1]);
@@ -212,7 +247,7 @@ static op_status rasterize_tri(op_ctx *ctx, op_heightfield *hf, const float *v0,
             int smax = trunc_clamp(hi, 0, (int)OP_HF_MAX_HEIGHT);
             if (smax < smin + 1)
                 smax = smin + 1;
-            op_status st = op_heightfield_add_span(ctx, hf, (uint32_t)x, (uint32_t)z,
+            op_status st = op_heightfield_add_span(ctx, hf, (uint32_t)(x - win->ox), lz,
                                                    (uint16_t)smin, (uint16_t)smax, area, climb);
             if (st != OP_OK)
                 return st;
@@ -221,42 +256,97 @@ static op_status rasterize_tri(op_ctx *ctx, op_heightfield *hf, const float *v0,
     return OP_OK;
 }
 
-op_status op_rasterize_triangles(op_ctx *ctx, op_heightfield *hf, const op_mesh *mesh,
-                                 const uint8_t *tri_areas, int walkable_climb)
+/* Index and coordinate checks of triangle i (the stage driver checks them all up front;
+ * this keeps a direct caller safe too). */
+static op_status check_tri(op_ctx *ctx, const op_mesh *mesh, uint32_t i)
+{
+    const uint32_t *t = mesh->tris + 3 * (size_t)i;
+    for (int k = 0; k < 3; k++) {
+        if (t[k] >= mesh->vert_count)
+            return op_fail(ctx, OP_BAD_INPUT,
+                           "triangle %u refers to vertex %u but there are %u vertices", i, t[k],
+                           mesh->vert_count);
+        const float *v = mesh->verts + 3 * (size_t)t[k];
+        if (!isfinite(v[0]) || !isfinite(v[1]) || !isfinite(v[2]))
+            return op_fail(ctx, OP_BAD_INPUT, "triangle %u: vertex %u is not finite", i, t[k]);
+    }
+    return OP_OK;
+}
+
+static op_status check_args(op_ctx *ctx, const op_heightfield *hf, const op_mesh *mesh,
+                            int walkable_climb)
 {
     if (walkable_climb < 0)
         return op_fail(ctx, OP_INVALID_ARGUMENT, "walkable_climb must be >= 0 (got %d)",
                        walkable_climb);
     if (mesh->tri_count && (!mesh->tris || !mesh->verts))
         return op_fail(ctx, OP_BAD_INPUT, "mesh has %u triangles but no arrays", mesh->tri_count);
+    if (hf->world_width == 0 || hf->world_depth == 0)
+        return op_fail(ctx, OP_INVALID_ARGUMENT, "heightfield without a grid");
+    return OP_OK;
+}
+
+static op_status rasterize_one(op_ctx *ctx, op_heightfield *hf, const raster_window *win,
+                               const op_mesh *mesh, const uint8_t *tri_areas, uint32_t i,
+                               float ics, float ich, int climb)
+{
+    op_status st = check_tri(ctx, mesh, i);
+    if (st != OP_OK)
+        return st;
+    const uint32_t *t = mesh->tris + 3 * (size_t)i;
+    st = rasterize_tri(ctx, hf, win, mesh->verts + 3 * (size_t)t[0],
+                       mesh->verts + 3 * (size_t)t[1], mesh->verts + 3 * (size_t)t[2],
+                       tri_areas[i], ics, ich, climb);
+    if (st == OP_BAD_INPUT) {
+        char msg[sizeof ctx->err];
+        memcpy(msg, ctx->err, sizeof msg);
+        return op_fail(ctx, st, "triangle %u: %s", i, msg);
+    }
+    return st;
+}
+
+op_status op_rasterize_triangles(op_ctx *ctx, op_heightfield *hf, const op_mesh *mesh,
+                                 const uint8_t *tri_areas, int walkable_climb)
+{
+    op_status st = check_args(ctx, hf, mesh, walkable_climb);
+    if (st != OP_OK)
+        return st;
+    const raster_window win = window_of(hf);
+    if (win.x_lo > win.x_hi || win.z_lo > win.z_hi)
+        return OP_OK;
     const float ics = 1.0f / hf->cs, ich = 1.0f / hf->ch;
     const uint32_t n = mesh->tri_count;
     const uint32_t step = n / 64 ? n / 64 : 1;
     for (uint32_t i = 0; i < n; i++) {
-        const uint32_t *t = mesh->tris + 3 * (size_t)i;
-        for (int k = 0; k < 3; k++) {
-            if (t[k] >= mesh->vert_count)
-                return op_fail(ctx, OP_BAD_INPUT,
-                               "triangle %u refers to vertex %u but there are %u vertices", i,
-                               t[k], mesh->vert_count);
-            const float *v = mesh->verts + 3 * (size_t)t[k];
-            if (!isfinite(v[0]) || !isfinite(v[1]) || !isfinite(v[2]))
-                return op_fail(ctx, OP_BAD_INPUT, "triangle %u: vertex %u is not finite", i,
-                               t[k]);
-        }
-        op_status st = rasterize_tri(ctx, hf, mesh->verts + 3 * (size_t)t[0],
-                                     mesh->verts + 3 * (size_t)t[1],
-                                     mesh->verts + 3 * (size_t)t[2], tri_areas[i], ics, ich,
-                                     walkable_climb);
-        if (st == OP_BAD_INPUT) {
-            char msg[sizeof ctx->err];
-            memcpy(msg, ctx->err, sizeof msg);
-            return op_fail(ctx, st, "triangle %u: %s", i, msg);
-        }
+        st = rasterize_one(ctx, hf, &win, mesh, tri_areas, i, ics, ich, walkable_climb);
         if (st != OP_OK)
             return st;
         if ((i + 1) % step == 0)
             op_progress(ctx, "spans", 0.8 * (double)(i + 1) / (double)n);
+    }
+    return OP_OK;
+}
+
+op_status op_rasterize_triangle_list(op_ctx *ctx, op_heightfield *hf, const op_mesh *mesh,
+                                     const uint8_t *tri_areas, const uint32_t *list,
+                                     uint32_t count, int walkable_climb)
+{
+    op_status st = check_args(ctx, hf, mesh, walkable_climb);
+    if (st != OP_OK)
+        return st;
+    const raster_window win = window_of(hf);
+    if (win.x_lo > win.x_hi || win.z_lo > win.z_hi)
+        return OP_OK; /* the window lies outside the world */
+    const float ics = 1.0f / hf->cs, ich = 1.0f / hf->ch;
+    const uint32_t n = list ? count : mesh->tri_count;
+    for (uint32_t k = 0; k < n; k++) {
+        const uint32_t i = list ? list[k] : k;
+        if (i >= mesh->tri_count)
+            return op_fail(ctx, OP_INVALID_ARGUMENT, "triangle list entry %u is %u of %u", k,
+                           i, mesh->tri_count);
+        st = rasterize_one(ctx, hf, &win, mesh, tri_areas, i, ics, ich, walkable_climb);
+        if (st != OP_OK)
+            return st;
     }
     return OP_OK;
 }

@@ -13,6 +13,56 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
+/* Filters, compact + links, erosion and volumes on a rasterized field (supplement
+ * §1.4–§1.7); hf is freed here. (ox, oz): world cell of hf's local cell (0, 0). */
+static op_status finish_spans(op_ctx *ctx, const op_config *cfg, const op_scene *scene,
+                              op_heightfield *hf, int32_t ox, int32_t oz, op_chf *out,
+                              op_spans_stats *stt)
+{
+    stt->solid_spans = op_heightfield_span_count(hf);
+    double t1 = now_ms();
+    /* supplement §1.4, in this order */
+    op_filter_low_hanging_obstacles(hf, cfg->walkable_climb);
+    op_filter_ledge_spans(hf, cfg->walkable_height, cfg->walkable_climb);
+    op_filter_low_height_spans(hf, cfg->walkable_height);
+    double t0 = now_ms();
+    stt->ms_filters = t0 - t1;
+    op_progress(ctx, "spans", 0.85);
+
+    /* supplement §1.5 */
+    op_status st = op_build_compact_heightfield(ctx, hf, cfg->walkable_height,
+                                                cfg->walkable_climb, out);
+    op_heightfield_free(hf);
+    if (st != OP_OK)
+        return st;
+    stt->compact_spans = out->span_count;
+    t1 = now_ms();
+    stt->ms_compact = t1 - t0;
+    op_progress(ctx, "spans", 0.9);
+
+    /* supplement §1.6 */
+    st = op_erode_walkable_area(ctx, out, cfg->walkable_radius);
+    if (st != OP_OK)
+        goto fail_out;
+    t0 = now_ms();
+    stt->ms_erode = t0 - t1;
+    op_progress(ctx, "spans", 0.95);
+
+    /* supplement §1.7, with world cell centres */
+    st = op_apply_volumes_window(ctx, out, scene->volumes, scene->volume_count, cfg->bmin, ox,
+                                 oz);
+    if (st != OP_OK)
+        goto fail_out;
+    stt->ms_volumes = now_ms() - t0;
+    stt->walkable_spans = op_chf_walkable_count(out);
+    op_progress(ctx, "spans", 1.0);
+    return OP_OK;
+
+fail_out:
+    op_chf_free(out);
+    return st;
+}
+
 op_status op_build_spans(op_ctx *ctx, const op_config *cfg_in, const op_scene *scene, op_chf *out,
                          op_spans_stats *stats)
 {
@@ -57,7 +107,6 @@ op_status op_build_spans(op_ctx *ctx, const op_config *cfg_in, const op_scene *s
     stt->width = width;
     stt->depth = depth;
 
-    const op_arena_mark mark = op_arena_get_mark(&ctx->arena);
     op_heightfield hf;
     st = op_heightfield_init(ctx, &hf, width, depth, cfg.bmin, cfg.bmax, cfg.cs, cfg.ch);
     if (st != OP_OK)
@@ -65,60 +114,86 @@ op_status op_build_spans(op_ctx *ctx, const op_config *cfg_in, const op_scene *s
     op_progress(ctx, "spans", 0.0);
 
     /* supplement §1.2, §1.3 */
-    double t0 = now_ms();
+    const double t0 = now_ms();
+    const op_arena_mark mark = op_arena_get_mark(&ctx->arena);
     uint8_t *tri_areas = op_scratch(ctx, mesh->tri_count, 1);
     if (!tri_areas) {
-        st = OP_NO_MEMORY;
-        goto done;
+        op_heightfield_free(&hf);
+        return OP_NO_MEMORY;
     }
     op_mark_walkable_triangles(mesh, cfg.walkable_slope_deg, tri_areas);
     st = op_rasterize_triangles(ctx, &hf, mesh, tri_areas, cfg.walkable_climb);
     op_arena_release(&ctx->arena, mark);
-    if (st != OP_OK)
-        goto done;
-    stt->solid_spans = op_heightfield_span_count(&hf);
-    double t1 = now_ms();
-    stt->ms_rasterize = t1 - t0;
+    stt->ms_rasterize = now_ms() - t0;
+    if (st != OP_OK) {
+        op_heightfield_free(&hf);
+        return st;
+    }
+    return finish_spans(ctx, &cfg, scene, &hf, 0, 0, out, stt);
+}
 
-    /* supplement §1.4, in this order */
-    op_filter_low_hanging_obstacles(&hf, cfg.walkable_climb);
-    op_filter_ledge_spans(&hf, cfg.walkable_height, cfg.walkable_climb);
-    op_filter_low_height_spans(&hf, cfg.walkable_height);
-    t0 = now_ms();
-    stt->ms_filters = t0 - t1;
-    op_progress(ctx, "spans", 0.85);
-
-    /* supplement §1.5 */
-    st = op_build_compact_heightfield(ctx, &hf, cfg.walkable_height, cfg.walkable_climb, out);
-    op_heightfield_free(&hf);
+/* supplement §2 "Seam-exact tiles": the same stage over a window of the world grid. */
+op_status op_build_spans_window(op_ctx *ctx, const op_config *cfg_in, const op_scene *scene,
+                                const op_window *win, const uint32_t *list, uint32_t count,
+                                const uint8_t *tri_areas, op_chf *out, op_spans_stats *stats)
+{
+    if (!ctx || !cfg_in || !scene || !win || !out)
+        return op_fail(ctx, OP_INVALID_ARGUMENT, "op_build_spans_window: NULL argument");
+    memset(out, 0, sizeof *out);
+    op_spans_stats st_local;
+    op_spans_stats *stt = stats ? stats : &st_local;
+    memset(stt, 0, sizeof *stt);
+    op_status st = op_config_validate(ctx, cfg_in);
     if (st != OP_OK)
         return st;
-    stt->compact_spans = out->span_count;
-    t1 = now_ms();
-    stt->ms_compact = t1 - t0;
-    op_progress(ctx, "spans", 0.9);
-
-    /* supplement §1.6 */
-    st = op_erode_walkable_area(ctx, out, cfg.walkable_radius);
+    if (!cfg_in->has_bounds)
+        return op_fail(ctx, OP_INVALID_ARGUMENT,
+                       "op_build_spans_window: the configuration needs the world's bounds");
+    if (scene->volume_count && !scene->volumes)
+        return op_fail(ctx, OP_INVALID_ARGUMENT, "scene lists %u volumes but no array",
+                       scene->volume_count);
+    uint32_t ww, wd;
+    st = op_config_grid_size(ctx, cfg_in, &ww, &wd);
     if (st != OP_OK)
-        goto fail_out;
-    t0 = now_ms();
-    stt->ms_erode = t0 - t1;
-    op_progress(ctx, "spans", 0.95);
+        return st;
+    stt->width = win->width;
+    stt->depth = win->depth;
 
-    /* supplement §1.7 */
-    st = op_apply_volumes(ctx, out, scene->volumes, scene->volume_count);
-    if (st != OP_OK)
-        goto fail_out;
-    stt->ms_volumes = now_ms() - t0;
-    stt->walkable_spans = op_chf_walkable_count(out);
-    op_progress(ctx, "spans", 1.0);
-    return OP_OK;
-
-fail_out:
-    op_chf_free(out);
-    return st;
-done:
-    op_heightfield_free(&hf);
+    op_heightfield hf;
+    st = op_heightfield_init(ctx, &hf, win->width, win->depth, cfg_in->bmin, cfg_in->bmax,
+                             cfg_in->cs, cfg_in->ch);
+    if (st == OP_OK)
+        st = op_heightfield_set_window(ctx, &hf, win->x0, win->z0, ww, wd);
+    if (st != OP_OK) {
+        op_heightfield_free(&hf);
+        return st;
+    }
+    const double t0 = now_ms();
+    const op_arena_mark mark = op_arena_get_mark(&ctx->arena);
+    if (!tri_areas) {
+        uint8_t *a = op_scratch(ctx, scene->mesh.tri_count, 1);
+        if (!a) {
+            op_heightfield_free(&hf);
+            return OP_NO_MEMORY;
+        }
+        op_mark_walkable_triangles(&scene->mesh, cfg_in->walkable_slope_deg, a);
+        tri_areas = a;
+    }
+    st = op_rasterize_triangle_list(ctx, &hf, &scene->mesh, tri_areas, list, count,
+                                    cfg_in->walkable_climb);
+    op_arena_release(&ctx->arena, mark);
+    stt->ms_rasterize = now_ms() - t0;
+    if (st != OP_OK) {
+        op_heightfield_free(&hf);
+        return st;
+    }
+    st = finish_spans(ctx, cfg_in, scene, &hf, win->x0, win->z0, out, stt);
+    if (st == OP_OK) {
+        /* The window's box, informative only (binary32 from the world's bounds). */
+        out->bmin[0] = cfg_in->bmin[0] + (float)win->x0 * cfg_in->cs;
+        out->bmin[2] = cfg_in->bmin[2] + (float)win->z0 * cfg_in->cs;
+        out->bmax[0] = out->bmin[0] + (float)win->width * cfg_in->cs;
+        out->bmax[2] = out->bmin[2] + (float)win->depth * cfg_in->cs;
+    }
     return st;
 }

@@ -92,14 +92,14 @@ static int in_footprint(const op_volume *v, float px, float pz)
     return 0;
 }
 
-/* Cell index range [lo, hi] whose centres may lie in [a, b] (one cell of slack each
- * way; the exact test decides). Returns 0 when empty. */
-static int cell_range(double a, double b, double origin, double cs, uint32_t n, uint32_t *lo,
-                      uint32_t *hi)
+/* Local cell index range [lo, hi] whose centres may lie in [a, b] (one cell of slack
+ * each way; the exact test decides); world cell = local + org. Returns 0 when empty. */
+static int cell_range(double a, double b, double origin, double cs, int32_t org, uint32_t n,
+                      uint32_t *lo, uint32_t *hi)
 {
     if (n == 0)
         return 0;
-    const double fa = floor((a - origin) / cs) - 1, fb = floor((b - origin) / cs) + 1;
+    const double fa = floor((a - origin) / cs) - 1 - org, fb = floor((b - origin) / cs) + 1 - org;
     if (!(fb >= 0) || !(fa <= (double)n - 1))
         return 0;
     *lo = fa < 0 ? 0 : (uint32_t)fa;
@@ -109,32 +109,44 @@ static int cell_range(double a, double b, double origin, double cs, uint32_t n, 
 
 op_status op_apply_volumes(op_ctx *ctx, op_chf *chf, const op_volume *volumes, uint32_t count)
 {
+    return op_apply_volumes_window(ctx, chf, volumes, count, chf->bmin, 0, 0);
+}
+
+/* The cell centre is computed from the world index and the world's bmin, so a window
+ * marks exactly the spans the solo bake marks (supplement §2 "Seam-exact tiles"). */
+op_status op_apply_volumes_window(op_ctx *ctx, op_chf *chf, const op_volume *volumes,
+                                  uint32_t count, const float world_bmin[3], int32_t origin_x,
+                                  int32_t origin_z)
+{
     for (uint32_t i = 0; i < count; i++) {
         op_status st = check_volume(ctx, &volumes[i], i);
         if (st != OP_OK)
             return st;
     }
+    const float bx = world_bmin[0], by = world_bmin[1], bz = world_bmin[2];
     for (uint32_t i = 0; i < count; i++) {
         const op_volume *v = &volumes[i];
         double fx0, fx1, fz0, fz1;
         footprint_bounds(v, &fx0, &fx1, &fz0, &fz1);
         uint32_t x0, x1, z0, z1;
-        if (!cell_range(fx0, fx1, chf->bmin[0], chf->cs, chf->width, &x0, &x1) ||
-            !cell_range(fz0, fz1, chf->bmin[2], chf->cs, chf->depth, &z0, &z1))
+        if (!cell_range(fx0, fx1, bx, chf->cs, origin_x, chf->width, &x0, &x1) ||
+            !cell_range(fz0, fz1, bz, chf->cs, origin_z, chf->depth, &z0, &z1))
             continue;
         for (uint32_t z = z0; z <= z1; z++) {
-            const float pz = chf->bmin[2] + ((float)z + 0.5f) * chf->cs;
+            const int64_t gz = (int64_t)z + origin_z;
+            const float pz = bz + ((float)gz + 0.5f) * chf->cs;
             for (uint32_t x = x0; x <= x1; x++) {
-                const float px = chf->bmin[0] + ((float)x + 0.5f) * chf->cs;
-                if (!in_footprint(v, px, pz))
-                    continue;
+                const int64_t gx = (int64_t)x + origin_x;
+                const float px = bx + ((float)gx + 0.5f) * chf->cs;
                 const uint32_t c = x + z * chf->width;
                 const uint32_t s0 = chf->cell_first[c], s1 = s0 + chf->cell_count[c];
+                if (s0 == s1 || !in_footprint(v, px, pz))
+                    continue;
                 for (uint32_t s = s0; s < s1; s++) {
                     /* Recast's rcMarkConvexPolyArea: unwalkable spans stay unwalkable. */
                     if (chf->area[s] == OP_NULL_AREA)
                         continue;
-                    const float fy = chf->bmin[1] + (float)chf->y[s] * chf->ch;
+                    const float fy = by + (float)chf->y[s] * chf->ch;
                     if (v->ymin <= fy && fy <= v->ymax)
                         chf->area[s] = v->area;
                 }
