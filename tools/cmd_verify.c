@@ -124,6 +124,9 @@ int cmd_verify(int argc, char **argv)
                 } else {
                     op_contour_report crep;
                     memset(&crep, 0, sizeof crep);
+                    /* A field with a band was traced with BorderRegion (supplement §2). */
+                    if (r.chf.border_size > 0)
+                        sv.contours.border_region = OP_BORDER_REGION;
                     cs = op_check_contours(&ctx, &r.chf, r.region, r.region_count, &sv.contours,
                                            &r.contours, &crep);
                     if (cs != OP_OK) {

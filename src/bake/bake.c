@@ -97,7 +97,12 @@ static op_status bake_rest(op_ctx *ctx, const op_bake_settings *s, op_bake_resul
         return OP_OK;
     t0 = op_now_ms();
     op_progress(ctx, "contours", 0.0);
-    st = op_build_contours(ctx, &r->chf, r->region, r->region_count, &s->contours, &r->contours);
+    /* supplement §2, §4: a field with a band (a tile window, or an OPCHF1 with
+     * border_size > 0) gives the band BorderRegion; contours must know that id. */
+    op_contour_settings cs = s->contours;
+    if (r->chf.border_size > 0)
+        cs.border_region = OP_BORDER_REGION;
+    st = op_build_contours(ctx, &r->chf, r->region, r->region_count, &cs, &r->contours);
     if (st != OP_OK)
         return st;
     r->ms_contours = op_now_ms() - t0;
