@@ -114,13 +114,28 @@ typedef void (*op_progress_fn)(void *user, const char *stage, double fraction);
 
 struct op_kernels;
 
+/* The context every call takes first.
+ *
+ * Threads: a context is used by one thread at a time. To work on several threads at
+ * once, give each its own worker context (op_ctx_fork): same kernel table and
+ * allocator, its own arena and error buffer. The progress callback belongs to the
+ * context it is set on and is called only from calls made on that context, so only
+ * from the thread that owns it; worker contexts have none, and a driver that runs
+ * workers reports progress from its own thread.
+ *
+ * Errors: every function that takes a context and returns a status other than OP_OK
+ * has written a message about that failure (place and reason) into err before it
+ * returns, so op_ctx_error right after a failing call is never an earlier call's
+ * message. After OP_OK the buffer is unspecified (it may hold an older message): read
+ * it only after a failure. Functions without a context (op_isa_parse, op_stage_parse,
+ * op_partition_parse) return a status alone. */
 typedef struct op_ctx {
     const struct op_kernels *k; /* kernel table in use; never NULL after init */
     op_isa isa;                 /* the resolved variant */
     op_allocator alloc;         /* every allocation made for this context */
     op_arena arena;
-    char err[512];              /* message of the last failure */
-    op_progress_fn progress;    /* optional */
+    char err[512];              /* message of the last failure (see above) */
+    op_progress_fn progress;    /* optional; called on the owning thread only */
     void *progress_user;
 } op_ctx;
 
@@ -132,9 +147,15 @@ op_status op_ctx_init_with_allocator(op_ctx *ctx, op_isa isa, const op_allocator
 /* A worker context for another thread (one per thread, reused across tiles): the same
  * kernel table, variant and allocator as parent, its own arena and error buffer, and no
  * progress callback (progress is reported from the thread that owns parent only).
- * Free it with op_ctx_free; parent must outlive it only if the allocator's user data
- * does. */
+ * Results made on a worker are owned like any other (they remember the allocator) and
+ * may be handed to the parent's thread. Free it with op_ctx_free; parent must outlive
+ * it only if the allocator's user data does. */
 op_status op_ctx_fork(const op_ctx *parent, op_ctx *worker);
+/* Hands a worker's failure to its parent: when status is not OP_OK, copies worker's
+ * message into parent's error buffer. Returns status. Call it on parent's thread once
+ * the workers are done, for the failure that comes first in a fixed order (e.g. tile
+ * order), so that the message does not depend on scheduling. */
+op_status op_ctx_take_error(op_ctx *parent, const op_ctx *worker, op_status status);
 /* Switch the kernel table of an initialised context. */
 op_status op_ctx_set_isa(op_ctx *ctx, op_isa isa);
 void op_ctx_free(op_ctx *ctx);

@@ -43,16 +43,21 @@ void op_bake_settings_defaults(op_bake_settings *s)
     s->until = OP_STAGE_CONTOURS;
 }
 
-op_status op_bake_settings_validate(op_ctx *ctx, const op_bake_settings *s)
+/* The settings of the stages after the spans stage (all that op_bake_chf uses). */
+static op_status validate_after_spans(op_ctx *ctx, const op_bake_settings *s)
 {
-    op_status st = op_config_validate(ctx, &s->config);
-    if (st == OP_OK)
-        st = op_region_settings_validate(ctx, &s->regions);
+    op_status st = op_region_settings_validate(ctx, &s->regions);
     if (st == OP_OK)
         st = op_contour_settings_validate(ctx, &s->contours);
     if (st == OP_OK && (s->until < OP_STAGE_SPANS || s->until > OP_STAGE_CONTOURS))
         st = op_fail(ctx, OP_INVALID_ARGUMENT, "unknown final stage %d", (int)s->until);
     return st;
+}
+
+op_status op_bake_settings_validate(op_ctx *ctx, const op_bake_settings *s)
+{
+    op_status st = op_config_validate(ctx, &s->config);
+    return st == OP_OK ? validate_after_spans(ctx, s) : st;
 }
 
 void op_bake_result_free(op_bake_result *r)
@@ -136,9 +141,7 @@ op_status op_bake_chf(op_ctx *ctx, op_chf *chf, const op_bake_settings *s, op_ba
     memset(r, 0, sizeof *r);
     r->chf = *chf;
     memset(chf, 0, sizeof *chf);
-    op_status st = op_region_settings_validate(ctx, &s->regions);
-    if (st == OP_OK)
-        st = op_contour_settings_validate(ctx, &s->contours);
+    const op_status st = validate_after_spans(ctx, s);
     if (st != OP_OK)
         return st;
     return bake_rest(ctx, s, r);

@@ -60,6 +60,13 @@ op_status op_ctx_fork(const op_ctx *parent, op_ctx *worker)
     return OP_OK;
 }
 
+op_status op_ctx_take_error(op_ctx *parent, const op_ctx *worker, op_status status)
+{
+    if (status != OP_OK && parent != worker)
+        memcpy(parent->err, worker->err, sizeof parent->err);
+    return status;
+}
+
 op_status op_ctx_set_isa(op_ctx *ctx, op_isa isa)
 {
     if (isa == OP_ISA_AUTO)

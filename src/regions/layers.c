@@ -168,7 +168,9 @@ static op_status merge_layers(op_ctx *ctx, const op_chf *chf, uint32_t *region, 
             for (size_t r = 1; r < nr; r++)
                 total += (uint64_t)adj[r].cap + ovl[r].cap;
             if (total > SIZE_MAX / sizeof(uint32_t))
-                return OP_NO_MEMORY;
+                return op_fail(ctx, OP_NO_MEMORY,
+                               "layers: %llu region adjacencies do not fit in memory",
+                               (unsigned long long)total);
             uint32_t *pool = op_scratch(ctx, (size_t)(total ? total : 1), sizeof *pool);
             if (!pool)
                 return OP_NO_MEMORY;
@@ -198,7 +200,9 @@ static op_status merge_layers(op_ctx *ctx, const op_chf *chf, uint32_t *region, 
                 parent[d] = k;
                 if (!vec_union(&ctx->arena, &adj[k], &adj[d]) ||
                     !vec_union(&ctx->arena, &ovl[k], &ovl[d]))
-                    return OP_NO_MEMORY;
+                    return op_fail(ctx, OP_NO_MEMORY,
+                                   "layers: out of scratch memory merging regions %u and %u", k,
+                                   d);
                 merged = 1;
                 break;
             }
