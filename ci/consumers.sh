@@ -14,6 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
+start=$(date +%s)
 build=${1:-build}
 work=build-pkg
 jobs=$(nproc)
@@ -119,4 +120,4 @@ ldd "$work/find_package_shared/consumer" | grep -q "$shared/lib/$soname" \
 "$work/find_package_shared/consumer" >"$tmp/s.out" || die "shared find_package consumer failed"
 check_output "find_package (C++ only, shared)" "$tmp/s.out"
 
-echo "consumers: $pass passed"
+echo "consumers: $pass passed in $(( $(date +%s) - start )) s"
