@@ -1,0 +1,582 @@
+/* The region graph: chunk-parallel build, stamps and freshness (topology.md "Region
+ * Graph Pipeline", "Public Surface", "Behavior"; supplement §6, §10.6, §10.7).
+ *
+ * The build runs three passes over the chunks, each parallel with OpenMP and each writing
+ * only its own chunk's outputs, so the bytes do not depend on the thread count:
+ *   1. label every chunk (labels, region summaries, exits);
+ *   2. count each chunk's paired exits and collect its provider portals (the provider is
+ *      enumerated once per chunk);
+ *   3. write each chunk's portals at its prefix-sum offset, then its CSR buckets and
+ *      first-occurrence adjacency.
+ * Between passes the prefix sums (region offsets, portal offsets) are taken in key order.
+ * Any allocation failure clears the graph, advances its revision and returns
+ * OP_NO_MEMORY (supplement §6): a graph is never observable half-built. */
+#include "topology/topology_internal.h"
+
+#include <stdlib.h>
+
+#if OP_HAVE_OPENMP
+#include <omp.h>
+#endif
+
+void op_region_graph_settings_defaults(op_region_graph_settings *s)
+{
+    s->provider = NULL;
+    s->threads = 0;
+    s->use_open_template = 1;
+}
+
+void op_region_graph_init(op_ctx *ctx, op_region_graph *g)
+{
+    memset(g, 0, sizeof *g);
+    g->alloc = ctx ? ctx->alloc : (op_allocator){0};
+    g->residency = OP_RESIDENCY_DENSE;
+}
+
+static void work_free(op_region_graph *g)
+{
+    op_region_graph_work *w = g->work;
+    if (!w)
+        return;
+    const op_allocator *a = &g->alloc;
+    op_topo_plan_free(&w->plan);
+    for (int i = 0; i < w->thread_count; i++) {
+        op_topo_flood_free(&w->thread[i].flood);
+        op_mem_free(a, w->thread[i].seen);
+        op_mem_free(a, w->thread[i].fill);
+    }
+    op_mem_free(a, w->thread);
+    for (size_t i = 0; i < w->slot_cap; i++)
+        op_mem_free(a, w->extra[i]);
+    op_mem_free(a, w->extra);
+    op_mem_free(a, w->extra_count);
+    op_mem_free(a, w->extra_cap);
+    op_mem_free(a, w->exit_portals);
+    op_mem_free(a, w);
+    g->work = NULL;
+}
+
+void op_region_graph_free(op_region_graph *g)
+{
+    if (!g)
+        return;
+    const op_allocator *a = &g->alloc;
+    for (size_t i = 0; i < g->slot_cap; i++)
+        op_local_topology_free(&g->locals[i]);
+    op_mem_free(a, g->locals);
+    op_mem_free(a, g->labels);
+    op_mem_free(a, g->portals);
+    op_mem_free(a, g->portal_offsets);
+    op_mem_free(a, g->region_offsets);
+    op_mem_free(a, g->adj_start);
+    op_mem_free(a, g->adj_target);
+    op_mem_free(a, g->adj_portal);
+    op_mem_free(a, g->nb_range);
+    op_mem_free(a, g->nb_target);
+    op_mem_free(a, g->nb_portal);
+    op_mem_free(a, g->sparse_keys);
+    op_mem_free(a, g->reaches_missing);
+    op_mem_free(a, g->residency_generations);
+    work_free(g);
+    op_allocator keep = g->alloc;
+    uint64_t rev = g->revision;
+    memset(g, 0, sizeof *g);
+    g->alloc = keep;
+    g->revision = rev + 1;
+}
+
+void op_region_graph_clear(op_region_graph *g)
+{
+    /* topology.md: clear() empties the graph and bumps the revision, so freshness checks
+     * and stamps match nothing until the next build. Storage is kept for reuse. */
+    if (!g)
+        return;
+    memset(&g->stamp, 0, sizeof g->stamp);
+    g->slot_count = 0;
+    g->chunk_tiles = 0;
+    g->portal_count = 0;
+    g->region_count = 0;
+    g->revision++;
+}
+
+/* ---- storage -------------------------------------------------------------------------- */
+
+/* Replaces *p by an uninitialised array of at least need elements when it is smaller
+ * (contents are not kept). */
+static int grow(const op_allocator *a, void **p, size_t *cap, size_t need, size_t elem, int zero)
+{
+    if (need <= *cap && *p)
+        return 0;
+    size_t n = need ? need : 1;
+    void *q = zero ? op_mem_calloc(a, n, elem) : op_mem_array(a, n, elem);
+    if (!q)
+        return -1;
+    op_mem_free(a, *p);
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
+static int realloc_array(const op_allocator *a, void **p, size_t n, size_t elem)
+{
+    if (elem && n > SIZE_MAX / elem)
+        return -1;
+    void *q = op_mem_realloc(a, *p, n * elem);
+    if (!q)
+        return -1;
+    *p = q;
+    return 0;
+}
+
+static int reserve_slots(op_region_graph *g, uint32_t slots)
+{
+    const op_allocator *a = &g->alloc;
+    if (!g->work) {
+        g->work = op_mem_calloc(a, 1, sizeof *g->work);
+        if (!g->work)
+            return -1;
+        g->work->plan.alloc = g->alloc;
+    }
+    op_region_graph_work *w = g->work;
+    if (slots > g->slot_cap || !g->portal_offsets) {
+        size_t n = slots > g->slot_cap ? slots : g->slot_cap;
+        if (realloc_array(a, (void **)&g->locals, n, sizeof *g->locals))
+            return -1;
+        for (size_t i = g->slot_cap; i < n; i++) {
+            memset(&g->locals[i], 0, sizeof g->locals[i]);
+            g->locals[i].chunk = OP_INVALID_CHUNK;
+            g->locals[i].alloc = g->alloc;
+        }
+        g->slot_cap = n;
+        if (realloc_array(a, (void **)&g->portal_offsets, n + 1, sizeof(uint32_t)) ||
+            realloc_array(a, (void **)&g->region_offsets, n + 1, sizeof(uint32_t)))
+            return -1;
+    }
+    if (slots > w->slot_cap || !w->extra) {
+        size_t n = slots > w->slot_cap ? slots : w->slot_cap;
+        if (realloc_array(a, (void **)&w->extra, n, sizeof *w->extra))
+            return -1;
+        for (size_t i = w->slot_cap; i < n; i++)
+            w->extra[i] = NULL;
+        if (realloc_array(a, (void **)&w->extra_cap, n, sizeof *w->extra_cap))
+            return -1;
+        for (size_t i = w->slot_cap; i < n; i++)
+            w->extra_cap[i] = 0;
+        w->slot_cap = n;
+        if (realloc_array(a, (void **)&w->extra_count, n, sizeof *w->extra_count) ||
+            realloc_array(a, (void **)&w->exit_portals, n, sizeof *w->exit_portals))
+            return -1;
+    }
+    return 0;
+}
+
+static int reserve_threads(op_region_graph *g, int nt)
+{
+    op_region_graph_work *w = g->work;
+    if (nt <= w->thread_count)
+        return 0;
+    if (realloc_array(&g->alloc, (void **)&w->thread, (size_t)nt, sizeof *w->thread))
+        return -1;
+    for (int i = w->thread_count; i < nt; i++) {
+        memset(&w->thread[i], 0, sizeof w->thread[i]);
+        w->thread[i].flood.alloc = g->alloc;
+    }
+    w->thread_count = nt;
+    return 0;
+}
+
+/* The five per-portal arrays share one capacity; the two per-region arrays another. */
+static int reserve_portals(op_region_graph *g, size_t n)
+{
+    if (n <= g->portal_cap && g->portals)
+        return 0;
+    const op_allocator *a = &g->alloc;
+    op_mem_free(a, g->portals);
+    op_mem_free(a, g->adj_target);
+    op_mem_free(a, g->adj_portal);
+    op_mem_free(a, g->nb_target);
+    op_mem_free(a, g->nb_portal);
+    size_t c = n ? n : 1;
+    g->portals = op_mem_array(a, c, sizeof *g->portals);
+    g->adj_target = op_mem_array(a, c, sizeof(uint32_t));
+    g->adj_portal = op_mem_array(a, c, sizeof(uint32_t));
+    g->nb_target = op_mem_array(a, c, sizeof(uint32_t));
+    g->nb_portal = op_mem_array(a, c, sizeof(uint32_t));
+    g->portal_cap = c;
+    if (g->portals && g->adj_target && g->adj_portal && g->nb_target && g->nb_portal)
+        return 0;
+    op_mem_free(a, g->portals);
+    op_mem_free(a, g->adj_target);
+    op_mem_free(a, g->adj_portal);
+    op_mem_free(a, g->nb_target);
+    op_mem_free(a, g->nb_portal);
+    g->portals = NULL;
+    g->adj_target = g->adj_portal = g->nb_target = g->nb_portal = NULL;
+    g->portal_cap = 0;
+    return -1;
+}
+
+static int reserve_regions(op_region_graph *g, size_t regions)
+{
+    size_t need = regions + 1;
+    if (need <= g->region_cap && g->adj_start)
+        return 0;
+    const op_allocator *a = &g->alloc;
+    op_mem_free(a, g->adj_start);
+    op_mem_free(a, g->nb_range);
+    g->adj_start = op_mem_array(a, need, sizeof(uint32_t));
+    g->nb_range = op_mem_array(a, need, 2 * sizeof(uint32_t));
+    g->region_cap = need;
+    if (g->adj_start && g->nb_range)
+        return 0;
+    op_mem_free(a, g->adj_start);
+    op_mem_free(a, g->nb_range);
+    g->adj_start = g->nb_range = NULL;
+    g->region_cap = 0;
+    return -1;
+}
+
+static int same_shape(const op_world_shape *a, const op_world_shape *b)
+{
+    for (int i = 0; i < 3; i++)
+        if (a->size[i] != b->size[i] || a->chunk[i] != b->chunk[i])
+            return 0;
+    return a->lattice == b->lattice;
+}
+
+/* ---- provider portals ------------------------------------------------------------------- */
+
+typedef struct provider_sink {
+    op_region_graph *g;
+    op_chunk_key chunk;
+    op_region_portal **buf;
+    uint32_t *count, *cap;
+    int failed;
+} provider_sink;
+
+static void provider_emit(void *user, op_coord3 from, op_coord3 to)
+{
+    /* supplement §10.6: kept only when the origin is in this chunk, the landing in the
+     * world and both ends have regions. */
+    provider_sink *ps = user;
+    op_region_graph *g = ps->g;
+    if (ps->failed || !op_topo_shape_contains(&g->stamp.shape, from) ||
+        !op_topo_shape_contains(&g->stamp.shape, to))
+        return;
+    op_chunk_key fk, tk;
+    uint32_t fl, tl;
+    op_topo_locate(&g->stamp, from, &fk, &fl);
+    if (fk != ps->chunk)
+        return;
+    op_topo_locate(&g->stamp, to, &tk, &tl);
+    uint32_t fr = g->labels[(size_t)fk * g->chunk_tiles + fl];
+    uint32_t tr = g->labels[(size_t)tk * g->chunk_tiles + tl];
+    if (!fr || !tr)
+        return;
+    if (*ps->count == *ps->cap) {
+        uint64_t cap = *ps->cap ? (uint64_t)*ps->cap * 2 : 16;
+        if (cap > UINT32_MAX) {
+            ps->failed = 1;
+            return;
+        }
+        op_region_portal *b = op_mem_realloc(&g->alloc, *ps->buf, (size_t)cap * sizeof *b);
+        if (!b) {
+            ps->failed = 1;
+            return;
+        }
+        *ps->buf = b;
+        *ps->cap = (uint32_t)cap;
+    }
+    op_region_portal *p = &(*ps->buf)[(*ps->count)++];
+    p->from = (op_region_ref){fk, fr};
+    p->to = (op_region_ref){tk, tr};
+    p->from_coord = from;
+    p->to_coord = to;
+    p->face = (uint8_t)op_topo_transition_face(from, to);
+}
+
+/* ---- build -------------------------------------------------------------------------------- */
+
+static op_status build_failed(op_ctx *ctx, op_region_graph *g, op_status st, const char *what)
+{
+    op_region_graph_clear(g);
+    if (st == OP_NO_MEMORY)
+        return op_fail(ctx, OP_NO_MEMORY, "region graph build: out of memory for %s", what);
+    return op_fail(ctx, st, "region graph build: more than 2^32 - 2 %s", what);
+}
+
+static int thread_count(const op_region_graph_settings *s)
+{
+#if OP_HAVE_OPENMP
+    int nt = s->threads > 0 ? s->threads : omp_get_max_threads();
+#else
+    int nt = 1;
+    (void)s;
+#endif
+    return nt < 1 ? 1 : nt;
+}
+
+static int thread_id(void)
+{
+#if OP_HAVE_OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
+op_status op_region_graph_build(op_ctx *ctx, const op_world *world, const op_movement_class *cls,
+                                const op_region_graph_settings *settings, op_region_graph *g,
+                                op_region_graph_build_result *result)
+{
+    if (result)
+        memset(result, 0, sizeof *result);
+    if (!g)
+        return op_fail(ctx, OP_INVALID_ARGUMENT, "op_region_graph_build: NULL graph");
+    op_status st = op_movement_class_validate(ctx, world, cls);
+    if (st != OP_OK) {
+        op_region_graph_clear(g);
+        return st;
+    }
+    if (world->residency != OP_RESIDENCY_DENSE) {
+        op_region_graph_clear(g);
+        return op_fail(ctx, OP_UNSUPPORTED, "region graph build: sparse worlds are not "
+                                            "implemented (issue 16)");
+    }
+    op_region_graph_settings s;
+    op_region_graph_settings_defaults(&s);
+    if (settings)
+        s = *settings;
+    /* build_region_graph starts with clear(): the build advances the revision by one
+     * (supplement §10.13). */
+    op_region_graph_clear(g);
+
+    const uint32_t slots = world->chunk_count, tiles = world->chunk_tiles;
+    const int nt = thread_count(&s);
+    if (reserve_slots(g, slots) || reserve_threads(g, nt))
+        return build_failed(ctx, g, OP_NO_MEMORY, "its chunk tables");
+    op_region_graph_work *w = g->work;
+    if (!w->have_plan || !same_shape(&w->plan.shape, &world->shape)) {
+        w->have_plan = 0;
+        if (op_topo_plan_make(&w->plan, &world->shape, &g->alloc))
+            return build_failed(ctx, g, OP_NO_MEMORY, "the flood plan");
+        w->have_plan = 1;
+    }
+    for (int i = 0; i < nt; i++)
+        if (op_topo_flood_reserve(&w->thread[i].flood, &w->plan, cls, &g->alloc))
+            return build_failed(ctx, g, OP_NO_MEMORY, "the flood scratch");
+    uint64_t nlabels = (uint64_t)slots * tiles;
+    if (nlabels > SIZE_MAX / sizeof(uint32_t) ||
+        grow(&g->alloc, (void **)&g->labels, &g->labels_cap, (size_t)nlabels, sizeof(uint32_t), 0))
+        return build_failed(ctx, g, OP_NO_MEMORY, "the tile labels");
+    g->chunk_tiles = tiles;
+    g->slot_count = slots;
+    g->residency = OP_RESIDENCY_DENSE;
+    /* The shape stamp first: provider portals locate tiles through it. */
+    g->stamp.shape = world->shape;
+    memcpy(g->stamp.chunks, world->chunks, sizeof g->stamp.chunks);
+    g->stamp.lattice_version = OP_LATTICE_VERSION;
+
+    /* 1. Local topology of every chunk. */
+    const int use_template = s.use_open_template != 0;
+    int failed = 0;
+#if OP_HAVE_OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) reduction(| : failed)
+#endif
+    for (int64_t k = 0; k < (int64_t)slots; k++) {
+        op_local_topology *t = &g->locals[k];
+        t->labels = g->labels + (size_t)k * tiles;
+        t->owns_labels = 0;
+        if (op_topo_label_chunk(world, cls, &w->plan, &w->thread[thread_id()].flood, (op_chunk_key)k,
+                                use_template, t))
+            failed |= 1;
+    }
+    if (failed)
+        return build_failed(ctx, g, OP_NO_MEMORY, "regions and exits");
+
+    uint64_t regions = 0, passable = 0, exits = 0, versions = 0;
+    uint32_t max_regions = 0;
+    for (uint32_t k = 0; k < slots; k++) {
+        const op_local_topology *t = &g->locals[k];
+        g->region_offsets[k] = (uint32_t)regions;
+        regions += t->region_count;
+        if (regions >= OP_INVALID_REGION_INDEX)
+            return build_failed(ctx, g, OP_UNSUPPORTED, "regions");
+        if (t->region_count > max_regions)
+            max_regions = t->region_count;
+        exits += t->exit_count;
+        versions += t->topology_version;
+    }
+    g->region_offsets[slots] = (uint32_t)regions;
+
+    /* 2. Paired exits per chunk; provider portals, enumerated once per chunk. */
+    const op_transition_provider *prov =
+        s.provider && s.provider->ops && s.provider->ops->for_each_transition ? s.provider : NULL;
+    failed = 0;
+#if OP_HAVE_OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) reduction(| : failed)
+#endif
+    for (int64_t k = 0; k < (int64_t)slots; k++) {
+        w->exit_portals[k] = op_topo_count_exit_portals(g, &g->locals[k]);
+        w->extra_count[k] = 0;
+        if (prov) {
+            provider_sink ps = {g, (op_chunk_key)k, &w->extra[k], &w->extra_count[k],
+                                &w->extra_cap[k], 0};
+            prov->ops->for_each_transition(prov->instance, world, (op_chunk_key)k, provider_emit,
+                                           &ps);
+            failed |= ps.failed;
+        }
+    }
+    if (failed)
+        return build_failed(ctx, g, OP_NO_MEMORY, "provider portals");
+    uint64_t portals = 0;
+    for (uint32_t k = 0; k < slots; k++) {
+        g->portal_offsets[k] = (uint32_t)portals;
+        portals += (uint64_t)w->exit_portals[k] + w->extra_count[k];
+        if (portals >= UINT32_MAX)
+            return build_failed(ctx, g, OP_UNSUPPORTED, "portals");
+    }
+    g->portal_offsets[slots] = (uint32_t)portals;
+
+    /* 3. Portals, CSR and first-occurrence adjacency. */
+    if (reserve_portals(g, (size_t)portals) || reserve_regions(g, (size_t)regions))
+        return build_failed(ctx, g, OP_NO_MEMORY, "portals and the CSR adjacency");
+    w->serial = (w->serial + 1) & 0xffffffffu;
+    int wrapped = w->serial == 0;
+    if (wrapped)
+        w->serial = 1;
+    for (int i = 0; i < nt; i++) {
+        op_topo_thread *th = &w->thread[i];
+        if (wrapped && th->seen)
+            memset(th->seen, 0, th->seen_cap * sizeof *th->seen);
+        if (grow(&g->alloc, (void **)&th->seen, &th->seen_cap, (size_t)regions, sizeof(uint64_t), 1) ||
+            grow(&g->alloc, (void **)&th->fill, &th->fill_cap, max_regions, sizeof(uint32_t), 0))
+            return build_failed(ctx, g, OP_NO_MEMORY, "the adjacency marks");
+    }
+    g->portal_count = (uint32_t)portals;
+    g->region_count = (uint32_t)regions;
+    const uint64_t serial = w->serial;
+#if OP_HAVE_OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+#endif
+    for (int64_t k = 0; k < (int64_t)slots; k++) {
+        uint32_t at = g->portal_offsets[k];
+        uint32_t n = op_topo_fill_exit_portals(g, &g->locals[k], g->portals + at);
+        if (w->extra_count[k])
+            memcpy(g->portals + at + n, w->extra[k], (size_t)w->extra_count[k] * sizeof *g->portals);
+        op_topo_thread *th = &w->thread[thread_id()];
+        op_topo_index_slot(g, (uint32_t)k, th->fill, th->seen, serial);
+    }
+    g->adj_start[regions] = (uint32_t)portals;
+
+    /* Stamps (topology.md "Public Surface": class, provider type, live instance, revision). */
+    op_movement_class_normalize(cls, &g->stamp.cls);
+    g->stamp.step_identity = op_movement_step_identity(cls);
+    g->stamp.cost_scale = op_movement_cost_scale(cls);
+    g->stamp.provider_ops = prov ? prov->ops : NULL;
+    g->stamp.provider_instance = prov ? prov->instance : NULL;
+    g->stamp.provider_revision = prov ? prov->revision : 0;
+    g->stamp.built = 1;
+    if (result) {
+        result->region_count = regions;
+        result->boundary_exit_count = exits;
+        result->topology_version_sum = versions;
+        for (uint32_t k = 0; k < slots; k++)
+            for (uint32_t r = 0; r < g->locals[k].region_count; r++)
+                passable += g->locals[k].regions[r].tile_count;
+        result->passable_tile_count = passable;
+    }
+    return OP_OK;
+}
+
+/* ---- accessors and stamps ----------------------------------------------------------------- */
+
+const op_local_topology *op_region_graph_local(const op_region_graph *g, op_chunk_key chunk)
+{
+    if (!g || !g->stamp.built || chunk >= g->slot_count)
+        return NULL;
+    return &g->locals[chunk];
+}
+
+op_region_ref op_region_graph_region_of(const op_region_graph *g, op_coord3 c)
+{
+    op_region_ref r = {OP_INVALID_CHUNK, OP_INVALID_LOCAL_REGION};
+    if (!g || !g->stamp.built || !op_topo_shape_contains(&g->stamp.shape, c))
+        return r;
+    uint32_t local;
+    op_topo_locate(&g->stamp, c, &r.chunk, &local);
+    r.region = g->labels[(size_t)r.chunk * g->chunk_tiles + local];
+    return r;
+}
+
+uint32_t op_region_graph_region_index(const op_region_graph *g, op_region_ref ref)
+{
+    if (!g || !g->stamp.built || ref.region == OP_INVALID_LOCAL_REGION || ref.chunk >= g->slot_count)
+        return OP_INVALID_REGION_INDEX;
+    uint64_t i = (uint64_t)g->region_offsets[ref.chunk] + ref.region - 1;
+    if (i >= g->region_offsets[ref.chunk + 1])
+        return OP_INVALID_REGION_INDEX;
+    return (uint32_t)i;
+}
+
+op_region_ref op_region_graph_region_ref(const op_region_graph *g, uint32_t index)
+{
+    op_region_ref r = {OP_INVALID_CHUNK, OP_INVALID_LOCAL_REGION};
+    if (!g || !g->stamp.built || index >= g->region_count)
+        return r;
+    /* The last slot whose offset is <= index (upper bound - 1). */
+    uint32_t lo = 0, hi = g->slot_count;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (g->region_offsets[mid] <= index)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    r.chunk = lo;
+    r.region = index - g->region_offsets[lo] + 1;
+    return r;
+}
+
+int op_region_graph_matches_shape(const op_region_graph *g, const op_world_shape *shape)
+{
+    return g && shape && g->stamp.built && same_shape(&g->stamp.shape, shape) &&
+           g->stamp.lattice_version == OP_LATTICE_VERSION;
+}
+
+int op_region_graph_matches_class(const op_region_graph *g, const op_movement_class *c)
+{
+    /* False until the first build; normalized, so a raw field and its unit-cost
+     * identity class agree. */
+    return g && c && g->stamp.built && op_movement_class_same(&g->stamp.cls, c) &&
+           g->stamp.step_identity == op_movement_step_identity(c) &&
+           g->stamp.cost_scale == op_movement_cost_scale(c);
+}
+
+int op_region_graph_matches_provider(const op_region_graph *g, const op_transition_provider *p)
+{
+    if (!g || !g->stamp.built)
+        return 0;
+    const op_transition_provider_ops *ops = p && p->ops ? p->ops : NULL;
+    const void *instance = ops ? p->instance : NULL;
+    uint64_t revision = ops ? p->revision : 0;
+    return g->stamp.provider_ops == ops && g->stamp.provider_instance == instance &&
+           g->stamp.provider_revision == revision;
+}
+
+int op_region_graph_is_fresh(const op_world *world, const op_region_graph *g)
+{
+    if (!world || !g || !world->topology_version || g->residency != world->residency ||
+        !op_region_graph_matches_shape(g, &world->shape) || g->slot_count != world->chunk_count)
+        return 0;
+    for (uint32_t k = 0; k < g->slot_count; k++)
+        if (g->locals[k].topology_version != world->topology_version[k])
+            return 0;
+    return 1;
+}
+
+int op_region_graph_is_fresh_for(const op_world *world, const op_region_graph *g,
+                                 const op_movement_class *c)
+{
+    return op_region_graph_matches_class(g, c) && op_region_graph_is_fresh(world, g);
+}

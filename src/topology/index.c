@@ -1,0 +1,57 @@
+/* Dense region index and CSR adjacency (topology.md "Behavior"; supplement §10.7):
+ * index = offset(chunk) + id - 1 with offsets the prefix sums of region counts in key
+ * order; the CSR is a stable counting sort of the portal array by from-index, so bucket
+ * i holds region i's portals in portal order, each with target and portal index.
+ *
+ * Portals are stored chunk by chunk and every portal of a chunk leaves one of that
+ * chunk's regions, whose indices are contiguous: the CSR positions of a chunk's buckets
+ * are exactly its portal positions, so each chunk is sorted on its own (in parallel).
+ *
+ * The first-occurrence adjacency keeps, per bucket, each target's first entry only. A
+ * traversal that skips marked targets never acts on a repeated target of one bucket (the
+ * first occurrence marked it, or returned), so scanning it visits exactly what scanning
+ * the whole bucket visits, with the same parents and portals (§10.9, §10.10). */
+#include "topology/topology_internal.h"
+
+void op_topo_index_slot(op_region_graph *g, uint32_t slot, uint32_t *fill, uint64_t *seen,
+                        uint64_t serial)
+{
+    const uint32_t off = g->region_offsets[slot];
+    const uint32_t nr = g->region_offsets[slot + 1] - off;
+    const uint32_t pb = g->portal_offsets[slot], pe = g->portal_offsets[slot + 1];
+    if (nr == 0)
+        return;
+    for (uint32_t r = 0; r < nr; r++)
+        fill[r] = 0;
+    for (uint32_t i = pb; i < pe; i++)
+        fill[g->portals[i].from.region - 1]++;
+    uint32_t at = pb;
+    for (uint32_t r = 0; r < nr; r++) {
+        uint32_t n = fill[r];
+        g->adj_start[off + r] = at;
+        fill[r] = at;
+        at += n;
+    }
+    for (uint32_t i = pb; i < pe; i++) {
+        const op_region_portal *p = &g->portals[i];
+        uint32_t e = fill[p->from.region - 1]++;
+        g->adj_target[e] = g->region_offsets[p->to.chunk] + p->to.region - 1;
+        g->adj_portal[e] = i;
+    }
+    uint64_t hi = serial << 32;
+    for (uint32_t r = 0; r < nr; r++) {
+        uint32_t b = g->adj_start[off + r], e = fill[r], w = b;
+        uint64_t stamp = hi | ((uint64_t)(off + r) + 1);
+        for (uint32_t j = b; j < e; j++) {
+            uint32_t t = g->adj_target[j];
+            if (seen[t] == stamp)
+                continue;
+            seen[t] = stamp;
+            g->nb_target[w] = t;
+            g->nb_portal[w] = g->adj_portal[j];
+            w++;
+        }
+        g->nb_range[2 * (size_t)(off + r)] = b;
+        g->nb_range[2 * (size_t)(off + r) + 1] = w;
+    }
+}

@@ -1,0 +1,634 @@
+/* Local topology of one chunk: region labels in flood order, region summaries and
+ * boundary exits (topology.md "Behavior"; supplement §10.2-10.5, §10.11).
+ *
+ * Supplement §10.2: tiles are scanned by increasing local index; an unlabelled passable
+ * tile seeds the next id; the flood is a LIFO stack and a tile is labelled when pushed;
+ * a popped tile is counted, grows the bounds, records its exits, then pushes its
+ * unlabelled passable in-chunk neighbours in the order +x, -x, +y, -y, +z, -z (hex: +x,
+ * -x, +y, -y, (+1,-1), (-1,+1)). §10.3 / §10.4 give the exits of a popped tile.
+ *
+ * The flood runs on a padded copy of the chunk's passability (one impassable tile around
+ * it), so a neighbour step is one add and never a bounds test, and a push is branch-free:
+ * the candidate is written to the stack top and the stack grows by its passability bit,
+ * which is then cleared (the "labelled when pushed" of §10.2). The label is written when
+ * the tile is popped: every pushed tile is popped before the region ends, so the labels
+ * are the same. */
+#include "topology/topology_internal.h"
+
+#include <stdlib.h>
+
+/* ---- local topology arrays -------------------------------------------------------------- */
+
+int op_topo_local_reserve_regions(op_local_topology *t, uint32_t n)
+{
+    if (n <= t->region_cap)
+        return 0;
+    uint64_t cap = t->region_cap ? (uint64_t)t->region_cap * 2 : 16;
+    if (cap < n)
+        cap = n;
+    if (cap > UINT32_MAX)
+        cap = UINT32_MAX;
+    op_local_region *r = op_mem_realloc(&t->alloc, t->regions, (size_t)cap * sizeof *r);
+    if (!r)
+        return -1;
+    t->regions = r;
+    t->region_cap = (uint32_t)cap;
+    return 0;
+}
+
+int op_topo_local_reserve_exits(op_local_topology *t, uint32_t n)
+{
+    if (n <= t->exit_cap)
+        return 0;
+    uint64_t cap = t->exit_cap ? (uint64_t)t->exit_cap * 2 : 64;
+    if (cap < n)
+        cap = n;
+    if (cap > UINT32_MAX)
+        cap = UINT32_MAX;
+    op_boundary_exit *e = op_mem_realloc(&t->alloc, t->exits, (size_t)cap * sizeof *e);
+    if (!e)
+        return -1;
+    t->exits = e;
+    t->exit_cap = (uint32_t)cap;
+    return 0;
+}
+
+const op_local_region *op_local_topology_region(const op_local_topology *t, uint32_t id)
+{
+    /* topology.md "Public Surface": the checked accessor of the 1-based convention. */
+    if (!t || id == OP_INVALID_LOCAL_REGION || id > t->region_count)
+        return NULL;
+    return &t->regions[id - 1];
+}
+
+void op_local_topology_init(op_ctx *ctx, op_local_topology *t)
+{
+    memset(t, 0, sizeof *t);
+    t->chunk = OP_INVALID_CHUNK;
+    t->alloc = ctx ? ctx->alloc : (op_allocator){0};
+}
+
+void op_local_topology_free(op_local_topology *t)
+{
+    if (!t)
+        return;
+    if (t->owns_labels)
+        op_mem_free(&t->alloc, t->labels);
+    op_mem_free(&t->alloc, t->regions);
+    op_mem_free(&t->alloc, t->exits);
+    op_allocator a = t->alloc;
+    memset(t, 0, sizeof *t);
+    t->chunk = OP_INVALID_CHUNK;
+    t->alloc = a;
+}
+
+/* ---- the plan of a chunk shape ----------------------------------------------------------- */
+
+void op_topo_plan_free(op_topo_plan *p)
+{
+    op_mem_free(&p->alloc, p->loc);
+    op_mem_free(&p->alloc, p->x);
+    op_mem_free(&p->alloc, p->y);
+    op_mem_free(&p->alloc, p->z);
+    op_mem_free(&p->alloc, p->face);
+    op_mem_free(&p->alloc, p->open_exits);
+    op_allocator a = p->alloc;
+    memset(p, 0, sizeof *p);
+    p->alloc = a;
+}
+
+void op_topo_flood_free(op_topo_flood *f)
+{
+    op_mem_free(&f->alloc, f->st);
+    op_mem_free(&f->alloc, f->stack);
+    op_mem_free(&f->alloc, f->row);
+    op_mem_free(&f->alloc, f->eval.stack);
+    op_allocator a = f->alloc;
+    memset(f, 0, sizeof *f);
+    f->alloc = a;
+}
+
+int op_topo_flood_reserve(op_topo_flood *f, const op_topo_plan *p, const op_movement_class *c,
+                          const op_allocator *a)
+{
+    if (a)
+        f->alloc = *a;
+    if (f->padded_cap < p->padded) {
+        op_mem_free(&f->alloc, f->st);
+        op_mem_free(&f->alloc, f->stack);
+        f->st = op_mem_alloc(&f->alloc, p->padded);
+        f->stack = op_mem_array(&f->alloc, (size_t)p->padded + 8, sizeof *f->stack);
+        if (!f->st || !f->stack) {
+            f->padded_cap = 0;
+            return -1;
+        }
+        f->padded_cap = p->padded;
+    }
+    uint32_t depth = op_topo_pass_depth(c);
+    if (depth < 1)
+        depth = 1;
+    if (f->row_cap < p->c[0] || f->eval.depth < depth) {
+        op_mem_free(&f->alloc, f->row);
+        op_mem_free(&f->alloc, f->eval.stack);
+        f->row = op_mem_alloc(&f->alloc, p->c[0]);
+        f->eval.stack = op_mem_array(&f->alloc, depth, p->c[0]);
+        if (!f->row || !f->eval.stack) {
+            f->row_cap = 0;
+            f->eval.depth = 0;
+            return -1;
+        }
+        f->row_cap = p->c[0];
+        f->eval.depth = depth;
+        f->eval.row_cap = p->c[0];
+    }
+    return 0;
+}
+
+/* Hex steps in the order of supplement §10.4 with their faces. */
+static const int8_t hex_step[6][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, -1}, {-1, 1}};
+static const uint8_t hex_face[6] = {OP_FACE_POS_X,       OP_FACE_NEG_X, OP_FACE_POS_Y,
+                                    OP_FACE_NEG_Y,       OP_FACE_POS_X_NEG_Y,
+                                    OP_FACE_NEG_X_POS_Y};
+/* Orthogonal faces in exit order (supplement §10.3): -x, +x, -y, +y, -z, +z. */
+static const int8_t face_dir[6][3] = {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0},
+                                      {0, 1, 0},  {0, 0, -1}, {0, 0, 1}};
+
+static void flood_open_template(op_topo_plan *p, uint8_t *st, uint32_t *stack);
+
+int op_topo_plan_make(op_topo_plan *p, const op_world_shape *shape, const op_allocator *a)
+{
+    op_topo_plan_free(p);
+    if (a)
+        p->alloc = *a;
+    p->shape = *shape;
+    op_topo_chunk_grid(shape, p->grid);
+    for (int i = 0; i < 3; i++)
+        p->c[i] = shape->chunk[i];
+    p->hex = shape->lattice == OP_LATTICE_AXIAL_HEX;
+    p->px = p->c[0] + 2;
+    p->py = p->c[1] + 2;
+    p->pz = p->c[2] > 1 ? p->c[2] + 2 : 1;
+    p->padded = p->px * p->py * p->pz; /* < 2^32: chunks hold at most 2^24 tiles */
+    p->tiles = p->c[0] * p->c[1] * p->c[2];
+    int32_t px = (int32_t)p->px, pxy = (int32_t)(p->px * p->py);
+    /* Push order (supplement §10.2). */
+    p->step[0] = 1;
+    p->step[1] = -1;
+    p->step[2] = px;
+    p->step[3] = -px;
+    if (p->hex) {
+        p->nn = 6;
+        p->step[4] = 1 - px;
+        p->step[5] = -1 + px;
+    } else if (p->pz > 1) {
+        p->nn = 6;
+        p->step[4] = pxy;
+        p->step[5] = -pxy;
+    } else {
+        p->nn = 4;
+    }
+    p->loc = op_mem_array(&p->alloc, p->padded, sizeof *p->loc);
+    p->x = op_mem_array(&p->alloc, p->padded, sizeof *p->x);
+    p->y = op_mem_array(&p->alloc, p->padded, sizeof *p->y);
+    p->z = op_mem_array(&p->alloc, p->padded, sizeof *p->z);
+    p->face = op_mem_calloc(&p->alloc, p->padded, 1);
+    if (!p->loc || !p->x || !p->y || !p->z || !p->face) {
+        op_topo_plan_free(p);
+        return -1;
+    }
+    uint32_t zoff = p->pz > 1 ? 1 : 0;
+    for (uint32_t q = 0; q < p->padded; q++) {
+        p->loc[q] = UINT32_MAX;
+        p->x[q] = p->y[q] = p->z[q] = 0;
+    }
+    for (uint32_t lz = 0; lz < p->c[2]; lz++)
+        for (uint32_t ly = 0; ly < p->c[1]; ly++)
+            for (uint32_t lx = 0; lx < p->c[0]; lx++) {
+                uint32_t q = (lz + zoff) * p->px * p->py + (ly + 1) * p->px + lx + 1;
+                p->loc[q] = lx + ly * p->c[0] + lz * p->c[0] * p->c[1];
+                p->x[q] = lx;
+                p->y[q] = ly;
+                p->z[q] = lz;
+                uint8_t f = 0;
+                f |= (uint8_t)((lx == 0) << OP_FACE_NEG_X);
+                f |= (uint8_t)((lx + 1 == p->c[0]) << OP_FACE_POS_X);
+                f |= (uint8_t)((ly == 0) << OP_FACE_NEG_Y);
+                f |= (uint8_t)((ly + 1 == p->c[1]) << OP_FACE_POS_Y);
+                f |= (uint8_t)((lz == 0) << OP_FACE_NEG_Z);
+                f |= (uint8_t)((lz + 1 == p->c[2]) << OP_FACE_POS_Z);
+                p->face[q] = f;
+            }
+    /* The open template: the flood of an all-passable chunk, exits recorded as if every
+     * neighbour chunk existed. */
+    uint8_t *st = op_mem_alloc(&p->alloc, p->padded);
+    uint32_t *stack = op_mem_array(&p->alloc, (size_t)p->padded + 8, sizeof *stack);
+    uint64_t max_exits = (uint64_t)p->tiles * 6;
+    p->open_exits = op_mem_array(&p->alloc, (size_t)(max_exits ? max_exits : 1), sizeof *p->open_exits);
+    if (!st || !stack || !p->open_exits) {
+        op_mem_free(&p->alloc, st);
+        op_mem_free(&p->alloc, stack);
+        op_topo_plan_free(p);
+        return -1;
+    }
+    flood_open_template(p, st, stack);
+    op_mem_free(&p->alloc, st);
+    op_mem_free(&p->alloc, stack);
+    return 0;
+}
+
+static uint32_t padded_of(const op_topo_plan *p, uint32_t lx, uint32_t ly, uint32_t lz)
+{
+    uint32_t zoff = p->pz > 1 ? 1 : 0;
+    return (lz + zoff) * p->px * p->py + (ly + 1) * p->px + lx + 1;
+}
+
+static void flood_open_template(op_topo_plan *p, uint8_t *st, uint32_t *stack)
+{
+    memset(st, 0, p->padded);
+    for (uint32_t q = 0; q < p->padded; q++)
+        st[q] = p->loc[q] != UINT32_MAX;
+    uint32_t n = 0;
+    /* One region: the seed is local tile 0. */
+    uint32_t sp = 0, seed = padded_of(p, 0, 0, 0);
+    st[seed] = 0;
+    stack[sp++] = seed;
+    while (sp) {
+        uint32_t q = stack[--sp];
+        uint32_t lx = p->x[q], ly = p->y[q], lz = p->z[q];
+        if (p->hex) {
+            for (int s = 0; s < 6; s++) {
+                int64_t tx = (int64_t)lx + hex_step[s][0], ty = (int64_t)ly + hex_step[s][1];
+                int8_t dx = (int8_t)(tx < 0 ? -1 : tx >= p->c[0] ? 1 : 0);
+                int8_t dy = (int8_t)(ty < 0 ? -1 : ty >= p->c[1] ? 1 : 0);
+                if (dx || dy)
+                    p->open_exits[n++] = (op_topo_open_exit){p->loc[q], hex_face[s], {dx, dy, 0}};
+            }
+        } else {
+            for (int f = 0; f < 6; f++)
+                if (p->face[q] >> f & 1)
+                    p->open_exits[n++] = (op_topo_open_exit){
+                        p->loc[q], (uint8_t)f, {face_dir[f][0], face_dir[f][1], face_dir[f][2]}};
+        }
+        (void)lz;
+        for (int s = 0; s < p->nn; s++) {
+            uint32_t m = (uint32_t)((int64_t)q + p->step[s]);
+            if (st[m]) {
+                st[m] = 0;
+                stack[sp++] = m;
+            }
+        }
+    }
+    p->open_exit_count = n;
+}
+
+/* ---- labelling ---------------------------------------------------------------------------- */
+
+typedef struct chunk_ctx {
+    const op_topo_plan *p;
+    const op_world *w;
+    op_local_topology *t;
+    op_chunk_key key;
+    uint32_t k[3];   /* chunk coordinate */
+    int32_t o[3];    /* world origin */
+    uint8_t fm;      /* faces whose neighbour chunk exists */
+    int64_t dkey[6]; /* key delta per orthogonal face */
+} chunk_ctx;
+
+/* Exits of a popped boundary tile (supplement §10.3, §10.4). Returns -1 on allocation
+ * failure. */
+static int emit_exits(const chunk_ctx *cc, uint32_t id, uint32_t q)
+{
+    const op_topo_plan *p = cc->p;
+    op_local_topology *t = cc->t;
+    uint32_t lx = p->x[q], ly = p->y[q], lz = p->z[q];
+    op_coord3 at = {cc->o[0] + (int32_t)lx, cc->o[1] + (int32_t)ly, cc->o[2] + (int32_t)lz};
+    op_local_region *r = &t->regions[id - 1];
+    if (!p->hex) {
+        uint32_t bits = p->face[q] & cc->fm;
+        if (op_topo_local_reserve_exits(t, t->exit_count + 6))
+            return -1;
+        for (int f = 0; f < 6; f++)
+            if (bits >> f & 1) {
+                op_boundary_exit *e = &t->exits[t->exit_count++];
+                e->region = id;
+                e->local_tile = p->loc[q];
+                e->coord = at;
+                e->target_chunk = (op_chunk_key)((int64_t)cc->key + cc->dkey[f]);
+                e->face = (uint8_t)f;
+                r->exit_count++;
+            }
+        return 0;
+    }
+    if (op_topo_local_reserve_exits(t, t->exit_count + 6))
+        return -1;
+    const op_world_shape *sh = &p->shape;
+    for (int s = 0; s < 6; s++) {
+        int64_t tx = (int64_t)at.x + hex_step[s][0], ty = (int64_t)at.y + hex_step[s][1];
+        if (tx < 0 || ty < 0 || tx >= sh->size[0] || ty >= sh->size[1])
+            continue; /* §10.4: only in-world steps */
+        uint32_t kx = (uint32_t)tx / sh->chunk[0], ky = (uint32_t)ty / sh->chunk[1];
+        if (kx == cc->k[0] && ky == cc->k[1])
+            continue;
+        op_boundary_exit *e = &t->exits[t->exit_count++];
+        e->region = id;
+        e->local_tile = p->loc[q];
+        e->coord = at;
+        e->target_chunk = op_topo_key(p->grid, kx, ky, 0);
+        e->face = hex_face[s];
+        r->exit_count++;
+    }
+    return 0;
+}
+
+/* One region from seed q0. Returns the popped count, or UINT32_MAX on allocation failure. */
+static inline __attribute__((always_inline)) uint32_t
+flood_region(const chunk_ctx *cc, uint8_t *restrict st, uint32_t *restrict stack, uint32_t q0,
+             uint32_t id, uint32_t *restrict labels, const int nn, uint32_t bmin[3],
+             uint32_t bmax[3])
+{
+    const op_topo_plan *p = cc->p;
+    const uint32_t *restrict loc = p->loc;
+    const uint32_t *restrict X = p->x, *restrict Y = p->y, *restrict Z = p->z;
+    const uint8_t *restrict face = p->face;
+    const uint8_t fm = p->hex ? (uint8_t)(cc->fm & 0x0f) : cc->fm;
+    const int32_t s0 = p->step[0], s1 = p->step[1], s2 = p->step[2], s3 = p->step[3];
+    const int32_t s4 = p->step[4], s5 = p->step[5];
+    uint32_t minx = UINT32_MAX, miny = UINT32_MAX, minz = UINT32_MAX, maxx = 0, maxy = 0, maxz = 0;
+    uint32_t count = 0, sp = 0;
+    st[q0] = 0;
+    stack[sp++] = q0;
+    while (sp) {
+        uint32_t q = stack[--sp];
+        labels[loc[q]] = id;
+        count++;
+        uint32_t x = X[q], y = Y[q];
+        minx = x < minx ? x : minx;
+        maxx = x > maxx ? x : maxx;
+        miny = y < miny ? y : miny;
+        maxy = y > maxy ? y : maxy;
+        if (nn == 6) {
+            uint32_t z = Z[q];
+            minz = z < minz ? z : minz;
+            maxz = z > maxz ? z : maxz;
+        }
+        if (__builtin_expect((face[q] & fm) != 0, 0))
+            if (emit_exits(cc, id, q))
+                return UINT32_MAX;
+        uint32_t m;
+#define OP_PUSH(s)                                                                             \
+    m = q + (uint32_t)(s);                                                                     \
+    stack[sp] = m;                                                                             \
+    sp += st[m];                                                                               \
+    st[m] = 0;
+        OP_PUSH(s0)
+        OP_PUSH(s1)
+        OP_PUSH(s2)
+        OP_PUSH(s3)
+        if (nn == 6) {
+            OP_PUSH(s4)
+            OP_PUSH(s5)
+        }
+#undef OP_PUSH
+    }
+    if (nn != 6)
+        minz = maxz = Z[q0];
+    bmin[0] = minx;
+    bmin[1] = miny;
+    bmin[2] = minz;
+    bmax[0] = maxx;
+    bmax[1] = maxy;
+    bmax[2] = maxz;
+    return count;
+}
+
+static int flood_all(const chunk_ctx *cc, op_topo_flood *f, uint32_t *labels, const int nn)
+{
+    const op_topo_plan *p = cc->p;
+    op_local_topology *t = cc->t;
+    uint32_t zoff = p->pz > 1 ? 1 : 0;
+    for (uint32_t lz = 0; lz < p->c[2]; lz++)
+        for (uint32_t ly = 0; ly < p->c[1]; ly++) {
+            uint32_t q0 = (lz + zoff) * p->px * p->py + (ly + 1) * p->px + 1;
+            for (uint32_t lx = 0; lx < p->c[0]; lx++) {
+                if (!f->st[q0 + lx])
+                    continue;
+                uint32_t id = t->region_count + 1;
+                if (op_topo_local_reserve_regions(t, id))
+                    return -1;
+                op_local_region *r = &t->regions[id - 1];
+                r->id = id;
+                r->exit_count = 0;
+                r->first_exit = t->exit_count;
+                t->region_count = id;
+                uint32_t bmin[3], bmax[3];
+                uint32_t n = flood_region(cc, f->st, f->stack, q0 + lx, id, labels, nn, bmin, bmax);
+                if (n == UINT32_MAX)
+                    return -1;
+                r = &t->regions[id - 1];
+                r->tile_count = n;
+                for (int a = 0; a < 3; a++) {
+                    (&r->bounds.min.x)[a] = cc->o[a] + (int32_t)bmin[a];
+                    (&r->bounds.max.x)[a] = cc->o[a] + (int32_t)bmax[a] + 1;
+                }
+            }
+        }
+    return 0;
+}
+
+/* Every tile passable: the template's exits, filtered by the neighbour chunks present. */
+static int copy_template(const chunk_ctx *cc, uint32_t *labels)
+{
+    const op_topo_plan *p = cc->p;
+    op_local_topology *t = cc->t;
+    for (uint32_t i = 0; i < p->tiles; i++)
+        labels[i] = 1;
+    if (op_topo_local_reserve_regions(t, 1) || op_topo_local_reserve_exits(t, p->open_exit_count))
+        return -1;
+    op_local_region *r = &t->regions[0];
+    r->id = 1;
+    r->tile_count = p->tiles;
+    r->first_exit = 0;
+    for (int a = 0; a < 3; a++) {
+        (&r->bounds.min.x)[a] = cc->o[a];
+        (&r->bounds.max.x)[a] = cc->o[a] + (int32_t)p->c[a];
+    }
+    t->region_count = 1;
+    uint32_t n = 0;
+    const uint32_t c0 = p->c[0], c01 = p->c[0] * p->c[1];
+    for (uint32_t i = 0; i < p->open_exit_count; i++) {
+        const op_topo_open_exit *x = &p->open_exits[i];
+        int64_t k[3];
+        int ok = 1;
+        for (int a = 0; a < 3; a++) {
+            k[a] = (int64_t)cc->k[a] + x->d[a];
+            ok &= k[a] >= 0 && k[a] < p->grid[a];
+        }
+        if (!ok)
+            continue;
+        op_boundary_exit *e = &t->exits[n++];
+        uint32_t lz = x->local / c01, rem = x->local - lz * c01, ly = rem / c0, lx = rem - ly * c0;
+        e->region = 1;
+        e->local_tile = x->local;
+        e->coord = (op_coord3){cc->o[0] + (int32_t)lx, cc->o[1] + (int32_t)ly, cc->o[2] + (int32_t)lz};
+        e->target_chunk = op_topo_key(p->grid, (uint32_t)k[0], (uint32_t)k[1], (uint32_t)k[2]);
+        e->face = x->face;
+    }
+    t->exit_count = n;
+    r->exit_count = n;
+    return 0;
+}
+
+int op_topo_label_chunk(const op_world *w, const op_movement_class *c, const op_topo_plan *p,
+                        op_topo_flood *f, op_chunk_key key, int use_template, op_local_topology *t)
+{
+    chunk_ctx cc;
+    cc.p = p;
+    cc.w = w;
+    cc.t = t;
+    cc.key = key;
+    op_topo_key_coord(p->grid, key, cc.k);
+    for (int a = 0; a < 3; a++)
+        cc.o[a] = (int32_t)(cc.k[a] * p->c[a]);
+    cc.fm = 0;
+    for (int fc = 0; fc < 6; fc++) {
+        int a = fc >> 1;
+        int ok = (fc & 1) ? cc.k[a] + 1 < p->grid[a] : cc.k[a] > 0;
+        cc.fm |= (uint8_t)(ok << fc);
+    }
+    cc.dkey[0] = -1;
+    cc.dkey[1] = 1;
+    cc.dkey[2] = -(int64_t)p->grid[0];
+    cc.dkey[3] = (int64_t)p->grid[0];
+    cc.dkey[4] = -(int64_t)p->grid[0] * p->grid[1];
+    cc.dkey[5] = (int64_t)p->grid[0] * p->grid[1];
+
+    t->chunk = key;
+    for (int a = 0; a < 3; a++)
+        t->chunk_coord[a] = cc.k[a];
+    t->topology_version = w->topology_version[key];
+    t->tile_count = p->tiles;
+    t->region_count = 0;
+    t->exit_count = 0;
+
+    /* Passability into the padded grid; tiles outside the world stay impassable
+     * (supplement §10.11). */
+    memset(f->st, 0, p->padded);
+    uint32_t in[3];
+    for (int a = 0; a < 3; a++) {
+        uint64_t end = (uint64_t)cc.o[a] + p->c[a];
+        in[a] = end <= p->shape.size[a] ? p->c[a] : p->shape.size[a] - (uint32_t)cc.o[a];
+    }
+    uint32_t zoff = p->pz > 1 ? 1 : 0;
+    uint64_t passable = 0;
+    for (uint32_t lz = 0; lz < in[2]; lz++)
+        for (uint32_t ly = 0; ly < in[1]; ly++) {
+            uint8_t *row = f->st + (lz + zoff) * p->px * p->py + (ly + 1) * p->px + 1;
+            op_topo_pass_row(w, c, key, ly * p->c[0] + lz * p->c[0] * p->c[1], in[0], row, &f->eval);
+            for (uint32_t i = 0; i < in[0]; i++)
+                passable += row[i];
+        }
+    uint32_t *labels = t->labels;
+    if (use_template && passable == p->tiles && p->open_exits)
+        return copy_template(&cc, labels);
+    memset(labels, 0, (size_t)p->tiles * sizeof *labels);
+    if (passable == 0)
+        return 0;
+    return p->nn == 6 ? flood_all(&cc, f, labels, 6) : flood_all(&cc, f, labels, 4);
+}
+
+/* ---- build_local_chunk_topology ----------------------------------------------------------- */
+
+typedef struct local_scratch {
+    op_topo_plan plan;
+    int have_plan;
+    op_topo_flood flood;
+} local_scratch;
+
+void op_local_topology_scratch_init(op_ctx *ctx, op_local_topology_scratch *s)
+{
+    s->impl = NULL;
+    s->alloc = ctx ? ctx->alloc : (op_allocator){0};
+}
+
+void op_local_topology_scratch_free(op_local_topology_scratch *s)
+{
+    if (!s || !s->impl)
+        return;
+    local_scratch *ls = s->impl;
+    op_topo_plan_free(&ls->plan);
+    op_topo_flood_free(&ls->flood);
+    op_mem_free(&s->alloc, ls);
+    s->impl = NULL;
+}
+
+static int same_shape(const op_world_shape *a, const op_world_shape *b)
+{
+    for (int i = 0; i < 3; i++)
+        if (a->size[i] != b->size[i] || a->chunk[i] != b->chunk[i])
+            return 0;
+    return a->lattice == b->lattice;
+}
+
+op_status op_local_topology_build(op_ctx *ctx, const op_world *w, const op_movement_class *c,
+                                  op_chunk_key chunk, op_local_topology_scratch *scratch,
+                                  op_local_topology *out, op_topology_build_result *result)
+{
+    if (result)
+        memset(result, 0, sizeof *result);
+    if (!scratch || !out)
+        return op_fail(ctx, OP_INVALID_ARGUMENT, "op_local_topology_build: NULL argument");
+    op_status st = op_movement_class_validate(ctx, w, c);
+    if (st != OP_OK)
+        return st;
+    /* The topology is emptied first, whatever happens next. */
+    out->region_count = out->exit_count = 0;
+    out->chunk = OP_INVALID_CHUNK;
+    out->topology_version = 0;
+    if (chunk >= w->chunk_count) {
+        /* TopologyStatus::InvalidChunk: an empty topology, not an error. */
+        if (result)
+            result->status = OP_TOPOLOGY_INVALID_CHUNK;
+        return OP_OK;
+    }
+    if (!scratch->impl) {
+        scratch->impl = op_mem_calloc(&scratch->alloc, 1, sizeof(local_scratch));
+        if (!scratch->impl)
+            return op_fail(ctx, OP_NO_MEMORY, "out of memory for the flood scratch");
+        local_scratch *ls = scratch->impl;
+        ls->plan.alloc = scratch->alloc;
+        ls->flood.alloc = scratch->alloc;
+    }
+    local_scratch *ls = scratch->impl;
+    if (!ls->have_plan || !same_shape(&ls->plan.shape, &w->shape)) {
+        ls->have_plan = 0;
+        if (op_topo_plan_make(&ls->plan, &w->shape, &scratch->alloc))
+            return op_fail(ctx, OP_NO_MEMORY, "out of memory for the flood plan");
+        ls->have_plan = 1;
+    }
+    if (op_topo_flood_reserve(&ls->flood, &ls->plan, c, &scratch->alloc))
+        return op_fail(ctx, OP_NO_MEMORY, "out of memory for the flood scratch");
+    if (!out->owns_labels || !out->labels || out->tile_count != w->chunk_tiles) {
+        if (out->owns_labels)
+            op_mem_free(&out->alloc, out->labels);
+        out->labels = op_mem_array(&out->alloc, w->chunk_tiles, sizeof *out->labels);
+        out->owns_labels = out->labels != NULL;
+        out->tile_count = out->labels ? w->chunk_tiles : 0;
+        if (!out->labels)
+            return op_fail(ctx, OP_NO_MEMORY, "out of memory for %u chunk labels", w->chunk_tiles);
+    }
+    if (op_topo_label_chunk(w, c, &ls->plan, &ls->flood, chunk, 1, out)) {
+        out->region_count = out->exit_count = 0;
+        out->chunk = OP_INVALID_CHUNK;
+        return op_fail(ctx, OP_NO_MEMORY, "out of memory for the regions and exits of chunk %u",
+                       chunk);
+    }
+    if (result) {
+        result->status = OP_TOPOLOGY_BUILT;
+        result->region_count = out->region_count;
+        for (uint32_t i = 0; i < out->region_count; i++)
+            result->passable_tile_count += out->regions[i].tile_count;
+        result->boundary_exit_count = out->exit_count;
+        result->topology_version_sum = out->topology_version;
+    }
+    return OP_OK;
+}

@@ -1,0 +1,171 @@
+/* Internal pieces of the chunk-region graph (topology.md) shared by src/topology. */
+#ifndef ONEPATH_TOPOLOGY_INTERNAL_H
+#define ONEPATH_TOPOLOGY_INTERNAL_H
+
+#include "onepath/topology.h"
+#include "core/alloc.h"
+
+#include <string.h>
+
+/* Chunk grid of a shape: ceil(size / chunk) per axis (supplement §10.11). The shape must
+ * have passed op_world_shape_validate. */
+static inline void op_topo_chunk_grid(const op_world_shape *s, uint32_t grid[3])
+{
+    for (int a = 0; a < 3; a++)
+        grid[a] = (uint32_t)(((uint64_t)s->size[a] + s->chunk[a] - 1) / s->chunk[a]);
+}
+
+static inline op_chunk_key op_topo_key(const uint32_t grid[3], uint32_t kx, uint32_t ky,
+                                       uint32_t kz)
+{
+    /* supplement §10.1: x fastest, then y, then z. */
+    return (op_chunk_key)(kx + (uint64_t)ky * grid[0] + (uint64_t)kz * grid[0] * grid[1]);
+}
+
+static inline void op_topo_key_coord(const uint32_t grid[3], op_chunk_key key, uint32_t out[3])
+{
+    uint64_t xy = (uint64_t)grid[0] * grid[1];
+    out[2] = (uint32_t)(key / xy);
+    uint64_t rem = key % xy;
+    out[1] = (uint32_t)(rem / grid[0]);
+    out[0] = (uint32_t)(rem % grid[0]);
+}
+
+/* ---- Passability masks (movement.c) --------------------------------------------------- */
+
+/* Scratch for evaluating a passability expression over one row of a chunk. */
+typedef struct op_topo_eval {
+    uint8_t *stack; /* depth × row_cap bytes */
+    uint32_t depth, row_cap;
+} op_topo_eval;
+
+/* The deepest value stack an expression needs (a leaf pushes one value). */
+uint32_t op_topo_pass_depth(const op_movement_class *c);
+
+/* out[i] = 1 when local tile first + i of chunk is passable for c, else 0, for n tiles
+ * of one row (same ly, lz). Tiles outside the world must be excluded by the caller.
+ * eval->stack holds depth·n bytes. */
+void op_topo_pass_row(const op_world *world, const op_movement_class *c, op_chunk_key chunk,
+                      uint32_t first, uint32_t n, uint8_t *out, op_topo_eval *eval);
+
+/* Field value as a 64-bit signed integer. */
+int64_t op_topo_field_value(const op_world_field *f, op_chunk_key chunk, uint32_t local);
+
+/* ---- Local flood (local.c) ------------------------------------------------------------ */
+
+/* The padded flood grid of one chunk shape: the chunk grown by one impassable tile on
+ * every side of x and y (and z when the chunk has more than one layer), so neighbour
+ * steps never need a bounds test. */
+typedef struct op_topo_plan {
+    op_world_shape shape;
+    uint32_t grid[3];
+    uint32_t c[3];            /* chunk extent */
+    uint32_t px, py, pz;      /* padded extents (pz = 1 for one-layer chunks) */
+    uint32_t padded;          /* px·py·pz */
+    uint32_t tiles;           /* chunk tiles */
+    int hex;
+    int nn;                   /* neighbour steps: 4 (2D), 6 (3D or hex) */
+    int32_t step[6];          /* padded offsets in push order (supplement §10.2) */
+    uint32_t *loc;            /* padded -> local tile (UINT32_MAX on padding) */
+    uint32_t *x, *y, *z;      /* padded -> local coordinates */
+    uint8_t *face;            /* padded -> bit f set when the tile lies on face f (0-5) */
+    /* The flood of an all-passable chunk with every neighbour chunk present: its exits
+     * in pop order with the chunk offset of their target (op_region_graph_settings
+     * use_open_template). */
+    struct op_topo_open_exit {
+        uint32_t local;
+        uint8_t face;
+        int8_t d[3];
+    } *open_exits;
+    uint32_t open_exit_count;
+    op_allocator alloc;
+} op_topo_plan;
+
+typedef struct op_topo_open_exit op_topo_open_exit;
+
+/* Per-thread flood storage. */
+typedef struct op_topo_flood {
+    uint8_t *st;      /* padded: 1 = passable and not yet labelled */
+    uint32_t *stack;  /* padded + 8 */
+    uint8_t *row;     /* one row of passability */
+    op_topo_eval eval;
+    uint32_t padded_cap, row_cap;
+    op_allocator alloc;
+} op_topo_flood;
+
+/* Builds the plan of a validated shape (the open template included). 0 or -1 (out of
+ * memory). */
+int op_topo_plan_make(op_topo_plan *p, const op_world_shape *shape, const op_allocator *a);
+void op_topo_plan_free(op_topo_plan *p);
+int op_topo_flood_reserve(op_topo_flood *f, const op_topo_plan *p, const op_movement_class *c,
+                          const op_allocator *a);
+void op_topo_flood_free(op_topo_flood *f);
+
+/* Labels one chunk into t (labels must point at chunk_tiles entries; regions and exits
+ * grow through t->alloc). Returns 0, or -1 when an allocation failed. */
+int op_topo_label_chunk(const op_world *world, const op_movement_class *c, const op_topo_plan *p,
+                        op_topo_flood *f, op_chunk_key chunk, int use_template,
+                        op_local_topology *t);
+
+/* Grows a local topology's arrays (0 or -1). */
+int op_topo_local_reserve_regions(op_local_topology *t, uint32_t n);
+int op_topo_local_reserve_exits(op_local_topology *t, uint32_t n);
+
+/* ---- Graph internals (graph.c, portals.c, index.c) ------------------------------------ */
+
+/* What one thread of the build keeps between builds. */
+typedef struct op_topo_thread {
+    op_topo_flood flood;
+    uint64_t *seen; /* region_count first-occurrence stamps (zeroed when allocated) */
+    size_t seen_cap;
+    uint32_t *fill; /* counting-sort cursors for the regions of one chunk */
+    size_t fill_cap;
+} op_topo_thread;
+
+typedef struct op_region_graph_work {
+    op_topo_plan plan;
+    int have_plan;
+    op_topo_thread *thread;
+    int thread_count;
+    /* per slot */
+    uint32_t *exit_portals;   /* paired exits of each slot */
+    op_region_portal **extra; /* provider portals of each slot */
+    uint32_t *extra_count, *extra_cap;
+    size_t slot_cap;
+    uint64_t serial; /* build number: the high half of the first-occurrence stamps */
+} op_region_graph_work;
+
+/* Dominant-axis face of a provider step (supplement §10.6: ties x, then y, then z). */
+op_boundary_face op_topo_transition_face(op_coord3 from, op_coord3 to);
+
+/* Portal pairing for one slot: counts the exits whose tile across has a region. */
+uint32_t op_topo_count_exit_portals(const op_region_graph *g, const op_local_topology *t);
+/* Writes them in exit order; returns the count. */
+uint32_t op_topo_fill_exit_portals(const op_region_graph *g, const op_local_topology *t,
+                                   op_region_portal *out);
+/* The tile across an exit, as (slot, local tile); 0 when there is none. */
+int op_topo_exit_across(const op_region_graph *g, const op_boundary_exit *e, uint32_t *slot,
+                        uint32_t *local);
+
+/* Dense-graph chunk key of a world coordinate known to be inside the shape, and its local
+ * tile. */
+static inline void op_topo_locate(const op_region_graph_stamp *st, op_coord3 c, op_chunk_key *key,
+                                  uint32_t *local)
+{
+    uint32_t x = (uint32_t)c.x, y = (uint32_t)c.y, z = (uint32_t)c.z;
+    uint32_t kx = x / st->shape.chunk[0], ky = y / st->shape.chunk[1], kz = z / st->shape.chunk[2];
+    uint32_t lx = x - kx * st->shape.chunk[0], ly = y - ky * st->shape.chunk[1],
+             lz = z - kz * st->shape.chunk[2];
+    *key = op_topo_key(st->chunks, kx, ky, kz);
+    *local = lx + ly * st->shape.chunk[0] + lz * st->shape.chunk[0] * st->shape.chunk[1];
+}
+
+int op_topo_shape_contains(const op_world_shape *s, op_coord3 c);
+
+/* CSR and first-occurrence adjacency of one slot's regions (portals of the slot are at
+ * [portal_offsets[slot], portal_offsets[slot + 1])). fill has one entry per region of
+ * the slot; seen is a region_count stamp array owned by the calling thread. */
+void op_topo_index_slot(op_region_graph *g, uint32_t slot, uint32_t *fill, uint64_t *seen,
+                        uint64_t serial);
+
+#endif
