@@ -46,7 +46,7 @@ static void work_free(op_region_graph *g)
         op_mem_free(a, w->thread[i].fill);
     }
     op_mem_free(a, w->thread);
-    for (size_t i = 0; i < w->slot_cap; i++)
+    for (size_t i = 0; i < w->extra_slots; i++)
         op_mem_free(a, w->extra[i]);
     op_mem_free(a, w->extra);
     op_mem_free(a, w->extra_count);
@@ -128,6 +128,8 @@ static int realloc_array(const op_allocator *a, void **p, size_t n, size_t elem)
     return 0;
 }
 
+/* Each array keeps its own capacity, so a failure half-way leaves every recorded
+ * capacity true. */
 static int reserve_slots(op_region_graph *g, uint32_t slots)
 {
     const op_allocator *a = &g->alloc;
@@ -138,8 +140,8 @@ static int reserve_slots(op_region_graph *g, uint32_t slots)
         g->work->plan.alloc = g->alloc;
     }
     op_region_graph_work *w = g->work;
-    if (slots > g->slot_cap || !g->portal_offsets) {
-        size_t n = slots > g->slot_cap ? slots : g->slot_cap;
+    const size_t n = slots;
+    if (n > g->slot_cap) {
         if (realloc_array(a, (void **)&g->locals, n, sizeof *g->locals))
             return -1;
         for (size_t i = g->slot_cap; i < n; i++) {
@@ -148,24 +150,48 @@ static int reserve_slots(op_region_graph *g, uint32_t slots)
             g->locals[i].alloc = g->alloc;
         }
         g->slot_cap = n;
-        if (realloc_array(a, (void **)&g->portal_offsets, n + 1, sizeof(uint32_t)) ||
-            realloc_array(a, (void **)&g->region_offsets, n + 1, sizeof(uint32_t)))
-            return -1;
     }
-    if (slots > w->slot_cap || !w->extra) {
-        size_t n = slots > w->slot_cap ? slots : w->slot_cap;
+    if (n > w->offsets_slots || !g->portal_offsets || !g->region_offsets) {
+        uint32_t *po = op_mem_array(a, n + 1, sizeof *po);
+        uint32_t *ro = op_mem_array(a, n + 1, sizeof *ro);
+        if (!po || !ro) {
+            op_mem_free(a, po);
+            op_mem_free(a, ro);
+            return -1;
+        }
+        op_mem_free(a, g->portal_offsets);
+        op_mem_free(a, g->region_offsets);
+        g->portal_offsets = po;
+        g->region_offsets = ro;
+        w->offsets_slots = n;
+    }
+    if (n > w->extra_slots) {
         if (realloc_array(a, (void **)&w->extra, n, sizeof *w->extra))
             return -1;
-        for (size_t i = w->slot_cap; i < n; i++)
+        for (size_t i = w->extra_slots; i < n; i++)
             w->extra[i] = NULL;
-        if (realloc_array(a, (void **)&w->extra_cap, n, sizeof *w->extra_cap))
+        uint32_t *cap = op_mem_array(a, n, sizeof *cap);
+        if (!cap)
             return -1;
-        for (size_t i = w->slot_cap; i < n; i++)
-            w->extra_cap[i] = 0;
-        w->slot_cap = n;
-        if (realloc_array(a, (void **)&w->extra_count, n, sizeof *w->extra_count) ||
-            realloc_array(a, (void **)&w->exit_portals, n, sizeof *w->exit_portals))
+        for (size_t i = 0; i < n; i++)
+            cap[i] = i < w->extra_slots ? w->extra_cap[i] : 0;
+        op_mem_free(a, w->extra_cap);
+        w->extra_cap = cap;
+        w->extra_slots = n;
+    }
+    if (n > w->count_slots || !w->extra_count || !w->exit_portals) {
+        uint32_t *ec = op_mem_array(a, n, sizeof *ec);
+        uint32_t *xp = op_mem_array(a, n, sizeof *xp);
+        if (!ec || !xp) {
+            op_mem_free(a, ec);
+            op_mem_free(a, xp);
             return -1;
+        }
+        op_mem_free(a, w->extra_count);
+        op_mem_free(a, w->exit_portals);
+        w->extra_count = ec;
+        w->exit_portals = xp;
+        w->count_slots = n;
     }
     return 0;
 }

@@ -428,7 +428,7 @@ static void field_row(const op_world_field *f, op_chunk_key chunk, uint32_t firs
 void op_topo_pass_row(const op_world *w, const op_movement_class *c, op_chunk_key chunk,
                       uint32_t first, uint32_t n, uint8_t *out, op_topo_eval *ev)
 {
-    if (c->pass_count == 1) {
+    if (c->pass_count == 1 && pass_reads_field(c->pass[0])) {
         /* The single-field fast path (HasPassableSpan): one compare per tile. */
         field_row(op_world_find_field(w, c->pass[0].arg), chunk, first, n, out);
         return;

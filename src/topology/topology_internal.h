@@ -131,7 +131,9 @@ typedef struct op_region_graph_work {
     uint32_t *exit_portals;   /* paired exits of each slot */
     op_region_portal **extra; /* provider portals of each slot */
     uint32_t *extra_count, *extra_cap;
-    size_t slot_cap;
+    size_t extra_slots;   /* entries of extra and extra_cap initialised */
+    size_t count_slots;   /* entries of extra_count and exit_portals */
+    size_t offsets_slots; /* slots the graph's portal and region offsets can hold */
     uint64_t serial; /* build number: the high half of the first-occurrence stamps */
 } op_region_graph_work;
 
