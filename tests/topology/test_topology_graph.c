@@ -7,6 +7,9 @@
 
 #include "onepath/digest.h"
 
+#define PIN_OPEN "cc41d76dc3627aaf"
+#define PIN_HEX "c48ae9df5e65909d"
+
 static op_ctx ctx;
 
 static int setup(void **state)
@@ -466,6 +469,31 @@ static void test_composed_class(void **state)
     op_world_free(&w);
 }
 
+
+/* docs/formats.md "OPTOPO1": the digest of two fixed worlds, so any change of the byte
+ * stream or of the graph is seen. */
+static void test_pinned_digests(void **state)
+{
+    (void)state;
+    op_world w;
+    topo_world(&ctx, &w, topo_shape(512, 512, 1, 32, 32, 1, OP_LATTICE_ORTHOGONAL));
+    assert_int_equal(op_world_fill(&ctx, &w, F_PASS, 1), OP_OK);
+    op_movement_class c;
+    op_movement_class_unit_field(&c, F_PASS);
+    uint64_t open = digest_with(&w, &c, 0, 1, NULL);
+    op_world_free(&w);
+    topo_world(&ctx, &w, topo_shape(23, 17, 1, 5, 4, 1, OP_LATTICE_AXIAL_HEX));
+    op_rng rng = {1};
+    topo_fill_random(&ctx, &w, F_PASS, &rng, 30);
+    uint64_t hex = digest_with(&w, &c, 0, 1, NULL);
+    op_world_free(&w);
+    char a[17], b[17];
+    op_digest_hex(open, a);
+    op_digest_hex(hex, b);
+    assert_string_equal(a, PIN_OPEN);
+    assert_string_equal(b, PIN_HEX);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -476,6 +504,7 @@ int main(void)
         cmocka_unit_test(test_reuse),
         cmocka_unit_test(test_diagonal_keeps_orthogonal),
         cmocka_unit_test(test_composed_class),
+        cmocka_unit_test(test_pinned_digests),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
