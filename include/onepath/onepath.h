@@ -16,4 +16,5 @@
 #include "onepath/dumps.h"
 #include "onepath/digest.h"
 #include "onepath/bake.h"
+#include "onepath/topology.h"
 #endif
