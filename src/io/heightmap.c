@@ -117,6 +117,8 @@ op_status op_load_heightmap_r16(op_ctx *ctx, const char *path, uint32_t width,
 typedef struct png_err {
     jmp_buf jb;
     char msg[200];
+    const op_allocator *al; /* libpng's mem_ptr too */
+    int out_of_memory;      /* an allocation libpng asked for failed */
 } png_err;
 
 static void png_error_fn(png_structp png, png_const_charp msg)
@@ -135,12 +137,16 @@ static void png_warning_fn(png_structp png, png_const_charp msg)
 /* libpng's own allocations go through the context's hook too. */
 static png_voidp png_malloc_fn(png_structp png, png_alloc_size_t size)
 {
-    return op_mem_alloc(png_get_mem_ptr(png), size);
+    png_err *e = png_get_mem_ptr(png);
+    void *p = op_mem_alloc(e->al, size);
+    e->out_of_memory |= !p; /* libpng reports it as an error message: say OP_NO_MEMORY */
+    return p;
 }
 
 static void png_free_fn(png_structp png, png_voidp p)
 {
-    op_mem_free(png_get_mem_ptr(png), p);
+    const png_err *e = png_get_mem_ptr(png);
+    op_mem_free(e->al, p);
 }
 
 op_status op_load_heightmap_png(op_ctx *ctx, const char *path, const op_heightmap_opts *opts,
@@ -157,11 +163,13 @@ op_status op_load_heightmap_png(op_ctx *ctx, const char *path, const op_heightma
     }
     png_err err;
     err.msg[0] = 0;
-    /* The hook is passed as libpng's mem_ptr; a NULL ctx means the C library's. */
+    /* The hook reaches libpng through mem_ptr; a NULL ctx means the C library's. */
     static const op_allocator libc_alloc;
     const op_allocator *al = ctx ? &ctx->alloc : &libc_alloc;
+    err.al = al;
+    err.out_of_memory = 0;
     png_structp png = png_create_read_struct_2(PNG_LIBPNG_VER_STRING, &err, png_error_fn,
-                                               png_warning_fn, (png_voidp)al, png_malloc_fn,
+                                               png_warning_fn, &err, png_malloc_fn,
                                                png_free_fn);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     if (!png || !info) {
@@ -179,6 +187,8 @@ op_status op_load_heightmap_png(op_ctx *ctx, const char *path, const op_heightma
         fclose(f);
         op_mem_free(al, h);
         op_mem_free(al, rows);
+        if (err.out_of_memory)
+            return op_fail(ctx, OP_NO_MEMORY, "%s: out of memory in libpng (%s)", path, err.msg);
         return op_fail(ctx, OP_BAD_INPUT, "%s: PNG error: %s", path, err.msg);
     }
     png_init_io(png, f);
