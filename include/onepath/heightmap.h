@@ -34,6 +34,14 @@ op_status op_load_heightmap_png(op_ctx *ctx, const char *path, const op_heightma
 op_status op_load_heightmap_r16(op_ctx *ctx, const char *path, uint32_t width,
                                 const op_heightmap_opts *opts, op_mesh *out);
 
+/* The same two from memory: len bytes of a PNG file, or of raw samples (never read past
+ * len). name (NULL = "<memory>") starts the messages. */
+op_status op_parse_heightmap_png(op_ctx *ctx, const unsigned char *buf, size_t len,
+                                 const char *name, const op_heightmap_opts *opts, op_mesh *out);
+op_status op_parse_heightmap_r16(op_ctx *ctx, const unsigned char *buf, size_t len,
+                                 uint32_t width, const char *name,
+                                 const op_heightmap_opts *opts, op_mesh *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -75,6 +75,37 @@ op_status op_heightmap_to_mesh(op_ctx *ctx, const uint16_t *h, uint32_t w, uint3
     return OP_OK;
 }
 
+op_status op_parse_heightmap_r16(op_ctx *ctx, const unsigned char *buf, size_t len,
+                                 uint32_t width, const char *name,
+                                 const op_heightmap_opts *opts, op_mesh *out)
+{
+    op_mesh_init(out);
+    if (!name)
+        name = "<memory>";
+    if (width < 2)
+        return op_fail(ctx, OP_BAD_INPUT, "%s: heightmap width %u: needs at least 2", name, width);
+    if (!buf && len)
+        return op_fail(ctx, OP_INVALID_ARGUMENT, "%s: %zu bytes but no buffer", name, len);
+    const uint64_t row = 2ull * width;
+    if (len % row != 0)
+        return op_fail(ctx, OP_BAD_INPUT,
+                       "%s: file size %zu is not a multiple of 2*width = %llu bytes", name, len,
+                       (unsigned long long)row);
+    const uint64_t rows = len / row;
+    if (rows < 2 || rows > 0xffffffffull)
+        return op_fail(ctx, OP_BAD_INPUT,
+                       "%s: file size %zu with width %u gives %llu rows (needs at least 2)", name,
+                       len, width, (unsigned long long)rows);
+    uint16_t *h = op_mem_array(op_ctx_allocator(ctx), len / 2, sizeof(uint16_t));
+    if (!h)
+        return op_fail(ctx, OP_NO_MEMORY, "%s: out of memory", name);
+    for (size_t i = 0; i < len / 2; i++)
+        h[i] = op_le_get16(buf + 2 * i);
+    op_status st = op_heightmap_to_mesh(ctx, h, width, (uint32_t)rows, opts, out);
+    op_free(ctx, h);
+    return st;
+}
+
 op_status op_load_heightmap_r16(op_ctx *ctx, const char *path, uint32_t width,
                                 const op_heightmap_opts *opts, op_mesh *out)
 {
@@ -86,30 +117,8 @@ op_status op_load_heightmap_r16(op_ctx *ctx, const char *path, uint32_t width,
     op_status st = op_read_file(ctx, path, &buf, &len);
     if (st != OP_OK)
         return st;
-    const uint64_t row = 2ull * width;
-    if (len % row != 0) {
-        op_free(ctx, buf);
-        return op_fail(ctx, OP_BAD_INPUT,
-                       "%s: file size %zu is not a multiple of 2*width = %llu bytes", path, len,
-                       (unsigned long long)row);
-    }
-    const uint64_t rows = len / row;
-    if (rows < 2 || rows > 0xffffffffull) {
-        op_free(ctx, buf);
-        return op_fail(ctx, OP_BAD_INPUT,
-                       "%s: file size %zu with width %u gives %llu rows (needs at least 2)", path,
-                       len, width, (unsigned long long)rows);
-    }
-    uint16_t *h = op_mem_array(op_ctx_allocator(ctx), len / 2, sizeof(uint16_t));
-    if (!h) {
-        op_free(ctx, buf);
-        return op_fail(ctx, OP_NO_MEMORY, "%s: out of memory", path);
-    }
-    for (size_t i = 0; i < len / 2; i++)
-        h[i] = op_le_get16(buf + 2 * i);
+    st = op_parse_heightmap_r16(ctx, buf, len, width, path, opts, out);
     op_free(ctx, buf);
-    st = op_heightmap_to_mesh(ctx, h, width, (uint32_t)rows, opts, out);
-    op_free(ctx, h);
     return st;
 }
 
@@ -149,18 +158,41 @@ static void png_free_fn(png_structp png, png_voidp p)
     op_mem_free(e->al, p);
 }
 
-op_status op_load_heightmap_png(op_ctx *ctx, const char *path, const op_heightmap_opts *opts,
-                                op_mesh *out)
+/* libpng reads from memory: a truncated file is a PNG error, never a read past len. */
+typedef struct png_mem {
+    const unsigned char *buf;
+    size_t len, pos;
+} png_mem;
+
+static void png_read_mem(png_structp png, png_bytep out, size_t n)
+{
+    png_mem *m = png_get_io_ptr(png);
+    if (n > m->len - m->pos)
+        png_error(png, "file ends early");
+    memcpy(out, m->buf + m->pos, n);
+    m->pos += n;
+}
+
+static op_status png_decode(op_ctx *ctx, const unsigned char *buf, size_t len,
+                            const char *const volatile path, const op_heightmap_opts *opts,
+                            op_mesh *out);
+
+op_status op_parse_heightmap_png(op_ctx *ctx, const unsigned char *buf, size_t len,
+                                 const char *name, const op_heightmap_opts *opts, op_mesh *out)
 {
     op_mesh_init(out);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return op_fail(ctx, OP_IO_ERROR, "%s: cannot open", path);
-    unsigned char sig[8];
-    if (fread(sig, 1, 8, f) != 8 || png_sig_cmp(sig, 0, 8) != 0) {
-        fclose(f);
+    return png_decode(ctx, buf, len, name ? name : "<memory>", opts, out);
+}
+
+static op_status png_decode(op_ctx *ctx, const unsigned char *buf, size_t len,
+                            const char *const volatile path, const op_heightmap_opts *opts,
+                            op_mesh *out)
+{
+    if (!buf && len)
+        return op_fail(ctx, OP_INVALID_ARGUMENT, "%s: %zu bytes but no buffer", path, len);
+    if (len < 8 || png_sig_cmp(buf, 0, 8) != 0)
         return op_fail(ctx, OP_BAD_INPUT, "%s: not a PNG file", path);
-    }
+    png_mem mem = {buf, len, 8};
     png_err err;
     err.msg[0] = 0;
     /* The hook reaches libpng through mem_ptr; a NULL ctx means the C library's. */
@@ -175,7 +207,6 @@ op_status op_load_heightmap_png(op_ctx *ctx, const char *path, const op_heightma
     if (!png || !info) {
         if (png)
             png_destroy_read_struct(&png, NULL, NULL);
-        fclose(f);
         return op_fail(ctx, OP_NO_MEMORY, "%s: out of memory starting libpng", path);
     }
     /* Everything freed after a longjmp lives in volatile-qualified locals. */
@@ -184,14 +215,13 @@ op_status op_load_heightmap_png(op_ctx *ctx, const char *path, const op_heightma
     volatile op_status st = OP_OK;
     if (setjmp(err.jb)) {
         png_destroy_read_struct(&png, &info, NULL);
-        fclose(f);
         op_mem_free(al, h);
         op_mem_free(al, rows);
         if (err.out_of_memory)
             return op_fail(ctx, OP_NO_MEMORY, "%s: out of memory in libpng (%s)", path, err.msg);
         return op_fail(ctx, OP_BAD_INPUT, "%s: PNG error: %s", path, err.msg);
     }
-    png_init_io(png, f);
+    png_set_read_fn(png, &mem, png_read_mem);
     png_set_sig_bytes(png, 8);
     png_read_info(png, info);
     png_uint_32 w = 0, d = 0;
@@ -233,14 +263,37 @@ op_status op_load_heightmap_png(op_ctx *ctx, const char *path, const op_heightma
         }
     }
     png_destroy_read_struct(&png, &info, NULL);
-    fclose(f);
     if (st == OP_OK)
         st = op_heightmap_to_mesh(ctx, h, (uint32_t)w, (uint32_t)d, opts, out);
     op_mem_free(al, h);
     op_mem_free(al, rows);
     return st;
 }
+op_status op_load_heightmap_png(op_ctx *ctx, const char *path, const op_heightmap_opts *opts,
+                                op_mesh *out)
+{
+    op_mesh_init(out);
+    unsigned char *buf;
+    size_t len;
+    op_status st = op_read_file(ctx, path, &buf, &len);
+    if (st != OP_OK)
+        return st;
+    st = op_parse_heightmap_png(ctx, buf, len, path, opts, out);
+    op_free(ctx, buf);
+    return st;
+}
 #else
+op_status op_parse_heightmap_png(op_ctx *ctx, const unsigned char *buf, size_t len,
+                                 const char *name, const op_heightmap_opts *opts, op_mesh *out)
+{
+    (void)buf;
+    (void)len;
+    (void)opts;
+    op_mesh_init(out);
+    return op_fail(ctx, OP_UNSUPPORTED, "%s: this build has no PNG support (OP_PNG=OFF)",
+                   name ? name : "<memory>");
+}
+
 op_status op_load_heightmap_png(op_ctx *ctx, const char *path, const op_heightmap_opts *opts,
                                 op_mesh *out)
 {
