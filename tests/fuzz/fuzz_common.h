@@ -48,9 +48,12 @@ static inline void op_fuzz_check_bake(op_ctx *ctx, const op_bake_settings *s,
     if (op_check_regions(ctx, &r->chf, &s->regions, r->region, r->region_count, 1, &rr) != OP_OK)
         OP_FUZZ_FAIL("%s: region invariants: %s", what, ctx->err);
     op_contour_report cr;
-    if (op_check_contours(ctx, &r->chf, r->region, r->region_count, &s->contours, &r->contours,
-                          &cr) != OP_OK)
-        OP_FUZZ_FAIL("%s: contour invariants: %s", what, cr.first_failures);
+    op_contour_settings cs = s->contours;
+    if (r->chf.border_size > 0) /* the band was traced as BorderRegion (supplement §2) */
+        cs.border_region = OP_BORDER_REGION;
+    if (op_check_contours(ctx, &r->chf, r->region, r->region_count, &cs, &r->contours, &cr) !=
+        OP_OK)
+        OP_FUZZ_FAIL("%s: contour invariants: %s %s", what, ctx->err, cr.first_failures);
 }
 
 #endif
