@@ -426,7 +426,7 @@ static void register_kernels(field *f)
             snprintf(name, sizeof name, "kernel/%s/%s/%s", kernel_names[fam],
                      op_isa_name(c->isa), f->label);
             op_bench_case bc = {name, c, f->chf.span_count, kernel_before, kernel_iter,
-                                kernel_after};
+                                kernel_after, NULL};
             if (op_bench_register(&bc))
                 die("register", NULL);
         }
@@ -742,7 +742,7 @@ static void register_stages(field *f)
                      op_isa_name(c->isa), f->label);
             /* The spans stage is measured in output spans too. */
             op_bench_case bc = {name, c, f->chf.span_count, stage_before, stage_iter,
-                                stage_after};
+                                stage_after, NULL};
             if (op_bench_register(&bc))
                 die("register", NULL);
         }
@@ -898,7 +898,7 @@ static void register_bake(field *f)
             die("context", &c->ctx);
         char name[160];
         snprintf(name, sizeof name, "stage/bake/%s/%s", op_isa_name(which), f->label);
-        op_bench_case bc = {name, c, f->chf.span_count, bake_before, bake_iter, bake_after};
+        op_bench_case bc = {name, c, f->chf.span_count, bake_before, bake_iter, bake_after, NULL};
         if (op_bench_register(&bc))
             die("register", NULL);
     }

@@ -57,6 +57,11 @@ void run_case(benchmark::State &state, const op_bench_case *c)
     }
     uint64_t local = 0;
     for (auto _ : state) {
+        if (c->reset) {
+            state.PauseTiming();
+            c->reset(c->user);
+            state.ResumeTiming();
+        }
         uint64_t w = c->iter(c->user);
         local += w;
         g_sink = w;

@@ -31,6 +31,10 @@ typedef struct op_bench_case {
     /* Untimed, after the timed loop: checks the output of the last timed iteration.
      * Nonzero marks the case as failed (op_bench_error). May be NULL. */
     int (*after)(void *user, op_bench_state *st);
+    /* Untimed, before every timed iteration (the clock is paused around it): puts back
+     * an input that an iteration changes in place (e.g. the areas a filter rewrites).
+     * May be NULL (then nothing is paused). */
+    void (*reset)(void *user);
 } op_bench_case;
 
 /* Registers a case; returns 0, or nonzero when the name is empty or iter is NULL. */
