@@ -68,9 +68,6 @@ op_status op_bake_chf(op_ctx *ctx, op_chf *chf, const op_bake_settings *s,
  * harmlessly. */
 void op_bake_result_free(op_bake_result *r);
 
-/* Milliseconds from CLOCK_MONOTONIC; for reports only, never for output. */
-double op_now_ms(void);
-
 #ifdef __cplusplus
 }
 #endif

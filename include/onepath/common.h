@@ -189,6 +189,9 @@ void *op_scratch(op_ctx *ctx, size_t n, size_t sz);
 
 void op_progress(op_ctx *ctx, const char *stage, double fraction);
 
+/* Milliseconds from CLOCK_MONOTONIC; for timings in reports only, never for output. */
+double op_now_ms(void);
+
 #ifdef __cplusplus
 }
 #endif

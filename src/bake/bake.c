@@ -4,14 +4,6 @@
 #include "core/alloc.h"
 
 #include <string.h>
-#include <time.h>
-
-double op_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
 
 const char *op_stage_name(op_stage s)
 {

@@ -78,22 +78,23 @@ void op_mem_free_aligned(const op_allocator *a, void *p)
     op_mem_free(a, q - q[-1]);
 }
 
-void *op_ctx_alloc(op_ctx *ctx, size_t count, size_t size, const char *what)
+/* p, or the OP_NO_MEMORY message when it is NULL. */
+static void *reported(op_ctx *ctx, void *p, size_t count, size_t size, const char *what)
 {
-    void *p = op_mem_array(op_ctx_allocator(ctx), count, size);
     if (!p)
         op_fail(ctx, OP_NO_MEMORY, "out of memory for %zu x %zu bytes of %s", count, size,
                 what ? what : "data");
     return p;
 }
 
+void *op_ctx_alloc(op_ctx *ctx, size_t count, size_t size, const char *what)
+{
+    return reported(ctx, op_mem_array(op_ctx_allocator(ctx), count, size), count, size, what);
+}
+
 void *op_ctx_calloc(op_ctx *ctx, size_t count, size_t size, const char *what)
 {
-    void *p = op_mem_calloc(op_ctx_allocator(ctx), count, size);
-    if (!p)
-        op_fail(ctx, OP_NO_MEMORY, "out of memory for %zu x %zu bytes of %s", count, size,
-                what ? what : "data");
-    return p;
+    return reported(ctx, op_mem_calloc(op_ctx_allocator(ctx), count, size), count, size, what);
 }
 
 void op_ctx_mem_free(op_ctx *ctx, void *p)

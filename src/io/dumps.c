@@ -4,6 +4,7 @@
 #include "onepath/file.h"
 #include "core/alloc.h"
 #include "core/le.h"
+#include "io/io_internal.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -145,27 +146,13 @@ op_status op_dump_regions_decode(op_ctx *ctx, const unsigned char *buf, size_t l
     return OP_OK;
 }
 
-static op_status prefix_path(op_ctx *ctx, op_status st, const char *path)
-{
-    if (st != OP_OK && ctx) {
-        char msg[sizeof ctx->err];
-        snprintf(msg, sizeof msg, "%s", ctx->err);
-        op_fail(ctx, st, "%s: %s", path, msg);
-    }
-    return st;
-}
-
 op_status op_dump_distance_write(op_ctx *ctx, const uint32_t *dist, uint32_t span_count,
                                  const char *path)
 {
     unsigned char *buf;
     size_t len;
-    op_status st = op_dump_distance_encode(ctx, dist, span_count, &buf, &len);
-    if (st != OP_OK)
-        return st;
-    st = op_write_file(ctx, path, buf, len);
-    op_free(ctx, buf);
-    return st;
+    const op_status st = op_dump_distance_encode(ctx, dist, span_count, &buf, &len);
+    return op_io_write_encoded(ctx, st, buf, len, path);
 }
 
 op_status op_dump_distance_read(op_ctx *ctx, const char *path, uint32_t **dist,
@@ -180,7 +167,7 @@ op_status op_dump_distance_read(op_ctx *ctx, const char *path, uint32_t **dist,
         return st;
     st = op_dump_distance_decode(ctx, buf, len, dist, span_count);
     op_free(ctx, buf);
-    return prefix_path(ctx, st, path);
+    return op_io_prefix_path(ctx, st, path);
 }
 
 op_status op_dump_regions_write(op_ctx *ctx, const uint32_t *region, uint32_t span_count,
@@ -188,12 +175,9 @@ op_status op_dump_regions_write(op_ctx *ctx, const uint32_t *region, uint32_t sp
 {
     unsigned char *buf;
     size_t len;
-    op_status st = op_dump_regions_encode(ctx, region, span_count, region_count, &buf, &len);
-    if (st != OP_OK)
-        return st;
-    st = op_write_file(ctx, path, buf, len);
-    op_free(ctx, buf);
-    return st;
+    const op_status st =
+        op_dump_regions_encode(ctx, region, span_count, region_count, &buf, &len);
+    return op_io_write_encoded(ctx, st, buf, len, path);
 }
 
 op_status op_dump_regions_read(op_ctx *ctx, const char *path, uint32_t **region,
@@ -209,5 +193,5 @@ op_status op_dump_regions_read(op_ctx *ctx, const char *path, uint32_t **region,
         return st;
     st = op_dump_regions_decode(ctx, buf, len, region, span_count, region_count);
     op_free(ctx, buf);
-    return prefix_path(ctx, st, path);
+    return op_io_prefix_path(ctx, st, path);
 }

@@ -1,6 +1,7 @@
 /* Whole-file reads and writes for the loaders and writers (never print, never abort). */
 #include "onepath/file.h"
 #include "core/alloc.h"
+#include "io/io_internal.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -65,4 +66,23 @@ op_status op_write_file(op_ctx *ctx, const char *path, const void *buf, size_t l
     if (bad)
         return op_fail(ctx, OP_IO_ERROR, "%s: write failed after %zu of %zu bytes", path, put, len);
     return OP_OK;
+}
+
+op_status op_io_prefix_path(op_ctx *ctx, op_status st, const char *path)
+{
+    if (st != OP_OK && ctx) {
+        char msg[sizeof ctx->err];
+        snprintf(msg, sizeof msg, "%s", ctx->err);
+        op_fail(ctx, st, "%s: %s", path, msg);
+    }
+    return st;
+}
+
+op_status op_io_write_encoded(op_ctx *ctx, op_status st, unsigned char *buf, size_t len,
+                              const char *path)
+{
+    if (st == OP_OK)
+        st = op_write_file(ctx, path, buf, len);
+    op_free(ctx, buf);
+    return st;
 }

@@ -5,6 +5,7 @@
 #include "onepath/file.h"
 #include "core/alloc.h"
 #include "core/le.h"
+#include "io/io_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -135,12 +136,8 @@ op_status op_opchf_write(op_ctx *ctx, const op_chf *chf, const char *path)
 {
     unsigned char *buf;
     size_t len;
-    op_status st = op_opchf_encode(ctx, chf, &buf, &len);
-    if (st != OP_OK)
-        return st;
-    st = op_write_file(ctx, path, buf, len);
-    op_free(ctx, buf);
-    return st;
+    const op_status st = op_opchf_encode(ctx, chf, &buf, &len);
+    return op_io_write_encoded(ctx, st, buf, len, path);
 }
 
 #define BAD(off, ...) \
@@ -291,11 +288,5 @@ op_status op_opchf_read(op_ctx *ctx, const char *path, op_chf *out)
         return st;
     st = op_opchf_decode(ctx, buf, len, out);
     op_free(ctx, buf);
-    if (st != OP_OK && ctx) {
-        /* Prefix the path, keeping "offset N: reason". */
-        char msg[sizeof ctx->err];
-        snprintf(msg, sizeof msg, "%s", ctx->err);
-        op_fail(ctx, st, "%s: %s", path, msg);
-    }
-    return st;
+    return op_io_prefix_path(ctx, st, path); /* keeps "offset N: reason" */
 }

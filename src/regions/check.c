@@ -379,7 +379,7 @@ op_status op_check_regions(op_ctx *ctx, const op_chf *chf, const op_region_setti
         op_arena_release(&ctx->arena, mark);
         return OP_NO_MEMORY;
     }
-    op_regions_band(chf, band);
+    op_regions_band(chf, band, NULL);
     memset(c.size, 0, nr * sizeof *c.size);
     for (size_t r = 0; r < nr; r++)
         c.first[r] = OP_NO_LINK;

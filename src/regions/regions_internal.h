@@ -4,14 +4,18 @@
 
 #include "onepath/regions.h"
 
-/* Supplement §2: span band flags need the cell of every span; this fills band[s] = 1
- * for spans in the tile band (local x or z < border_size or >= size - border_size).
+/* Supplement §2, the tile band: spans of cells with local x or z < border_size or
+ * >= size - border_size (band.c). When band is not NULL, band[s] = 1 for band spans and
+ * 0 for the others; when region is not NULL, region[s] = OP_BORDER_REGION for walkable
+ * band spans and 0 for every other span (band spans are set before partitioning).
  * Returns the number of walkable band spans. */
-uint32_t op_regions_band(const op_chf *chf, uint8_t *band);
+uint32_t op_regions_band(const op_chf *chf, uint8_t *band, uint32_t *region);
 
-/* region[s] = OP_BORDER_REGION for walkable band spans, 0 for every other span
- * (supplement §2: band spans are set before partitioning). Returns the band count. */
-uint32_t op_regions_init_band(const op_chf *chf, uint32_t *region);
+/* The region half of op_regions_band: the start of every partition. */
+static inline uint32_t op_regions_init_band(const op_chf *chf, uint32_t *region)
+{
+    return op_regions_band(chf, NULL, region);
+}
 
 /* Common argument checks of a stage: ctx, chf, output pointers. */
 op_status op_regions_check_args(op_ctx *ctx, const op_chf *chf, const void *out1,
@@ -25,9 +29,5 @@ op_status op_regions_filter_impl(op_ctx *ctx, const op_chf *chf, uint32_t min_ar
 /* Layer partition (§4) before §5 (ids not compact, bounded by *max_id on return). */
 op_status op_regions_layers_unfiltered(op_ctx *ctx, const op_chf *chf, uint32_t min_area,
                                        int allow_shortcut, uint32_t *region, uint32_t *max_id);
-
-/* Sorts a[0..n) ascending (u32 LSD radix, 16-bit digits); tmp has n entries.
- * cnt has 65536 entries. */
-void op_regions_sort_u32(uint32_t *a, uint32_t *tmp, uint32_t *cnt, uint32_t n);
 
 #endif

@@ -4,14 +4,6 @@
 
 #include <math.h>
 #include <string.h>
-#include <time.h>
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
 
 /* Filters, compact + links, erosion and volumes on a rasterized field (supplement
  * §1.4–§1.7); hf is freed here. (ox, oz): world cell of hf's local cell (0, 0). */
@@ -20,12 +12,12 @@ static op_status finish_spans(op_ctx *ctx, const op_config *cfg, const op_scene 
                               op_spans_stats *stt)
 {
     stt->solid_spans = op_heightfield_span_count(hf);
-    double t1 = now_ms();
+    double t1 = op_now_ms();
     /* supplement §1.4, in this order */
     op_filter_low_hanging_obstacles(hf, cfg->walkable_climb);
     op_filter_ledge_spans(hf, cfg->walkable_height, cfg->walkable_climb);
     op_filter_low_height_spans(hf, cfg->walkable_height);
-    double t0 = now_ms();
+    double t0 = op_now_ms();
     stt->ms_filters = t0 - t1;
     op_progress(ctx, "spans", 0.85);
 
@@ -36,7 +28,7 @@ static op_status finish_spans(op_ctx *ctx, const op_config *cfg, const op_scene 
     if (st != OP_OK)
         return st;
     stt->compact_spans = out->span_count;
-    t1 = now_ms();
+    t1 = op_now_ms();
     stt->ms_compact = t1 - t0;
     op_progress(ctx, "spans", 0.9);
 
@@ -44,7 +36,7 @@ static op_status finish_spans(op_ctx *ctx, const op_config *cfg, const op_scene 
     st = op_erode_walkable_area(ctx, out, cfg->walkable_radius);
     if (st != OP_OK)
         goto fail_out;
-    t0 = now_ms();
+    t0 = op_now_ms();
     stt->ms_erode = t0 - t1;
     op_progress(ctx, "spans", 0.95);
 
@@ -53,7 +45,7 @@ static op_status finish_spans(op_ctx *ctx, const op_config *cfg, const op_scene 
                                  oz);
     if (st != OP_OK)
         goto fail_out;
-    stt->ms_volumes = now_ms() - t0;
+    stt->ms_volumes = op_now_ms() - t0;
     stt->walkable_spans = op_chf_walkable_count(out);
     op_progress(ctx, "spans", 1.0);
     return OP_OK;
@@ -114,7 +106,7 @@ op_status op_build_spans(op_ctx *ctx, const op_config *cfg_in, const op_scene *s
     op_progress(ctx, "spans", 0.0);
 
     /* supplement §1.2, §1.3 */
-    const double t0 = now_ms();
+    const double t0 = op_now_ms();
     const op_arena_mark mark = op_arena_get_mark(&ctx->arena);
     uint8_t *tri_areas = op_scratch(ctx, mesh->tri_count, 1);
     if (!tri_areas) {
@@ -124,7 +116,7 @@ op_status op_build_spans(op_ctx *ctx, const op_config *cfg_in, const op_scene *s
     op_mark_walkable_triangles(mesh, cfg.walkable_slope_deg, tri_areas);
     st = op_rasterize_triangles(ctx, &hf, mesh, tri_areas, cfg.walkable_climb);
     op_arena_release(&ctx->arena, mark);
-    stt->ms_rasterize = now_ms() - t0;
+    stt->ms_rasterize = op_now_ms() - t0;
     if (st != OP_OK) {
         op_heightfield_free(&hf);
         return st;
@@ -168,7 +160,7 @@ op_status op_build_spans_window(op_ctx *ctx, const op_config *cfg_in, const op_s
         op_heightfield_free(&hf);
         return st;
     }
-    const double t0 = now_ms();
+    const double t0 = op_now_ms();
     const op_arena_mark mark = op_arena_get_mark(&ctx->arena);
     if (!tri_areas) {
         uint8_t *a = op_scratch(ctx, scene->mesh.tri_count, 1);
@@ -182,7 +174,7 @@ op_status op_build_spans_window(op_ctx *ctx, const op_config *cfg_in, const op_s
     st = op_rasterize_triangle_list(ctx, &hf, &scene->mesh, tri_areas, list, count,
                                     cfg_in->walkable_climb);
     op_arena_release(&ctx->arena, mark);
-    stt->ms_rasterize = now_ms() - t0;
+    stt->ms_rasterize = op_now_ms() - t0;
     if (st != OP_OK) {
         op_heightfield_free(&hf);
         return st;
