@@ -17,4 +17,5 @@
 #include "onepath/digest.h"
 #include "onepath/bake.h"
 #include "onepath/topology.h"
+#include "onepath/tiles.h"
 #endif

@@ -15,115 +15,9 @@
 
 #include "onepath/onepath.h"
 #include "util/testutil.h"
+#include "util/testscene.h"
 
 static op_ctx g_ctx;
-
-static float frand(op_rng *r, float lo, float hi)
-{
-    return lo + (hi - lo) * (float)(op_rng_next(r) >> 40) / (float)(1u << 24);
-}
-
-static uint32_t vtx(op_mesh *m, float x, float y, float z)
-{
-    assert_int_equal(op_mesh_add_vertex(&g_ctx, m, x, y, z), OP_OK);
-    return m->vert_count - 1;
-}
-
-/* A random world: rolling terrain (quads at a spacing that is not a multiple of cs),
- * floating slabs and ramps (multi-floor columns), big triangles across many cells,
- * triangles with vertices exactly on cut planes, and geometry reaching past the
- * world's bounds on every side. Plus boxes, cylinders and prisms as volumes. */
-static void random_scene(op_scene *s, op_config *cfg, uint64_t seed)
-{
-    op_rng r = {seed};
-    op_scene_init(s);
-    op_config_defaults(cfg);
-    cfg->cs = 0.3f;
-    cfg->ch = 0.2f;
-    cfg->walkable_radius = 1 + (int)op_rng_below(&r, 2);
-    const uint32_t W = 40 + op_rng_below(&r, 40), D = 40 + op_rng_below(&r, 40);
-    const float ox = frand(&r, -500.0f, 500.0f), oz = frand(&r, -500.0f, 500.0f);
-    cfg->has_bounds = 1;
-    cfg->bmin[0] = ox;
-    cfg->bmin[1] = -2.0f;
-    cfg->bmin[2] = oz;
-    cfg->bmax[0] = ox + (float)W * cfg->cs - 0.01f;
-    cfg->bmax[1] = 12.0f;
-    cfg->bmax[2] = oz + (float)D * cfg->cs - 0.01f;
-    const float ex = (float)W * cfg->cs, ez = (float)D * cfg->cs;
-    op_mesh *m = &s->mesh;
-
-    /* Terrain past every edge of the world. */
-    const float step = 0.37f + frand(&r, 0.0f, 0.3f);
-    const int nx = (int)((ex + 2.0f) / step) + 2, nz = (int)((ez + 2.0f) / step) + 2;
-    const uint32_t base = m->vert_count;
-    for (int j = 0; j < nz; j++)
-        for (int i = 0; i < nx; i++) {
-            const float x = ox - 1.0f + (float)i * step, z = oz - 1.0f + (float)j * step;
-            const float y = 1.0f + 0.8f * sinf(0.7f * (float)i) * cosf(0.5f * (float)j) +
-                            frand(&r, 0.0f, 0.15f);
-            vtx(m, x, y, z);
-        }
-    for (int j = 0; j + 1 < nz; j++)
-        for (int i = 0; i + 1 < nx; i++) {
-            const uint32_t a = base + (uint32_t)(j * nx + i), b = a + (uint32_t)nx;
-            assert_int_equal(op_mesh_add_triangle(&g_ctx, m, a, b, b + 1), OP_OK);
-            assert_int_equal(op_mesh_add_triangle(&g_ctx, m, a, b + 1, a + 1), OP_OK);
-        }
-    /* Slabs and ramps (up-facing, some steep). */
-    for (int k = 0; k < 25; k++) {
-        const float x0 = ox + frand(&r, -1.0f, ex), z0 = oz + frand(&r, -1.0f, ez);
-        const float sx = frand(&r, 0.5f, 6.0f), sz = frand(&r, 0.5f, 6.0f);
-        const float y0 = frand(&r, 2.0f, 9.0f), rise = frand(&r, 0.0f, 4.0f);
-        const uint32_t a = vtx(m, x0, y0, z0), b = vtx(m, x0, y0 + rise, z0 + sz),
-                       c = vtx(m, x0 + sx, y0 + rise, z0 + sz), d = vtx(m, x0 + sx, y0, z0);
-        assert_int_equal(op_mesh_add_triangle(&g_ctx, m, a, b, c), OP_OK);
-        assert_int_equal(op_mesh_add_triangle(&g_ctx, m, a, c, d), OP_OK);
-    }
-    /* Big random triangles across many cells, either winding. */
-    for (int k = 0; k < 12; k++) {
-        const uint32_t a = vtx(m, ox + frand(&r, -2, ex + 2), frand(&r, 0, 10), oz + frand(&r, -2, ez + 2));
-        const uint32_t b = vtx(m, ox + frand(&r, -2, ex + 2), frand(&r, 0, 10), oz + frand(&r, -2, ez + 2));
-        const uint32_t c = vtx(m, ox + frand(&r, -2, ex + 2), frand(&r, 0, 10), oz + frand(&r, -2, ez + 2));
-        assert_int_equal(op_mesh_add_triangle(&g_ctx, m, a, b, c), OP_OK);
-    }
-    /* Small triangles with vertices exactly on cut planes (binary32 as the solo bake
-     * computes them). */
-    for (int k = 0; k < 40; k++) {
-        const float cx = cfg->bmin[0] + (float)(int)op_rng_below(&r, W) * cfg->cs;
-        const float cz = cfg->bmin[2] + (float)(int)op_rng_below(&r, D) * cfg->cs;
-        const float y = frand(&r, 0.0f, 8.0f);
-        const uint32_t a = vtx(m, cx, y, cz), b = vtx(m, cx, y, cz + 2 * cfg->cs),
-                       c = vtx(m, cx + 3 * cfg->cs, y + 0.1f, cz + cfg->cs);
-        assert_int_equal(op_mesh_add_triangle(&g_ctx, m, a, b, c), OP_OK);
-    }
-    /* Volumes of every kind, some past the world's edges. */
-    for (int k = 0; k < 6; k++) {
-        op_volume v;
-        memset(&v, 0, sizeof v);
-        v.kind = (op_volume_kind)(k % 3);
-        v.area = (uint8_t)(k == 5 ? 0 : 1 + k);
-        v.ymin = -5.0f;
-        v.ymax = frand(&r, 2.0f, 15.0f);
-        const float cx = ox + frand(&r, -1, ex + 1), cz = oz + frand(&r, -1, ez + 1);
-        if (v.kind == OP_VOLUME_PRISM) {
-            v.vert_count = 4;
-            const float h = frand(&r, 1, 4);
-            const float p[8] = {cx - h, cz, cx, cz - h, cx + h, cz, cx, cz + h};
-            memcpy(v.verts, p, sizeof p);
-        } else if (v.kind == OP_VOLUME_BOX) {
-            v.box_min[0] = cx;
-            v.box_min[1] = cz;
-            v.box_max[0] = cx + frand(&r, 0.5f, 5);
-            v.box_max[1] = cz + frand(&r, 0.5f, 5);
-        } else {
-            v.center[0] = cx;
-            v.center[1] = cz;
-            v.radius = frand(&r, 0.3f, 3);
-        }
-        assert_int_equal(op_scene_add_volume(&g_ctx, s, &v), OP_OK);
-    }
-}
 
 /* Per triangle, its xz cell rectangle grown by one cell (the tiled bake's binning
  * margin): x0, x1, z0, z1. */
@@ -312,7 +206,7 @@ static void test_random_meshes(void **state)
     for (uint64_t seed = 1; seed <= 4; seed++) {
         op_scene s;
         op_config cfg;
-        random_scene(&s, &cfg, seed * 7919);
+        assert_int_equal(op_test_random_scene(&g_ctx, &s, &cfg, seed * 7919, 40, 40), OP_OK);
         const uint64_t n = check_world(&cfg, &s, Ts, 4, Bs, 4);
         assert_true(n > 1000); /* the comparison saw real spans */
         op_scene_free(&s);
@@ -326,7 +220,7 @@ static void test_radius_zero(void **state)
     (void)state;
     op_scene s;
     op_config cfg;
-    random_scene(&s, &cfg, 4242);
+    assert_int_equal(op_test_random_scene(&g_ctx, &s, &cfg, 4242, 40, 40), OP_OK);
     cfg.walkable_radius = 0;
     const uint32_t Ts[] = {1, 9};
     const uint32_t Bs[] = {0, 3};

@@ -1,0 +1,132 @@
+/* onepath — the tiled bake (supplement §2): the world grid cut into T x T tiles, each
+ * built from its window grown by a border band of B cells, on every core.
+ *
+ * Tile (tx, tz) owns world cells [tx·T, (tx+1)·T) x [tz·T, (tz+1)·T) and builds the
+ * window of (T+2B)² cells whose local cell (lx, lz) is world cell (tx·T − B + lx,
+ * tz·T − B + lz). The window is rasterized seam-exactly (every span of every window cell
+ * equals the solo bake's), then runs the whole chain: filters, compact + links, erosion,
+ * volumes, BorderRegion on the band, distance, partition (any), region filter and
+ * contours with vertices in world cells. Tiles are independent: the bytes do not depend
+ * on the thread count or the order tiles are built in, and the result lists tiles in
+ * (tz, tx) row-major order, empty tiles included.
+ *
+ * Memory: triangles are binned once into a CSR index; each thread reuses one worker
+ * context (op_ctx_fork) and its arena across tiles; a tile's compact heightfield, distance
+ * field and scratch are dropped when the tile is done unless kept on request, so a tiled
+ * bake holds the input, the output and one tile's working set per thread. */
+#ifndef ONEPATH_TILES_H
+#define ONEPATH_TILES_H
+
+#include "onepath/bake.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Called after each finished tile, from whichever thread finished it, never from two
+ * threads at once; tiles_done counts up to tile_count. For progress display only. */
+typedef struct op_tile_progress {
+    uint32_t tiles_done, tile_count;
+    uint64_t spans_done;  /* compact spans of the finished tiles' windows */
+    uint32_t tx, tz;      /* the tile just finished */
+} op_tile_progress;
+typedef void (*op_tile_progress_fn)(void *user, const op_tile_progress *p);
+
+/* How to run a tiled bake (not what it computes: that is op_bake_settings, whose
+ * config.tile_size must be > 0 and config.border_size is B, -1 = walkable_radius + 3). */
+typedef struct op_tiled_options {
+    int threads;          /* 0 = OpenMP's default (OMP_NUM_THREADS, else the cores);
+                             1 = this thread only. Never changes the bytes. */
+    int keep_regions;     /* keep each tile's per-cell span counts and per-span region ids */
+    int keep_fields;      /* keep each tile's compact heightfield and distance field
+                             (not streaming: for tests and tools that compare fields) */
+    op_tile_progress_fn progress;
+    void *progress_user;
+} op_tiled_options;
+
+void op_tiled_options_defaults(op_tiled_options *o);
+
+/* Per-tile stage times, summed over tiles (and so over threads) [ms]. */
+typedef struct op_tile_times {
+    double rasterize, filters, compact, erode, volumes; /* spans stage */
+    double distance, regions, contours, digests;
+} op_tile_times;
+
+typedef struct op_tile {
+    uint32_t tx, tz;
+    int32_t x0, z0;          /* world cell of window cell (0, 0): tx·T − B, tz·T − B */
+    uint32_t triangles;      /* triangles binned to the window */
+    uint64_t solid_spans;    /* solid spans of the window after rasterization */
+    uint32_t span_count;     /* compact spans of the window (band included) */
+    uint32_t walkable_spans; /* of those, area != 0 at the end of the spans stage */
+    uint32_t max_dist;
+    uint32_t region_count;   /* regions 1..region_count; band spans hold BorderRegion */
+    op_contour_set contours; /* vertices in world cells (supplement §2) */
+    uint32_t contour_verts;  /* simplified vertices in all contours */
+    /* Digests of the window's stages (supplement §5 serializations, docs/formats.md):
+     * OPCHFD1 of the window field, OPDST1, OPREG1, contours (world cells). */
+    uint64_t digest_spans, digest_distance, digest_regions, digest_contours;
+    /* OPCHFC1 of the owned cells inside the world (op_digest_chf_cells): equal to the
+     * solo bake's over the same cells when B >= walkable_radius + 3. */
+    uint64_t digest_owned;
+    /* keep_regions: window cells' span counts ((T+2B)² entries, c = x + z·(T+2B)) and
+     * span_count region ids in window span order. */
+    uint32_t *cell_count;
+    uint32_t *region;
+    /* keep_fields: the window's compact heightfield (border_size = B) and distances. */
+    op_chf chf;
+    uint32_t *dist;
+    op_tile_times ms;
+} op_tile;
+
+typedef struct op_tiled_result {
+    uint32_t world_width, world_depth; /* world grid [cells] */
+    uint32_t tile_size, border_size;   /* T and B as used */
+    uint32_t tiles_x, tiles_z, tile_count;
+    float bmin[3], bmax[3], cs, ch;    /* the world's */
+    int32_t walkable_height, walkable_climb, walkable_radius;
+    op_partition partition;
+    op_stage reached;
+    op_tile *tiles;                    /* tile_count, (tz, tx) row-major */
+    int threads;                       /* threads that ran tiles */
+    uint64_t digest;                   /* build3d/tiles (op_digest_tiles) */
+    /* Totals over tiles. */
+    uint64_t solid_spans, spans, walkable_spans, triangle_refs;
+    uint64_t regions, contours, contour_verts;
+    uint32_t largest_tile;             /* index of the tile with the most compact spans */
+    /* Wall times [ms]: the serial part (validation, bounds, walkable marks, binning), the
+     * parallel tile loop, and the serial assembly (totals, digest). */
+    double ms_setup, ms_bin, ms_tiles, ms_assemble, ms_total;
+    op_tile_times ms;                  /* per-stage sums over tiles (all threads) */
+    op_allocator alloc;
+} op_tiled_result;
+
+/* Bakes scene tile by tile (supplement §2). s->config.tile_size > 0 is required;
+ * s->config.border_size -1 means walkable_radius + 3. opt may be NULL (defaults).
+ * result is zeroed first and owns everything (op_tiled_result_free), also after a
+ * failure. A failure is reported for the tile with the smallest (tz, tx) that fails,
+ * whatever thread met it first: "tile (tx, tz): <reason>". */
+op_status op_bake_tiled(op_ctx *ctx, const op_scene *scene, const op_bake_settings *s,
+                        const op_tiled_options *opt, op_tiled_result *result);
+
+void op_tiled_result_free(op_tiled_result *r);
+
+/* build3d/tiles: XXH3-64 of the canonical serialization of the assembled result
+ * (docs/formats.md "OPTILES1"). */
+uint64_t op_digest_tiles(const op_tiled_result *r);
+
+/* XXH3-64 of the cells [x0, x0+w) x [z0, z0+d) of chf (docs/formats.md "OPCHFC1"): per
+ * cell its spans' y, h, area, mutual bits and, per mutual link, the index of the linked
+ * span within its cell. It does not depend on where the rectangle lies in the field, so
+ * a tile window and the solo field hash the same world cells alike. The rectangle must
+ * lie inside the field (else 0). */
+uint64_t op_digest_chf_cells(const op_chf *chf, uint32_t x0, uint32_t z0, uint32_t w,
+                             uint32_t d);
+
+/* Tiles along x and z for a world and tile size: ceil(world / T). */
+uint32_t op_tiles_along(uint32_t world_cells, uint32_t tile_size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

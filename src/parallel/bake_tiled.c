@@ -1,0 +1,363 @@
+/* The tiled bake (supplement §2): validate, bin the triangles once, run every tile on
+ * the thread team (OpenMP, dynamic, largest tiles first), one worker context per
+ * thread reused across tiles, results in per-tile slots; then assemble in (tz, tx)
+ * order. Without OpenMP the same loop runs on this thread. */
+#include "parallel/parallel_internal.h"
+#include "core/alloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void op_tiled_options_defaults(op_tiled_options *o)
+{
+    memset(o, 0, sizeof *o);
+}
+
+uint32_t op_tiles_along(uint32_t world_cells, uint32_t tile_size)
+{
+    return tile_size ? (uint32_t)(((uint64_t)world_cells + tile_size - 1) / tile_size) : 0;
+}
+
+void op_tiled_result_free(op_tiled_result *r)
+{
+    if (!r)
+        return;
+    const op_allocator a = r->alloc;
+    if (r->tiles)
+        for (uint32_t i = 0; i < r->tile_count; i++)
+            op_tile_free(&r->tiles[i], &a);
+    op_mem_free(&a, r->tiles);
+    memset(r, 0, sizeof *r);
+}
+
+/* A chunk's first bad triangle (index out of range) and first non-finite vertex; the
+ * smallest over chunks is reported, as a serial scan would. */
+static op_status validate_mesh(op_ctx *ctx, const op_mesh *m, int threads)
+{
+    if (m->tri_count == 0 || m->vert_count == 0)
+        return op_fail(ctx, OP_BAD_INPUT, "the input has no triangles (%u vertices, %u triangles)",
+                       m->vert_count, m->tri_count);
+    const uint64_t nt = 3ull * m->tri_count, nv = 3ull * m->vert_count;
+    uint64_t bad_t = UINT64_MAX, bad_v = UINT64_MAX;
+    OP_PRAGMA(omp parallel for num_threads(threads) schedule(static) reduction(min : bad_t))
+    for (int64_t i = 0; i < (int64_t)nt; i++)
+        if (m->tris[i] >= m->vert_count && (uint64_t)i < bad_t)
+            bad_t = (uint64_t)i;
+    if (bad_t != UINT64_MAX)
+        return op_fail(ctx, OP_BAD_INPUT,
+                       "triangle %llu refers to vertex %u but there are %u vertices",
+                       (unsigned long long)(bad_t / 3), m->tris[bad_t], m->vert_count);
+    OP_PRAGMA(omp parallel for num_threads(threads) schedule(static) reduction(min : bad_v))
+    for (int64_t i = 0; i < (int64_t)nv; i++)
+        if (!isfinite(m->verts[i]) && (uint64_t)i < bad_v)
+            bad_v = (uint64_t)i;
+    if (bad_v != UINT64_MAX)
+        return op_fail(ctx, OP_BAD_INPUT, "vertex %llu has a non-finite coordinate",
+                       (unsigned long long)(bad_v / 3));
+    return OP_OK;
+}
+
+/* supplement §1.2 per triangle, in chunks (each triangle's mark is its own). */
+static void mark_walkable(const op_mesh *m, float slope, uint8_t *areas, int threads)
+{
+    const uint32_t n = m->tri_count;
+    const int chunks = threads < 1 ? 1 : threads * 4;
+    OP_PRAGMA(omp parallel for num_threads(threads) schedule(static))
+    for (int c = 0; c < chunks; c++) {
+        const uint32_t i0 = (uint32_t)((uint64_t)n * (uint64_t)c / (uint64_t)chunks);
+        const uint32_t i1 = (uint32_t)((uint64_t)n * (uint64_t)(c + 1) / (uint64_t)chunks);
+        op_mesh part = *m;
+        part.tris = m->tris + 3 * (size_t)i0;
+        part.tri_count = i1 - i0;
+        op_mark_walkable_triangles(&part, slope, areas + i0);
+    }
+}
+
+/* Largest first: more binned triangles first, ties by tile index (deterministic; the
+ * order only changes the schedule, never the bytes). Keys are (~count << 32 | index). */
+static int cmp_u64(const void *a, const void *b)
+{
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : (x > y);
+}
+
+static op_status order_tiles(op_ctx *ctx, uint32_t *order, uint32_t n, const op_tile_bins *bins)
+{
+    uint64_t *key = op_ctx_alloc(ctx, n, sizeof *key, "tile order keys");
+    if (!key)
+        return OP_NO_MEMORY;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint64_t c = bins->first[i + 1] - bins->first[i];
+        key[i] = ((uint64_t)(0xffffffffu - (c > 0xffffffffu ? 0xffffffffu : (uint32_t)c)) << 32) | i;
+    }
+    qsort(key, n, sizeof *key, cmp_u64);
+    for (uint32_t i = 0; i < n; i++)
+        order[i] = (uint32_t)key[i];
+    op_mem_free(&ctx->alloc, key);
+    return OP_OK;
+}
+
+/* What each thread keeps: its worker context, its first failure, its stage times.
+ * Padded so two threads never share a cache line. */
+typedef struct worker_slot {
+    op_ctx ctx;
+    uint32_t fail_index; /* UINT32_MAX: none */
+    op_status fail_status;
+    char fail_msg[sizeof(((op_ctx *)0)->err)];
+    op_tile_times ms;
+    char pad[64];
+} worker_slot;
+
+static void add_times(op_tile_times *a, const op_tile_times *b)
+{
+    a->rasterize += b->rasterize;
+    a->filters += b->filters;
+    a->compact += b->compact;
+    a->erode += b->erode;
+    a->volumes += b->volumes;
+    a->distance += b->distance;
+    a->regions += b->regions;
+    a->contours += b->contours;
+    a->digests += b->digests;
+}
+
+/* The tile loop. Every tile runs unless a tile with a smaller index has already failed:
+ * the smallest failing tile therefore always runs and is the one reported. */
+static void run_tiles(const op_tile_job *job, op_tiled_result *r, const uint32_t *order,
+                      worker_slot *slots, int threads, const op_tiled_options *opt)
+{
+    uint32_t min_fail = UINT32_MAX, done = 0;
+    uint64_t spans_done = 0;
+    const uint32_t n = r->tile_count;
+    OP_PRAGMA(omp parallel num_threads(threads))
+    {
+        worker_slot *me = &slots[op_omp_thread()];
+        OP_PRAGMA(omp for schedule(dynamic, 1))
+        for (int64_t k = 0; k < (int64_t)n; k++) {
+            const uint32_t index = order[k];
+            uint32_t cur;
+            OP_PRAGMA(omp atomic read)
+            cur = min_fail;
+            if (index > cur)
+                continue;
+            op_tile *t = &r->tiles[index];
+            const op_status st = op_tile_bake(&me->ctx, job, index, t);
+            op_tile_times ms = t->ms;
+            add_times(&me->ms, &ms);
+            if (st != OP_OK) {
+                if (index < me->fail_index) {
+                    me->fail_index = index;
+                    me->fail_status = st;
+                    memcpy(me->fail_msg, me->ctx.err, sizeof me->fail_msg);
+                }
+                OP_PRAGMA(omp critical(op_tiles_fail))
+                {
+                    uint32_t m;
+                    OP_PRAGMA(omp atomic read)
+                    m = min_fail;
+                    if (index < m) {
+                        OP_PRAGMA(omp atomic write)
+                        min_fail = index;
+                    }
+                }
+                continue;
+            }
+            OP_PRAGMA(omp critical(op_tiles_progress))
+            {
+                done++;
+                spans_done += t->span_count;
+                if (opt->progress) {
+                    op_tile_progress p = {done, n, spans_done, t->tx, t->tz};
+                    opt->progress(opt->progress_user, &p);
+                }
+            }
+        }
+    }
+}
+
+/* Totals, the largest tile, and the build3d/tiles digest (serial, in (tz, tx) order). */
+static void assemble(op_tiled_result *r)
+{
+    uint32_t best = 0;
+    for (uint32_t i = 0; i < r->tile_count; i++) {
+        const op_tile *t = &r->tiles[i];
+        r->solid_spans += t->solid_spans;
+        r->spans += t->span_count;
+        r->walkable_spans += t->walkable_spans;
+        r->triangle_refs += t->triangles;
+        r->regions += t->region_count;
+        r->contours += t->contours.count;
+        r->contour_verts += t->contour_verts;
+        if (t->span_count > r->tiles[best].span_count)
+            best = i;
+    }
+    r->largest_tile = best;
+    r->digest = op_digest_tiles(r);
+}
+
+/* Settings, bounds and the tile grid; fills r's description of the world. */
+static op_status setup(op_ctx *ctx, const op_scene *scene, const op_bake_settings *s,
+                       int threads, op_config *cfg, op_tiled_result *r)
+{
+    op_status st = op_bake_settings_validate(ctx, s);
+    if (st != OP_OK)
+        return st;
+    if (s->config.tile_size <= 0)
+        return op_fail(ctx, OP_INVALID_ARGUMENT,
+                       "a tiled bake needs tile_size > 0 (got %d; 0 is the solo bake)",
+                       s->config.tile_size);
+    if (scene->volume_count && !scene->volumes)
+        return op_fail(ctx, OP_INVALID_ARGUMENT, "scene lists %u volumes but no array",
+                       scene->volume_count);
+    st = validate_mesh(ctx, &scene->mesh, threads);
+    if (st != OP_OK)
+        return st;
+    *cfg = s->config;
+    /* supplement §1.1: bounds default to the input's bounds. */
+    if (!cfg->has_bounds) {
+        op_mesh_bounds(&scene->mesh, cfg->bmin, cfg->bmax);
+        cfg->has_bounds = 1;
+    }
+    st = op_config_grid_size(ctx, cfg, &r->world_width, &r->world_depth);
+    if (st != OP_OK)
+        return st;
+    const uint32_t T = (uint32_t)cfg->tile_size;
+    const uint32_t B = cfg->border_size < 0 ? (uint32_t)cfg->walkable_radius + 3
+                                            : (uint32_t)cfg->border_size;
+    const uint64_t side = (uint64_t)T + 2ull * B;
+    if (side * side > OP_MAX_GRID_CELLS)
+        return op_fail(ctx, OP_INVALID_ARGUMENT,
+                       "tile window of %llu x %llu cells (tile_size %u + 2 x border %u) exceeds "
+                       "%u cells",
+                       (unsigned long long)side, (unsigned long long)side, T, B,
+                       OP_MAX_GRID_CELLS);
+    r->tile_size = T;
+    r->border_size = B;
+    r->tiles_x = op_tiles_along(r->world_width, T);
+    r->tiles_z = op_tiles_along(r->world_depth, T);
+    const uint64_t count = (uint64_t)r->tiles_x * r->tiles_z;
+    if (count > 0x7fffffffu)
+        return op_fail(ctx, OP_INVALID_ARGUMENT,
+                       "%llu tiles of %u cells: too many; raise tile_size",
+                       (unsigned long long)count, T);
+    r->tile_count = (uint32_t)count;
+    memcpy(r->bmin, cfg->bmin, sizeof r->bmin);
+    memcpy(r->bmax, cfg->bmax, sizeof r->bmax);
+    r->cs = cfg->cs;
+    r->ch = cfg->ch;
+    r->walkable_height = cfg->walkable_height;
+    r->walkable_climb = cfg->walkable_climb;
+    r->walkable_radius = cfg->walkable_radius;
+    r->partition = s->regions.partition;
+    return OP_OK;
+}
+
+op_status op_bake_tiled(op_ctx *ctx, const op_scene *scene, const op_bake_settings *s,
+                        const op_tiled_options *opt_in, op_tiled_result *r)
+{
+    if (!r)
+        return op_fail(ctx, OP_INVALID_ARGUMENT, "op_bake_tiled: NULL result");
+    memset(r, 0, sizeof *r);
+    if (!ctx || !scene || !s)
+        return op_fail(ctx, OP_INVALID_ARGUMENT, "op_bake_tiled: NULL argument");
+    r->alloc = ctx->alloc;
+    op_tiled_options opt;
+    if (opt_in)
+        opt = *opt_in;
+    else
+        op_tiled_options_defaults(&opt);
+    if (opt.threads < 0)
+        return op_fail(ctx, OP_INVALID_ARGUMENT, "threads must be >= 0 (got %d)", opt.threads);
+    int threads = opt.threads ? opt.threads : op_omp_max_threads();
+#ifndef _OPENMP
+    threads = 1; /* a build without OpenMP runs the same loop here */
+#endif
+    const double t_start = op_now_ms();
+
+    op_config cfg;
+    op_status st = setup(ctx, scene, s, threads, &cfg, r);
+    if (st != OP_OK)
+        return st;
+    if ((uint32_t)threads > r->tile_count)
+        threads = (int)r->tile_count;
+    r->threads = threads;
+    r->reached = s->until;
+
+    uint8_t *areas = op_ctx_alloc(ctx, scene->mesh.tri_count, 1, "walkable marks of the triangles");
+    if (!areas)
+        return OP_NO_MEMORY;
+    mark_walkable(&scene->mesh, cfg.walkable_slope_deg, areas, threads);
+    double t1 = op_now_ms();
+    r->ms_setup = t1 - t_start;
+
+    op_tile_bins bins;
+    st = op_tile_bins_build(ctx, &scene->mesh, &cfg, r->world_width, r->world_depth,
+                            r->tile_size, r->border_size, threads, &bins);
+    if (st != OP_OK) {
+        op_mem_free(&ctx->alloc, areas);
+        return st;
+    }
+    r->tiles = op_ctx_calloc(ctx, r->tile_count, sizeof *r->tiles, "tile results");
+    uint32_t *order = op_ctx_alloc(ctx, r->tile_count, sizeof *order, "tile order");
+    worker_slot *slots = op_ctx_calloc(ctx, (size_t)threads, sizeof *slots, "worker contexts");
+    if (!r->tiles || !order || !slots) {
+        st = OP_NO_MEMORY;
+        goto out;
+    }
+    st = order_tiles(ctx, order, r->tile_count, &bins);
+    if (st != OP_OK)
+        goto out;
+    for (int i = 0; i < threads; i++) {
+        slots[i].fail_index = UINT32_MAX;
+        st = op_ctx_fork(ctx, &slots[i].ctx);
+        if (st != OP_OK) {
+            for (int j = 0; j < i; j++)
+                op_ctx_free(&slots[j].ctx);
+            goto out;
+        }
+    }
+    double t2 = op_now_ms();
+    r->ms_bin = t2 - t1;
+
+    const op_tile_job job = {scene, s, cfg, r->tile_size, r->border_size, r->world_width,
+                             r->world_depth, r->tiles_x, areas, &bins, opt.keep_regions,
+                             opt.keep_fields};
+    run_tiles(&job, r, order, slots, threads, &opt);
+    double t3 = op_now_ms();
+    r->ms_tiles = t3 - t2;
+
+    /* The failure of the smallest (tz, tx), whatever thread met it. */
+    int failed = -1;
+    for (int i = 0; i < threads; i++) {
+        if (slots[i].fail_index != UINT32_MAX &&
+            (failed < 0 || slots[i].fail_index < slots[failed].fail_index))
+            failed = i;
+        add_times(&r->ms, &slots[i].ms);
+        op_ctx_free(&slots[i].ctx);
+    }
+    if (failed >= 0) {
+        const uint32_t fi = slots[failed].fail_index;
+        st = op_fail(ctx, slots[failed].fail_status, "tile (%u, %u): %s", fi % r->tiles_x,
+                     fi / r->tiles_x, slots[failed].fail_msg);
+        goto out;
+    }
+    assemble(r);
+    r->ms_assemble = op_now_ms() - t3;
+    r->ms_total = op_now_ms() - t_start;
+out:
+    op_mem_free(&ctx->alloc, slots);
+    op_mem_free(&ctx->alloc, order);
+    op_tile_bins_free(&bins);
+    op_mem_free(&ctx->alloc, areas);
+    if (st != OP_OK) {
+        /* Keep the description, drop every tile (the result owns nothing then). */
+        const op_allocator a = r->alloc;
+        if (r->tiles)
+            for (uint32_t i = 0; i < r->tile_count; i++)
+                op_tile_free(&r->tiles[i], &a);
+        op_mem_free(&a, r->tiles);
+        r->tiles = NULL;
+    }
+    return st;
+}

@@ -1,0 +1,56 @@
+/* The tiled bake's pieces (supplement §2): OpenMP helpers that compile away without
+ * OpenMP, the triangle bins (CSR), and the per-tile pipeline. */
+#ifndef OP_PARALLEL_INTERNAL_H
+#define OP_PARALLEL_INTERNAL_H
+
+#include "onepath/tiles.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#define OP_PRAGMA(x) _Pragma(#x)
+static inline int op_omp_thread(void) { return omp_get_thread_num(); }
+static inline int op_omp_max_threads(void) { return omp_get_max_threads(); }
+#else
+/* A build without OpenMP runs the same loops on this thread. */
+#define OP_PRAGMA(x)
+static inline int op_omp_thread(void) { return 0; }
+static inline int op_omp_max_threads(void) { return 1; }
+#endif
+
+/* Triangles per tile as a CSR index: the triangles of tile k (k = tx + tz·tiles_x) are
+ * tris[first[k] .. first[k+1]), in input order. A triangle is in every tile whose window
+ * its xz cell rectangle, grown by one cell, touches (docs/decisions/tiles.md), unless it
+ * lies outside the world's box (the rasterizer would skip it). */
+typedef struct op_tile_bins {
+    uint32_t tiles_x, tiles_z;
+    uint64_t *first; /* tile_count + 1 */
+    uint32_t *tris;
+    op_allocator alloc;
+} op_tile_bins;
+
+/* cfg: the world's bounds (has_bounds), cs; world_w x world_d cells; T, B. threads:
+ * how many threads may share the two passes (the bins do not depend on it). */
+op_status op_tile_bins_build(op_ctx *ctx, const op_mesh *mesh, const op_config *cfg,
+                             uint32_t world_w, uint32_t world_d, uint32_t T, uint32_t B,
+                             int threads, op_tile_bins *out);
+void op_tile_bins_free(op_tile_bins *b);
+
+/* What every tile reads (shared, read-only while tiles run). */
+typedef struct op_tile_job {
+    const op_scene *scene;
+    const op_bake_settings *s;
+    op_config cfg;           /* world bounds set (has_bounds) */
+    uint32_t T, B, world_w, world_d, tiles_x;
+    const uint8_t *tri_areas; /* per mesh triangle */
+    const op_tile_bins *bins;
+    int keep_regions, keep_fields;
+} op_tile_job;
+
+/* The whole chain for tile `index` (supplement §2) with worker context w; the tile's
+ * field, distances and scratch are dropped unless the job keeps them. On failure *t
+ * holds nothing (freed). Scratch comes from w's arena and is released. A stage given
+ * a thread team later (issue 12) runs inside this call. */
+op_status op_tile_bake(op_ctx *w, const op_tile_job *job, uint32_t index, op_tile *t);
+void op_tile_free(op_tile *t, const op_allocator *a);
+
+#endif
