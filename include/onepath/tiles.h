@@ -123,6 +123,13 @@ uint64_t op_digest_tiles(const op_tiled_result *r);
 uint64_t op_digest_chf_cells(const op_chf *chf, uint32_t x0, uint32_t z0, uint32_t w,
                              uint32_t d);
 
+/* The threads a tiled bake with threads = 0 runs: OpenMP's default (OMP_NUM_THREADS,
+ * else the cores), or 1 in a build without OpenMP, where any thread count runs the same
+ * loop on the calling thread. */
+int op_tiled_default_threads(void);
+/* 1 when this build runs tiles on several threads (OpenMP), else 0. */
+int op_tiled_parallel(void);
+
 /* Tiles along x and z for a world and tile size: ceil(world / T). */
 uint32_t op_tiles_along(uint32_t world_cells, uint32_t tile_size);
 

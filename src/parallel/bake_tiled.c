@@ -14,6 +14,17 @@ void op_tiled_options_defaults(op_tiled_options *o)
     memset(o, 0, sizeof *o);
 }
 
+int op_tiled_default_threads(void) { return op_omp_max_threads(); }
+
+int op_tiled_parallel(void)
+{
+#ifdef _OPENMP
+    return 1;
+#else
+    return 0;
+#endif
+}
+
 uint32_t op_tiles_along(uint32_t world_cells, uint32_t tile_size)
 {
     return tile_size ? (uint32_t)(((uint64_t)world_cells + tile_size - 1) / tile_size) : 0;
