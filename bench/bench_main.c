@@ -907,6 +907,8 @@ static void register_bake(field *f)
 static void register_bake(field *f) { (void)f; }
 #endif
 
+void op_bench_register_topology(int quick); /* bench_topology.c */
+
 /* ---- main ------------------------------------------------------------------------- */
 
 static void free_all(void)
@@ -1039,6 +1041,8 @@ int main(int argc, char **argv)
             register_bake(g_fields[i]);
         }
     }
+    if (stages)
+        op_bench_register_topology(quick);
     int rc = op_bench_run(nrest, rest, quick ? 0.05 : 0.0);
     free(rest);
     free_all();

@@ -52,6 +52,8 @@ static void work_free(op_region_graph *g)
     op_mem_free(a, w->extra_count);
     op_mem_free(a, w->extra_cap);
     op_mem_free(a, w->exit_portals);
+    op_mem_free(a, w->exit_offsets);
+    op_mem_free(a, w->exit_to);
     op_mem_free(a, w);
     g->work = NULL;
 }
@@ -434,6 +436,20 @@ op_status op_region_graph_build(op_ctx *ctx, const op_world *world, const op_mov
         versions += t->topology_version;
     }
     g->region_offsets[slots] = (uint32_t)regions;
+    if (exits >= UINT32_MAX)
+        return build_failed(ctx, g, OP_UNSUPPORTED, "exits");
+    if (grow(&g->alloc, (void **)&w->exit_offsets, &w->exit_offsets_cap, (size_t)slots + 1,
+             sizeof(uint32_t), 0) ||
+        grow(&g->alloc, (void **)&w->exit_to, &w->exit_to_cap, (size_t)exits, sizeof(uint32_t), 0))
+        return build_failed(ctx, g, OP_NO_MEMORY, "the exit pairing");
+    {
+        uint32_t at = 0;
+        for (uint32_t k = 0; k < slots; k++) {
+            w->exit_offsets[k] = at;
+            at += g->locals[k].exit_count;
+        }
+        w->exit_offsets[slots] = at;
+    }
 
     /* 2. Paired exits per chunk; provider portals, enumerated once per chunk. */
     const op_transition_provider *prov =
@@ -443,7 +459,8 @@ op_status op_region_graph_build(op_ctx *ctx, const op_world *world, const op_mov
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt) reduction(| : failed)
 #endif
     for (int64_t k = 0; k < (int64_t)slots; k++) {
-        w->exit_portals[k] = op_topo_count_exit_portals(g, &g->locals[k]);
+        w->exit_portals[k] =
+            op_topo_count_exit_portals(g, &g->locals[k], w->exit_to + w->exit_offsets[k]);
         w->extra_count[k] = 0;
         if (prov) {
             provider_sink ps = {g, (op_chunk_key)k, &w->extra[k], &w->extra_count[k],
@@ -487,7 +504,8 @@ op_status op_region_graph_build(op_ctx *ctx, const op_world *world, const op_mov
 #endif
     for (int64_t k = 0; k < (int64_t)slots; k++) {
         uint32_t at = g->portal_offsets[k];
-        uint32_t n = op_topo_fill_exit_portals(g, &g->locals[k], g->portals + at);
+        uint32_t n = op_topo_fill_exit_portals(g, &g->locals[k], w->exit_to + w->exit_offsets[k],
+                                               g->portals + at);
         if (w->extra_count[k])
             memcpy(g->portals + at + n, w->extra[k], (size_t)w->extra_count[k] * sizeof *g->portals);
         op_topo_thread *th = &w->thread[thread_id()];

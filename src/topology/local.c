@@ -8,11 +8,11 @@
  * -x, +y, -y, (+1,-1), (-1,+1)). §10.3 / §10.4 give the exits of a popped tile.
  *
  * The flood runs on a padded copy of the chunk's passability (one impassable tile around
- * it), so a neighbour step is one add and never a bounds test, and a push is branch-free:
- * the candidate is written to the stack top and the stack grows by its passability bit,
- * which is then cleared (the "labelled when pushed" of §10.2). The label is written when
- * the tile is popped: every pushed tile is popped before the region ends, so the labels
- * are the same. */
+ * it), so a neighbour step is one add and never a bounds test; clearing a tile's byte
+ * when it is pushed is the "labelled when pushed" of §10.2. The label is written when the
+ * tile is popped: every pushed tile is popped before the region ends, so the labels are
+ * the same. flood_region has a branchy loop for open ground and a branch-free one for
+ * broken ground (docs/decisions/topology.md). */
 #include "topology/topology_internal.h"
 
 #include <stdlib.h>
@@ -91,6 +91,7 @@ void op_topo_plan_free(op_topo_plan *p)
     op_mem_free(&p->alloc, p->y);
     op_mem_free(&p->alloc, p->z);
     op_mem_free(&p->alloc, p->face);
+    op_mem_free(&p->alloc, p->info);
     op_mem_free(&p->alloc, p->open_exits);
     op_allocator a = p->alloc;
     memset(p, 0, sizeof *p);
@@ -101,6 +102,8 @@ void op_topo_flood_free(op_topo_flood *f)
 {
     op_mem_free(&f->alloc, f->st);
     op_mem_free(&f->alloc, f->stack);
+    op_mem_free(&f->alloc, f->stack16);
+    op_mem_free(&f->alloc, f->lab16);
     op_mem_free(&f->alloc, f->row);
     op_mem_free(&f->alloc, f->eval.stack);
     op_allocator a = f->alloc;
@@ -113,12 +116,19 @@ int op_topo_flood_reserve(op_topo_flood *f, const op_topo_plan *p, const op_move
 {
     if (a)
         f->alloc = *a;
-    if (f->padded_cap < p->padded) {
+    if (f->padded_cap < p->padded || (p->compact && !f->lab16)) {
         op_mem_free(&f->alloc, f->st);
         op_mem_free(&f->alloc, f->stack);
+        op_mem_free(&f->alloc, f->stack16);
+        op_mem_free(&f->alloc, f->lab16);
+        f->stack16 = f->lab16 = NULL;
         f->st = op_mem_alloc(&f->alloc, p->padded);
         f->stack = op_mem_array(&f->alloc, (size_t)p->padded + 8, sizeof *f->stack);
-        if (!f->st || !f->stack) {
+        if (p->compact) {
+            f->stack16 = op_mem_array(&f->alloc, (size_t)p->padded + 8, sizeof *f->stack16);
+            f->lab16 = op_mem_array(&f->alloc, p->padded, sizeof *f->lab16);
+        }
+        if (!f->st || !f->stack || (p->compact && (!f->stack16 || !f->lab16))) {
             f->padded_cap = 0;
             return -1;
         }
@@ -170,6 +180,9 @@ int op_topo_plan_make(op_topo_plan *p, const op_world_shape *shape, const op_all
     p->pz = p->c[2] > 1 ? p->c[2] + 2 : 1;
     p->padded = p->px * p->py * p->pz; /* < 2^32: chunks hold at most 2^24 tiles */
     p->tiles = p->c[0] * p->c[1] * p->c[2];
+    p->compact = p->padded <= 0xffff;
+    p->px_magic = (0x100000000ull / p->px) + 1;
+    p->py_magic = (0x100000000ull / p->py) + 1;
     int32_t px = (int32_t)p->px, pxy = (int32_t)(p->px * p->py);
     /* Push order (supplement §10.2). */
     p->step[0] = 1;
@@ -192,7 +205,8 @@ int op_topo_plan_make(op_topo_plan *p, const op_world_shape *shape, const op_all
     p->y = op_mem_array(&p->alloc, p->padded, sizeof *p->y);
     p->z = op_mem_array(&p->alloc, p->padded, sizeof *p->z);
     p->face = op_mem_calloc(&p->alloc, p->padded, 1);
-    if (!p->loc || !p->x || !p->y || !p->z || !p->face) {
+    p->info = op_mem_calloc(&p->alloc, p->padded, sizeof *p->info);
+    if (!p->loc || !p->x || !p->y || !p->z || !p->face || !p->info) {
         op_topo_plan_free(p);
         return -1;
     }
@@ -217,6 +231,18 @@ int op_topo_plan_make(op_topo_plan *p, const op_world_shape *shape, const op_all
                 f |= (uint8_t)((lz == 0) << OP_FACE_NEG_Z);
                 f |= (uint8_t)((lz + 1 == p->c[2]) << OP_FACE_POS_Z);
                 p->face[q] = f;
+                p->info[q] = p->loc[q] | (uint64_t)lx << 24 | (uint64_t)f << 48;
+                uint32_t n = 0;
+                if (p->hex) {
+                    for (int d = 0; d < 6; d++) {
+                        int64_t tx = (int64_t)lx + hex_step[d][0], ty = (int64_t)ly + hex_step[d][1];
+                        n += tx < 0 || ty < 0 || tx >= p->c[0] || ty >= p->c[1];
+                    }
+                } else {
+                    for (int fc = 0; fc < 6; fc++)
+                        n += (f >> fc & 1) && p->grid[fc >> 1] > 1;
+                }
+                p->max_exits += n;
             }
     /* The open template: the flood of an all-passable chunk, exits recorded as if every
      * neighbour chunk existed. */
@@ -264,8 +290,9 @@ static void flood_open_template(op_topo_plan *p, uint8_t *st, uint32_t *stack)
                     p->open_exits[n++] = (op_topo_open_exit){p->loc[q], hex_face[s], {dx, dy, 0}};
             }
         } else {
+            /* Faces along an axis with one chunk never have a neighbour: left out. */
             for (int f = 0; f < 6; f++)
-                if (p->face[q] >> f & 1)
+                if ((p->face[q] >> f & 1) && p->grid[f >> 1] > 1)
                     p->open_exits[n++] = (op_topo_open_exit){
                         p->loc[q], (uint8_t)f, {face_dir[f][0], face_dir[f][1], face_dir[f][2]}};
         }
@@ -294,9 +321,9 @@ typedef struct chunk_ctx {
     int64_t dkey[6]; /* key delta per orthogonal face */
 } chunk_ctx;
 
-/* Exits of a popped boundary tile (supplement §10.3, §10.4). Returns -1 on allocation
- * failure. */
-static int emit_exits(const chunk_ctx *cc, uint32_t id, uint32_t q)
+/* Exits of a popped boundary tile (supplement §10.3, §10.4). The chunk's exit array was
+ * reserved for plan->max_exits before the flood. */
+static void emit_exits(const chunk_ctx *cc, uint32_t id, uint32_t q)
 {
     const op_topo_plan *p = cc->p;
     op_local_topology *t = cc->t;
@@ -305,8 +332,6 @@ static int emit_exits(const chunk_ctx *cc, uint32_t id, uint32_t q)
     op_local_region *r = &t->regions[id - 1];
     if (!p->hex) {
         uint32_t bits = p->face[q] & cc->fm;
-        if (op_topo_local_reserve_exits(t, t->exit_count + 6))
-            return -1;
         for (int f = 0; f < 6; f++)
             if (bits >> f & 1) {
                 op_boundary_exit *e = &t->exits[t->exit_count++];
@@ -317,10 +342,8 @@ static int emit_exits(const chunk_ctx *cc, uint32_t id, uint32_t q)
                 e->face = (uint8_t)f;
                 r->exit_count++;
             }
-        return 0;
+        return;
     }
-    if (op_topo_local_reserve_exits(t, t->exit_count + 6))
-        return -1;
     const op_world_shape *sh = &p->shape;
     for (int s = 0; s < 6; s++) {
         int64_t tx = (int64_t)at.x + hex_step[s][0], ty = (int64_t)at.y + hex_step[s][1];
@@ -337,61 +360,114 @@ static int emit_exits(const chunk_ctx *cc, uint32_t id, uint32_t q)
         e->face = hex_face[s];
         r->exit_count++;
     }
-    return 0;
 }
 
-/* One region from seed q0. Returns the popped count, or UINT32_MAX on allocation failure. */
+/* One region from seed q0 (supplement §10.2); returns its tile count. stack[0] is a
+ * sentinel: the stack is empty when sp is back to 1. Two loops with the same result:
+ * branchy pushes for open ground, and a branch-free one for broken ground, where the
+ * tile popped after q is picked from q's push bytes (the last candidate pushed, else the
+ * stack top from before) without a round trip through the stack. */
 static inline __attribute__((always_inline)) uint32_t
 flood_region(const chunk_ctx *cc, uint8_t *restrict st, uint32_t *restrict stack, uint32_t q0,
-             uint32_t id, uint32_t *restrict labels, const int nn, uint32_t bmin[3],
+             uint32_t id, uint32_t *restrict labels, const int kind, const int branchy, uint32_t bmin[3],
              uint32_t bmax[3])
 {
+    /* kind: 0 = 2D orthogonal, 1 = 2D axial hex, 2 = 3D orthogonal. The steps come from
+     * px (and px·py); one table load gives the local index, x and face bits of a tile. */
     const op_topo_plan *p = cc->p;
-    const uint32_t *restrict loc = p->loc;
-    const uint32_t *restrict X = p->x, *restrict Y = p->y, *restrict Z = p->z;
-    const uint8_t *restrict face = p->face;
-    const uint8_t fm = p->hex ? (uint8_t)(cc->fm & 0x0f) : cc->fm;
-    const int32_t s0 = p->step[0], s1 = p->step[1], s2 = p->step[2], s3 = p->step[3];
-    const int32_t s4 = p->step[4], s5 = p->step[5];
-    uint32_t minx = UINT32_MAX, miny = UINT32_MAX, minz = UINT32_MAX, maxx = 0, maxy = 0, maxz = 0;
-    uint32_t count = 0, sp = 0;
+    const uint64_t *restrict info = p->info;
+    const uint32_t fm = p->hex ? (uint32_t)(cc->fm & 0x0f) : cc->fm;
+    const uint32_t px = p->px, pxy = p->px * p->py;
+    uint32_t minx = UINT32_MAX, maxx = 0, miny = UINT32_MAX, maxy = 0;
+    /* The seed is the region's least padded index: every tile before it in scan order
+     * is labelled already or impassable; rows (and layers) are monotone in it. */
+    uint32_t maxq = q0;
+    uint32_t count = 0, sp = 1, q = q0;
+    stack[0] = q0;
     st[q0] = 0;
-    stack[sp++] = q0;
-    while (sp) {
-        uint32_t q = stack[--sp];
-        labels[loc[q]] = id;
+    for (;;) {
+        const uint64_t in = info[q];
+        labels[in & 0xffffff] = id;
         count++;
-        uint32_t x = X[q], y = Y[q];
+        const uint32_t x = (uint32_t)(in >> 24) & 0xffffff;
         minx = x < minx ? x : minx;
         maxx = x > maxx ? x : maxx;
-        miny = y < miny ? y : miny;
-        maxy = y > maxy ? y : maxy;
-        if (nn == 6) {
-            uint32_t z = Z[q];
-            minz = z < minz ? z : minz;
-            maxz = z > maxz ? z : maxz;
+        maxq = q > maxq ? q : maxq;
+        if (kind == 2) {
+            const uint32_t y = p->y[q];
+            miny = y < miny ? y : miny;
+            maxy = y > maxy ? y : maxy;
         }
-        if (__builtin_expect((face[q] & fm) != 0, 0))
-            if (emit_exits(cc, id, q))
-                return UINT32_MAX;
-        uint32_t m;
-#define OP_PUSH(s)                                                                             \
-    m = q + (uint32_t)(s);                                                                     \
-    stack[sp] = m;                                                                             \
-    sp += st[m];                                                                               \
-    st[m] = 0;
-        OP_PUSH(s0)
-        OP_PUSH(s1)
-        OP_PUSH(s2)
-        OP_PUSH(s3)
-        if (nn == 6) {
-            OP_PUSH(s4)
-            OP_PUSH(s5)
-        }
-#undef OP_PUSH
+        if (__builtin_expect(((uint32_t)(in >> 48) & fm) != 0, 0))
+            emit_exits(cc, id, q);
+        if (branchy) {
+            /* Mostly open chunks: predictable branches, push and pop as written. */
+#define OP_TRY(n)                                                                              \
+    if (st[n]) {                                                                               \
+        st[n] = 0;                                                                             \
+        stack[sp++] = (n);                                                               \
     }
-    if (nn != 6)
-        minz = maxz = Z[q0];
+            OP_TRY(q + 1)
+            OP_TRY(q - 1)
+            OP_TRY(q + px)
+            OP_TRY(q - px)
+            if (kind == 1) {
+                OP_TRY(q + 1 - px)
+                OP_TRY(q - 1 + px)
+            } else if (kind == 2) {
+                OP_TRY(q + pxy)
+                OP_TRY(q - pxy)
+            }
+#undef OP_TRY
+            if (sp == 1)
+                break;
+            q = stack[--sp];
+            continue;
+        }
+        /* Broken ground: no data-dependent branch. Every candidate is written at the
+         * prefix-sum position of the pushes before it and the stack grows by the bytes;
+         * the next tile is the last candidate pushed (a select on the bytes), else the
+         * stack top read before the pushes. */
+        const uint32_t cand = stack[sp - 1];
+        const uint32_t n0 = q + 1, n1 = q - 1, n2 = q + px, n3 = q - px;
+        const uint32_t b0 = st[n0], b1 = st[n1], b2 = st[n2], b3 = st[n3];
+        st[n0] = 0;
+        st[n1] = 0;
+        st[n2] = 0;
+        st[n3] = 0;
+        const uint32_t p1 = sp + b0, p2 = p1 + b1, p3 = p2 + b2;
+        stack[sp] = n0;
+        stack[p1] = n1;
+        stack[p2] = n2;
+        stack[p3] = n3;
+        uint32_t pushed = (b0 + b1) + (b2 + b3);
+        uint32_t lo = b1 ? n1 : n0, hi = b3 ? n3 : n2, sel = (b2 | b3) ? hi : lo;
+        if (kind != 0) {
+            const uint32_t n4 = kind == 1 ? q + 1 - px : q + pxy;
+            const uint32_t n5 = kind == 1 ? q - 1 + px : q - pxy;
+            const uint32_t b4 = st[n4], b5 = st[n5];
+            st[n4] = 0;
+            st[n5] = 0;
+            const uint32_t p4 = p3 + b3;
+            stack[p4] = n4;
+            stack[p4 + b4] = n5;
+            pushed += b4 + b5;
+            sel = b5 ? n5 : b4 ? n4 : sel;
+        }
+        sp += pushed;
+        if (__builtin_expect(sp == 1, 0))
+            break;
+        q = pushed ? sel : cand;
+        sp--;
+    }
+    uint32_t minz = 0, maxz = 0;
+    if (kind != 2) {
+        miny = p->y[q0];
+        maxy = p->y[maxq];
+    } else {
+        minz = p->z[q0];
+        maxz = p->z[maxq];
+    }
     bmin[0] = minx;
     bmin[1] = miny;
     bmin[2] = minz;
@@ -401,16 +477,133 @@ flood_region(const chunk_ctx *cc, uint8_t *restrict st, uint32_t *restrict stack
     return count;
 }
 
-static int flood_all(const chunk_ctx *cc, op_topo_flood *f, uint32_t *labels, const int nn)
+/* The same flood for plans of at most 65535 padded tiles, with 16-bit stack and padded
+ * labels so the working set (passability, stack, labels, faces) stays in L1; labels are
+ * widened into the chunk's u32 labels afterwards. x is the padded column less one, by an
+ * exact reciprocal multiply (q·px < 2^32). */
+static inline __attribute__((always_inline)) uint32_t
+flood_region16(const chunk_ctx *cc, uint8_t *restrict st, uint16_t *restrict stack, uint32_t q0,
+               uint32_t id, uint16_t *restrict lab, const int kind, const int branchy, uint32_t bmin[3],
+               uint32_t bmax[3])
+{
+    const op_topo_plan *p = cc->p;
+    const uint8_t *restrict face = p->face;
+    const uint32_t fm = p->hex ? (uint32_t)(cc->fm & 0x0f) : cc->fm;
+    const uint32_t px = p->px, pxy = p->px * p->py;
+    const uint64_t mx = p->px_magic, my = p->py_magic;
+    uint32_t minc = UINT32_MAX, maxc = 0, miny = UINT32_MAX, maxy = 0;
+    uint32_t maxq = q0;
+    uint32_t count = 0, sp = 1, q = q0;
+    stack[0] = (uint16_t)q0;
+    st[q0] = 0;
+    for (;;) {
+        lab[q] = (uint16_t)id;
+        count++;
+        const uint32_t row = (uint32_t)(((uint64_t)q * mx) >> 32);
+        const uint32_t col = q - row * px;
+        minc = col < minc ? col : minc;
+        maxc = col > maxc ? col : maxc;
+        maxq = q > maxq ? q : maxq;
+        if (kind == 2) {
+            const uint32_t layer = (uint32_t)(((uint64_t)row * my) >> 32);
+            const uint32_t y = row - layer * p->py - 1;
+            miny = y < miny ? y : miny;
+            maxy = y > maxy ? y : maxy;
+        }
+        if (__builtin_expect((face[q] & fm) != 0, 0))
+            emit_exits(cc, id, q);
+        if (branchy) {
+            /* Mostly open chunks: predictable branches, push and pop as written. */
+#define OP_TRY(n)                                                                              \
+    if (st[n]) {                                                                               \
+        st[n] = 0;                                                                             \
+        stack[sp++] = (uint16_t)(n);                                                               \
+    }
+            OP_TRY(q + 1)
+            OP_TRY(q - 1)
+            OP_TRY(q + px)
+            OP_TRY(q - px)
+            if (kind == 1) {
+                OP_TRY(q + 1 - px)
+                OP_TRY(q - 1 + px)
+            } else if (kind == 2) {
+                OP_TRY(q + pxy)
+                OP_TRY(q - pxy)
+            }
+#undef OP_TRY
+            if (sp == 1)
+                break;
+            q = stack[--sp];
+            continue;
+        }
+        /* Broken ground: no data-dependent branch. Every candidate is written at the
+         * prefix-sum position of the pushes before it and the stack grows by the bytes;
+         * the next tile is the last candidate pushed (a select on the bytes), else the
+         * stack top read before the pushes. */
+        const uint32_t cand = stack[sp - 1];
+        const uint32_t n0 = q + 1, n1 = q - 1, n2 = q + px, n3 = q - px;
+        const uint32_t b0 = st[n0], b1 = st[n1], b2 = st[n2], b3 = st[n3];
+        st[n0] = 0;
+        st[n1] = 0;
+        st[n2] = 0;
+        st[n3] = 0;
+        const uint32_t p1 = sp + b0, p2 = p1 + b1, p3 = p2 + b2;
+        stack[sp] = (uint16_t)n0;
+        stack[p1] = (uint16_t)n1;
+        stack[p2] = (uint16_t)n2;
+        stack[p3] = (uint16_t)n3;
+        uint32_t pushed = (b0 + b1) + (b2 + b3);
+        uint32_t lo = b1 ? n1 : n0, hi = b3 ? n3 : n2, sel = (b2 | b3) ? hi : lo;
+        if (kind != 0) {
+            const uint32_t n4 = kind == 1 ? q + 1 - px : q + pxy;
+            const uint32_t n5 = kind == 1 ? q - 1 + px : q - pxy;
+            const uint32_t b4 = st[n4], b5 = st[n5];
+            st[n4] = 0;
+            st[n5] = 0;
+            const uint32_t p4 = p3 + b3;
+            stack[p4] = (uint16_t)n4;
+            stack[p4 + b4] = (uint16_t)n5;
+            pushed += b4 + b5;
+            sel = b5 ? n5 : b4 ? n4 : sel;
+        }
+        sp += pushed;
+        if (__builtin_expect(sp == 1, 0))
+            break;
+        q = pushed ? sel : cand;
+        sp--;
+    }
+    uint32_t minz = 0, maxz = 0;
+    if (kind != 2) {
+        miny = p->y[q0];
+        maxy = p->y[maxq];
+    } else {
+        minz = p->z[q0];
+        maxz = p->z[maxq];
+    }
+    bmin[0] = minc - 1;
+    bmin[1] = miny;
+    bmin[2] = minz;
+    bmax[0] = maxc - 1;
+    bmax[1] = maxy;
+    bmax[2] = maxz;
+    return count;
+}
+
+static inline __attribute__((always_inline)) int flood_all(const chunk_ctx *cc, op_topo_flood *f,
+                                                           uint32_t *restrict labels, const int kind,
+                                                           const int branchy)
 {
     const op_topo_plan *p = cc->p;
     op_local_topology *t = cc->t;
-    uint32_t zoff = p->pz > 1 ? 1 : 0;
-    for (uint32_t lz = 0; lz < p->c[2]; lz++)
-        for (uint32_t ly = 0; ly < p->c[1]; ly++) {
-            uint32_t q0 = (lz + zoff) * p->px * p->py + (ly + 1) * p->px + 1;
-            for (uint32_t lx = 0; lx < p->c[0]; lx++) {
-                if (!f->st[q0 + lx])
+    uint8_t *restrict st = f->st;
+    const uint32_t cx = p->c[0], cy = p->c[1], cz = p->c[2], px = p->px, pxy = p->px * p->py;
+    const uint32_t zoff = p->pz > 1 ? 1 : 0;
+    const int compact = p->compact;
+    for (uint32_t lz = 0; lz < cz; lz++)
+        for (uint32_t ly = 0; ly < cy; ly++) {
+            const uint32_t q0 = (lz + zoff) * pxy + (ly + 1) * px + 1;
+            for (uint32_t lx = 0; lx < cx; lx++) {
+                if (!st[q0 + lx])
                     continue;
                 uint32_t id = t->region_count + 1;
                 if (op_topo_local_reserve_regions(t, id))
@@ -421,9 +614,10 @@ static int flood_all(const chunk_ctx *cc, op_topo_flood *f, uint32_t *labels, co
                 r->first_exit = t->exit_count;
                 t->region_count = id;
                 uint32_t bmin[3], bmax[3];
-                uint32_t n = flood_region(cc, f->st, f->stack, q0 + lx, id, labels, nn, bmin, bmax);
-                if (n == UINT32_MAX)
-                    return -1;
+                uint32_t n = compact ? flood_region16(cc, st, f->stack16, q0 + lx, id, f->lab16, kind,
+                                                      branchy, bmin, bmax)
+                                     : flood_region(cc, st, f->stack, q0 + lx, id, labels, kind,
+                                                    branchy, bmin, bmax);
                 r = &t->regions[id - 1];
                 r->tile_count = n;
                 for (int a = 0; a < 3; a++) {
@@ -432,6 +626,16 @@ static int flood_all(const chunk_ctx *cc, op_topo_flood *f, uint32_t *labels, co
                 }
             }
         }
+    if (compact) {
+        const uint16_t *restrict lab = f->lab16;
+        for (uint32_t lz = 0; lz < cz; lz++)
+            for (uint32_t ly = 0; ly < cy; ly++) {
+                const uint16_t *restrict src = lab + (lz + zoff) * pxy + (ly + 1) * px + 1;
+                uint32_t *restrict dst = labels + ly * cx + lz * cx * cy;
+                for (uint32_t lx = 0; lx < cx; lx++)
+                    dst[lx] = src[lx];
+            }
+    }
     return 0;
 }
 
@@ -530,10 +734,24 @@ int op_topo_label_chunk(const op_world *w, const op_movement_class *c, const op_
     uint32_t *labels = t->labels;
     if (use_template && passable == p->tiles && p->open_exits)
         return copy_template(&cc, labels);
-    memset(labels, 0, (size_t)p->tiles * sizeof *labels);
-    if (passable == 0)
+    if (passable == 0) {
+        memset(labels, 0, (size_t)p->tiles * sizeof *labels);
         return 0;
-    return p->nn == 6 ? flood_all(&cc, f, labels, 6) : flood_all(&cc, f, labels, 4);
+    }
+    if (p->compact)
+        memset(f->lab16, 0, (size_t)p->padded * sizeof *f->lab16);
+    else
+        memset(labels, 0, (size_t)p->tiles * sizeof *labels);
+    if (op_topo_local_reserve_exits(t, p->max_exits))
+        return -1;
+    /* Both loops give the same bytes; the branchy one wins where the ground is open
+     * (supplement §10.2 either way; docs/decisions/topology.md). */
+    const int open = passable * 20 >= (uint64_t)p->tiles * 19;
+    if (p->hex)
+        return open ? flood_all(&cc, f, labels, 1, 1) : flood_all(&cc, f, labels, 1, 0);
+    if (p->pz > 1)
+        return open ? flood_all(&cc, f, labels, 2, 1) : flood_all(&cc, f, labels, 2, 0);
+    return open ? flood_all(&cc, f, labels, 0, 1) : flood_all(&cc, f, labels, 0, 0);
 }
 
 /* ---- build_local_chunk_topology ----------------------------------------------------------- */

@@ -73,38 +73,39 @@ int op_topo_exit_across(const op_region_graph *g, const op_boundary_exit *e, uin
     return 1;
 }
 
-uint32_t op_topo_count_exit_portals(const op_region_graph *g, const op_local_topology *t)
+uint32_t op_topo_count_exit_portals(const op_region_graph *g, const op_local_topology *t,
+                                    uint32_t *to)
 {
     uint32_t n = 0;
     const uint32_t tiles = g->chunk_tiles;
     for (uint32_t i = 0; i < t->exit_count; i++) {
-        uint32_t slot, local;
+        uint32_t slot, local, r = 0;
         if (op_topo_exit_across(g, &t->exits[i], &slot, &local))
-            n += g->labels[(size_t)slot * tiles + local] != 0;
+            r = g->labels[(size_t)slot * tiles + local];
+        to[i] = r;
+        n += r != 0;
     }
     return n;
 }
 
 uint32_t op_topo_fill_exit_portals(const op_region_graph *g, const op_local_topology *t,
-                                   op_region_portal *out)
+                                   const uint32_t *to, op_region_portal *out)
 {
     uint32_t n = 0;
-    const uint32_t tiles = g->chunk_tiles;
     for (uint32_t i = 0; i < t->exit_count; i++) {
+        if (!to[i])
+            continue;
         const op_boundary_exit *e = &t->exits[i];
-        uint32_t slot, local;
-        if (!op_topo_exit_across(g, e, &slot, &local))
-            continue;
-        uint32_t to = g->labels[(size_t)slot * tiles + local];
-        if (!to)
-            continue;
+        uint32_t slot = e->target_chunk, local;
+        if (e->face >= OP_FACE_POS_X_NEG_Y)
+            op_topo_exit_across(g, e, &slot, &local); /* a hex seam may reach a diagonal chunk */
         op_region_portal *p = &out[n++];
         p->from.chunk = t->chunk;
         p->from.region = e->region;
         p->to.chunk = slot; /* dense: slot = chunk key */
-        p->to.region = to;
+        p->to.region = to[i];
         p->from_coord = e->coord;
-        p->to_coord = op_boundary_face_step(e->coord, (op_boundary_face)e->face);
+        p->to_coord = op_topo_face_step(e->coord, e->face);
         p->face = e->face;
     }
     return n;

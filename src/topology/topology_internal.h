@@ -69,6 +69,10 @@ typedef struct op_topo_plan {
     uint32_t *loc;            /* padded -> local tile (UINT32_MAX on padding) */
     uint32_t *x, *y, *z;      /* padded -> local coordinates */
     uint8_t *face;            /* padded -> bit f set when the tile lies on face f (0-5) */
+    uint64_t *info;           /* padded -> local | x << 24 | face << 48: one load per pop */
+    int compact;              /* padded <= 65535: the 16-bit flood (local.c) */
+    uint64_t px_magic, py_magic; /* floor(2^32 / px) + 1: exact q / px for q·px < 2^32 */
+    uint32_t max_exits;       /* most exits one chunk can record */
     /* The flood of an all-passable chunk with every neighbour chunk present: its exits
      * in pop order with the chunk offset of their target (op_region_graph_settings
      * use_open_template). */
@@ -87,6 +91,7 @@ typedef struct op_topo_open_exit op_topo_open_exit;
 typedef struct op_topo_flood {
     uint8_t *st;      /* padded: 1 = passable and not yet labelled */
     uint32_t *stack;  /* padded + 8 */
+    uint16_t *stack16, *lab16; /* compact plans: 16-bit stack and padded labels */
     uint8_t *row;     /* one row of passability */
     op_topo_eval eval;
     uint32_t padded_cap, row_cap;
@@ -134,17 +139,23 @@ typedef struct op_region_graph_work {
     size_t extra_slots;   /* entries of extra and extra_cap initialised */
     size_t count_slots;   /* entries of extra_count and exit_portals */
     size_t offsets_slots; /* slots the graph's portal and region offsets can hold */
+    uint32_t *exit_offsets; /* slots + 1: prefix sums of exit counts */
+    size_t exit_offsets_cap;
+    uint32_t *exit_to;      /* per exit: the region across it (0: none) */
+    size_t exit_to_cap;
     uint64_t serial; /* build number: the high half of the first-occurrence stamps */
 } op_region_graph_work;
 
 /* Dominant-axis face of a provider step (supplement §10.6: ties x, then y, then z). */
 op_boundary_face op_topo_transition_face(op_coord3 from, op_coord3 to);
 
-/* Portal pairing for one slot: counts the exits whose tile across has a region. */
-uint32_t op_topo_count_exit_portals(const op_region_graph *g, const op_local_topology *t);
-/* Writes them in exit order; returns the count. */
+/* Portal pairing for one slot: to[i] = the region across exit i (0: none); returns how
+ * many exits have one. */
+uint32_t op_topo_count_exit_portals(const op_region_graph *g, const op_local_topology *t,
+                                    uint32_t *to);
+/* Writes their portals in exit order from to[]; returns the count. */
 uint32_t op_topo_fill_exit_portals(const op_region_graph *g, const op_local_topology *t,
-                                   op_region_portal *out);
+                                   const uint32_t *to, op_region_portal *out);
 /* The tile across an exit, as (slot, local tile); 0 when there is none. */
 int op_topo_exit_across(const op_region_graph *g, const op_boundary_exit *e, uint32_t *slot,
                         uint32_t *local);
@@ -163,6 +174,19 @@ static inline void op_topo_locate(const op_region_graph_stamp *st, op_coord3 c, 
 }
 
 int op_topo_shape_contains(const op_world_shape *s, op_coord3 c);
+
+/* The step of a face, inline for the portal passes (op_boundary_face_step). */
+static inline op_coord3 op_topo_face_step(op_coord3 c, uint8_t f)
+{
+    static const int8_t d[8][3] = {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0},
+                                   {0, 0, -1}, {0, 0, 1}, {1, -1, 0}, {-1, 1, 0}};
+    if (f < 8) {
+        c.x += d[f][0];
+        c.y += d[f][1];
+        c.z += d[f][2];
+    }
+    return c;
+}
 
 /* CSR and first-occurrence adjacency of one slot's regions (portals of the slot are at
  * [portal_offsets[slot], portal_offsets[slot + 1])). fill has one entry per region of
