@@ -126,5 +126,6 @@ int cmd_bake(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_isa(int argc, char **argv);
 int cmd_digest(int argc, char **argv);
+int cmd_topology(int argc, char **argv);
 
 #endif

@@ -17,6 +17,7 @@ static const struct {
     {"verify", cmd_verify, "run every instruction-set variant and the invariant checkers"},
     {"digest", cmd_digest, "print the stage digests of an input (as bake --json records them)"},
     {"isa", cmd_isa, "list the kernel variants and whether this CPU runs them"},
+    {"topology", cmd_topology, "build the chunk-region graph of a top-down world; queries"},
 };
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
 

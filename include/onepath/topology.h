@@ -424,7 +424,8 @@ typedef struct op_region_graph_build_result {
 
 typedef struct op_region_graph_settings {
     const op_transition_provider *provider; /* NULL = AdjacentTransitions */
-    int threads;           /* OpenMP threads for the chunk-parallel passes; 0 = default */
+    int threads;           /* OpenMP threads for the chunk-parallel passes; 0 = OpenMP's
+                            * default, and one thread for worlds under 32768 tiles */
     int use_open_template; /* 1 (default): chunks with every tile passable copy a
                             * precomputed flood; 0 floods them (tests compare both) */
 } op_region_graph_settings;

@@ -405,11 +405,17 @@ op_status op_region_graph_build(op_ctx *ctx, const op_world *world, const op_mov
     memcpy(g->stamp.chunks, world->chunks, sizeof g->stamp.chunks);
     g->stamp.lattice_version = OP_LATTICE_VERSION;
 
+    /* With the default thread count, threads only pay off past a few chunks' worth of
+     * tiles: starting and joining a team costs more than labelling a small world. An
+     * explicit count is always used (the tests compare counts on small worlds). */
+    const int par = nt > 1 && slots > 1 && (s.threads > 0 || (uint64_t)slots * tiles >= 32768);
+    (void)par;
+
     /* 1. Local topology of every chunk. */
     const int use_template = s.use_open_template != 0;
     int failed = 0;
 #if OP_HAVE_OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) reduction(| : failed)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (par) reduction(| : failed)
 #endif
     for (int64_t k = 0; k < (int64_t)slots; k++) {
         op_local_topology *t = &g->locals[k];
@@ -456,7 +462,7 @@ op_status op_region_graph_build(op_ctx *ctx, const op_world *world, const op_mov
         s.provider && s.provider->ops && s.provider->ops->for_each_transition ? s.provider : NULL;
     failed = 0;
 #if OP_HAVE_OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) reduction(| : failed)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (par) reduction(| : failed)
 #endif
     for (int64_t k = 0; k < (int64_t)slots; k++) {
         w->exit_portals[k] =
@@ -500,7 +506,7 @@ op_status op_region_graph_build(op_ctx *ctx, const op_world *world, const op_mov
     g->region_count = (uint32_t)regions;
     const uint64_t serial = w->serial;
 #if OP_HAVE_OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (par)
 #endif
     for (int64_t k = 0; k < (int64_t)slots; k++) {
         uint32_t at = g->portal_offsets[k];
