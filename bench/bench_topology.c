@@ -272,7 +272,8 @@ static void reg_build(int world, int threads, int templ)
     snprintf(b->name, sizeof b->name, "topology/build/t%d%s/%s", threads, templ ? "" : "-flood",
              world_names[world]);
     uint32_t size = world == W_OPEN2048 || world == W_WALLS2048 ? 2048 : 512;
-    op_bench_case c = {b->name, b, (uint64_t)size * size, build_before, build_iter, build_after};
+    op_bench_case c = {.name = b->name, .user = b, .items_per_iter = (uint64_t)size * size,
+                       .before = build_before, .iter = build_iter, .after = build_after};
     op_bench_register(&c);
 }
 
@@ -290,7 +291,8 @@ static void reg_query(int world, int kind)
     if (kind == Q_PRE_UNREACH)
         q->req.goal = (op_coord3){256, 256, 0};
     snprintf(q->name, sizeof q->name, "topology/%s/%s", fam[kind], world_names[world]);
-    op_bench_case c = {q->name, q, 1, query_before, query_iter, query_after};
+    op_bench_case c = {.name = q->name, .user = q, .items_per_iter = 1, .before = query_before,
+                       .iter = query_iter, .after = query_after};
     op_bench_register(&c);
 }
 
