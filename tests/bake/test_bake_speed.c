@@ -17,16 +17,10 @@
 #include <string.h>
 
 #include "onepath/onepath.h"
+#include "util/testbuild.h"
 #include "util/testutil.h"
 
 /* ---- The previous watershed (sorted once, levels over the span arrays) ---------- */
-
-static uint32_t *u32s(size_t n)
-{
-    uint32_t *p = malloc((n ? n : 1) * sizeof *p);
-    assert_non_null(p);
-    return p;
-}
 
 static int in_band(const op_chf *chf, uint32_t x, uint32_t z)
 {
@@ -61,8 +55,8 @@ static uint32_t ref_watershed(const op_chf *chf, const uint32_t *dist, uint32_t 
                  s++)
                 region[s] = chf->area[s] && in_band(chf, x, z) ? OP_BORDER_REGION : 0;
         }
-    uint32_t *order = u32s(n), *cand = u32s(n), *next = u32s(n), *newreg = u32s(n);
-    uint32_t *queue = u32s(n);
+    uint32_t *order = op_test_u32s(n), *cand = op_test_u32s(n), *next = op_test_u32s(n), *newreg = op_test_u32s(n);
+    uint32_t *queue = op_test_u32s(n);
     uint8_t *mark = calloc(n ? n : 1, 1);
     assert_non_null(mark);
     uint32_t m = 0, next_id = 0;
@@ -179,7 +173,7 @@ static void make_dist(op_ctx *ctx, const op_chf *chf, int kind, uint64_t seed, u
 static void check_watershed(op_ctx *ctx, const op_chf *chf, int kind, uint64_t seed)
 {
     const uint32_t n = chf->span_count;
-    uint32_t *dist = u32s(n), *a = u32s(n), *b = u32s(n);
+    uint32_t *dist = op_test_u32s(n), *a = op_test_u32s(n), *b = op_test_u32s(n);
     make_dist(ctx, chf, kind, seed, dist);
     memset(a, 0xa5, (size_t)(n ? n : 1) * 4);
     uint32_t count = 12345;
@@ -252,7 +246,7 @@ static void test_watershed_nothing_to_do(void **state)
     op_chf chf;
     assert_int_equal(op_random_chf(&ctx, &chf, 3, &o), OP_OK);
     chf.border_size = 3; /* every cell is in the band */
-    uint32_t n = chf.span_count, *dist = u32s(n), *reg = u32s(n), count = 99;
+    uint32_t n = chf.span_count, *dist = op_test_u32s(n), *reg = op_test_u32s(n), count = 99;
     make_dist(&ctx, &chf, D_REAL, 3, dist);
     assert_int_equal(op_build_regions_watershed_raw(&ctx, &chf, dist, reg, &count), OP_OK);
     assert_int_equal(count, 0);
@@ -316,7 +310,7 @@ static void test_links_match_previous(void **state)
         const uint32_t n = chf.span_count;
         uint32_t *want[4];
         for (int d = 0; d < 4; d++)
-            want[d] = u32s(n);
+            want[d] = op_test_u32s(n);
         ref_links(&chf, want);
         for (int d = 0; d < 4; d++)
             memset(chf.link[d], 0x5a, (size_t)(n ? n : 1) * 4);
@@ -396,8 +390,7 @@ static void ref_ledge(op_heightfield *hf, int wh, int climb)
  * walkable_climb all occur, 0..3 spans per column, empty columns, area-0 spans. */
 static void random_hf(op_ctx *ctx, op_heightfield *hf, uint64_t seed, uint32_t w, uint32_t d)
 {
-    const float bmin[3] = {0, 0, 0}, bmax[3] = {(float)w, 100, (float)d};
-    assert_int_equal(op_heightfield_init(ctx, hf, w, d, bmin, bmax, 1.0f, 1.0f), OP_OK);
+    op_test_hf(ctx, hf, w, d, NULL, 1.0f, 1.0f, 100);
     op_rng rng = {seed};
     for (uint32_t z = 0; z < d; z++)
         for (uint32_t x = 0; x < w; x++) {

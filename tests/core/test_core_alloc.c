@@ -16,11 +16,9 @@
 
 #include "onepath/onepath.h"
 #include "util/testalloc.h"
+#include "util/testbuild.h"
 #include "util/testutil.h"
 
-#ifdef OP_HAVE_PNG
-#include <png.h>
-#endif
 
 /* ---- the C library's allocator, watched ---------------------------------------------- */
 
@@ -193,31 +191,8 @@ static void test_demo_bake_allocates_through_the_hook(void **state)
 static const char quad_obj[] = "v 0 0 0\nv 2 0 0\nv 2 0 2\nv 0 0 2\nf 1 3 2\nf 1 4 3\n";
 
 #ifdef OP_HAVE_PNG
-static void write_png16(const char *path, uint32_t w, uint32_t d)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
-    png_infop info = png_create_info_struct(png);
-    assert_true(png && info);
-    if (setjmp(png_jmpbuf(png)))
-        fail_msg("libpng failed writing the test image");
-    png_init_io(png, f);
-    png_set_IHDR(png, info, w, d, 16, PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE,
-                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    png_write_info(png, info);
-    unsigned char row[64];
-    for (uint32_t z = 0; z < d; z++) {
-        for (uint32_t x = 0; x < w; x++) {
-            row[2 * x] = (unsigned char)(z + x);
-            row[2 * x + 1] = 0;
-        }
-        png_write_row(png, row);
-    }
-    png_write_end(png, NULL);
-    png_destroy_write_struct(&png, &info);
-    fclose(f);
-}
+/* Small 16-bit samples for the PNG heightmap. */
+static uint16_t png_sample(uint32_t x, uint32_t z) { return (uint16_t)(x + z); }
 #endif
 
 static void test_loaders_and_writers_allocate_through_the_hook(void **state)
@@ -252,7 +227,7 @@ static void test_loaders_and_writers_allocate_through_the_hook(void **state)
 #ifdef OP_HAVE_PNG
     char png_path[512];
     snprintf(png_path, sizeof png_path, "%s", op_test_tmp_path(".png"));
-    write_png16(png_path, 5, 4);
+    op_test_write_png(png_path, 5, 4, 16, 0, png_sample);
 #endif
     char chf_path[512];
     snprintf(chf_path, sizeof chf_path, "%s", op_test_tmp_path(".opchf"));

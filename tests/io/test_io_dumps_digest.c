@@ -15,8 +15,6 @@
 #include "onepath/opchf.h"
 #include "util/testutil.h"
 
-static op_ctx g_ctx;
-
 /* Pinned digests of the tiny hand-made inputs below (computed once, never edited
  * unless the documented serialization changes on purpose). */
 #define PINNED_TINY_CHF "ade269b816dc0a33"
@@ -36,7 +34,7 @@ static op_status dec_dist(const unsigned char *buf, size_t len)
     unsigned char *copy = malloc(len ? len : 1);
     memcpy(copy, buf, len);
     uint32_t *v, n;
-    op_status st = op_dump_distance_decode(&g_ctx, copy, len, &v, &n);
+    op_status st = op_dump_distance_decode(&op_test_ctx, copy, len, &v, &n);
     free(copy);
     free(v);
     return st;
@@ -47,7 +45,7 @@ static op_status dec_reg(const unsigned char *buf, size_t len)
     unsigned char *copy = malloc(len ? len : 1);
     memcpy(copy, buf, len);
     uint32_t *v, n, rc;
-    op_status st = op_dump_regions_decode(&g_ctx, copy, len, &v, &n, &rc);
+    op_status st = op_dump_regions_decode(&op_test_ctx, copy, len, &v, &n, &rc);
     free(copy);
     free(v);
     return st;
@@ -56,8 +54,8 @@ static op_status dec_reg(const unsigned char *buf, size_t len)
 static void expect_bad(decode_fn f, const unsigned char *buf, size_t len, const char *what)
 {
     op_status st = f(buf, len);
-    if (st != OP_BAD_INPUT || strncmp(g_ctx.err, "offset ", 7) != 0)
-        fail_msg("%s (len %zu): status %d message '%s'", what, len, (int)st, g_ctx.err);
+    if (st != OP_BAD_INPUT || strncmp(op_test_ctx.err, "offset ", 7) != 0)
+        fail_msg("%s (len %zu): status %d message '%s'", what, len, (int)st, op_test_ctx.err);
 }
 
 static void test_dump_distance(void **state)
@@ -70,7 +68,7 @@ static void test_dump_distance(void **state)
         dist[i] = (uint32_t)op_rng_next(&r);
     unsigned char *buf;
     size_t len;
-    assert_int_equal(op_dump_distance_encode(&g_ctx, dist, n, &buf, &len), OP_OK);
+    assert_int_equal(op_dump_distance_encode(&op_test_ctx, dist, n, &buf, &len), OP_OK);
     assert_int_equal(len, 12 + 4 * n);
     assert_memory_equal(buf, "OPDST1\0\0", 8);
     assert_int_equal(buf[8], n & 0xff);
@@ -79,34 +77,34 @@ static void test_dump_distance(void **state)
     assert_int_equal(buf[15], dist[0] >> 24);
     assert_true(op_digest_distance(dist, n) == op_digest_bytes(buf, len));
     uint32_t *back, m;
-    assert_int_equal(op_dump_distance_decode(&g_ctx, buf, len, &back, &m), OP_OK);
+    assert_int_equal(op_dump_distance_decode(&op_test_ctx, buf, len, &back, &m), OP_OK);
     assert_int_equal(m, n);
     assert_memory_equal(back, dist, n * 4);
     free(back);
     const char *path = op_test_tmp_path(".opdst");
-    assert_int_equal(op_dump_distance_write(&g_ctx, dist, n, path), OP_OK);
+    assert_int_equal(op_dump_distance_write(&op_test_ctx, dist, n, path), OP_OK);
     size_t flen;
     unsigned char *file = op_test_read_file(path, &flen);
     assert_int_equal(flen, len);
     assert_memory_equal(file, buf, len);
     free(file);
-    assert_int_equal(op_dump_distance_read(&g_ctx, path, &back, &m), OP_OK);
+    assert_int_equal(op_dump_distance_read(&op_test_ctx, path, &back, &m), OP_OK);
     assert_int_equal(m, n);
     assert_memory_equal(back, dist, n * 4);
     free(back);
     remove(path);
     /* Empty dump. */
     free(buf);
-    assert_int_equal(op_dump_distance_encode(&g_ctx, dist, 0, &buf, &len), OP_OK);
+    assert_int_equal(op_dump_distance_encode(&op_test_ctx, dist, 0, &buf, &len), OP_OK);
     assert_int_equal(len, 12);
-    assert_int_equal(op_dump_distance_decode(&g_ctx, buf, len, &back, &m), OP_OK);
+    assert_int_equal(op_dump_distance_decode(&op_test_ctx, buf, len, &back, &m), OP_OK);
     assert_int_equal(m, 0);
     assert_non_null(back);
     free(back);
     free(buf);
 
     /* Corruptions of a 5-span dump. */
-    assert_int_equal(op_dump_distance_encode(&g_ctx, dist, 5, &buf, &len), OP_OK);
+    assert_int_equal(op_dump_distance_encode(&op_test_ctx, dist, 5, &buf, &len), OP_OK);
     unsigned char mbuf[64];
     for (size_t k = 0; k < len; k++)
         expect_bad(dec_dist, buf, k, "distance truncated");
@@ -136,34 +134,35 @@ static void test_dump_regions(void **state)
         reg[i] = i % 7 == 0 ? OP_BORDER_REGION : i % (rc + 1);
     unsigned char *buf;
     size_t len;
-    assert_int_equal(op_dump_regions_encode(&g_ctx, reg, n, rc, &buf, &len), OP_OK);
+    assert_int_equal(op_dump_regions_encode(&op_test_ctx, reg, n, rc, &buf, &len), OP_OK);
     assert_int_equal(len, 16 + 4 * n);
     assert_memory_equal(buf, "OPREG1\0\0", 8);
     assert_int_equal(buf[12], rc);
     assert_true(op_digest_regions(reg, n, rc) == op_digest_bytes(buf, len));
     uint32_t *back, m, mrc;
-    assert_int_equal(op_dump_regions_decode(&g_ctx, buf, len, &back, &m, &mrc), OP_OK);
+    assert_int_equal(op_dump_regions_decode(&op_test_ctx, buf, len, &back, &m, &mrc), OP_OK);
     assert_int_equal(m, n);
     assert_int_equal(mrc, rc);
     assert_memory_equal(back, reg, n * 4);
     free(back);
     const char *path = op_test_tmp_path(".opreg");
-    assert_int_equal(op_dump_regions_write(&g_ctx, reg, n, rc, path), OP_OK);
-    assert_int_equal(op_dump_regions_read(&g_ctx, path, &back, &m, &mrc), OP_OK);
+    assert_int_equal(op_dump_regions_write(&op_test_ctx, reg, n, rc, path), OP_OK);
+    assert_int_equal(op_dump_regions_read(&op_test_ctx, path, &back, &m, &mrc), OP_OK);
     assert_int_equal(m, n);
     assert_memory_equal(back, reg, n * 4);
     free(back);
     remove(path);
-    assert_int_equal(op_dump_regions_read(&g_ctx, path, &back, &m, &mrc), OP_IO_ERROR);
+    assert_int_equal(op_dump_regions_read(&op_test_ctx, path, &back, &m, &mrc), OP_IO_ERROR);
 
     free(buf);
     /* Invalid ids are refused on export. */
     reg[3] = rc + 1;
-    assert_int_equal(op_dump_regions_encode(&g_ctx, reg, n, rc, &buf, &len), OP_INVALID_ARGUMENT);
+    assert_int_equal(op_dump_regions_encode(&op_test_ctx, reg, n, rc, &buf, &len),
+                     OP_INVALID_ARGUMENT);
     assert_null(buf);
     reg[3] = 3;
 
-    assert_int_equal(op_dump_regions_encode(&g_ctx, reg, 6, rc, &buf, &len), OP_OK);
+    assert_int_equal(op_dump_regions_encode(&op_test_ctx, reg, 6, rc, &buf, &len), OP_OK);
     unsigned char mbuf[64];
     for (size_t k = 0; k < len; k++)
         expect_bad(dec_reg, buf, k, "regions truncated");
@@ -179,15 +178,15 @@ static void test_dump_regions(void **state)
     memcpy(mbuf, buf, len);
     put32(mbuf + 12, 0x80000000u);
     expect_bad(dec_reg, mbuf, len, "regions region_count too large");
-    assert_int_equal(strncmp(g_ctx.err, "offset 12:", 10), 0);
+    assert_int_equal(strncmp(op_test_ctx.err, "offset 12:", 10), 0);
     memcpy(mbuf, buf, len);
     put32(mbuf + 12, 2); /* ids 3.. now exceed region_count */
     expect_bad(dec_reg, mbuf, len, "regions id > region_count");
-    assert_int_equal(strncmp(g_ctx.err, "offset 28:", 10), 0); /* span 3 */
+    assert_int_equal(strncmp(op_test_ctx.err, "offset 28:", 10), 0); /* span 3 */
     memcpy(mbuf, buf, len);
     put32(mbuf + 16 + 4 * 5, 0x80000001u);
     expect_bad(dec_reg, mbuf, len, "regions id beyond border");
-    assert_int_equal(strncmp(g_ctx.err, "offset 36:", 10), 0);
+    assert_int_equal(strncmp(op_test_ctx.err, "offset 36:", 10), 0);
     free(buf);
     free(reg);
 }
@@ -196,7 +195,7 @@ static void test_dump_regions(void **state)
  * one-way link 1->2 (not mutual, so hashed as 0xffffffff). */
 static void tiny_field(op_chf *a)
 {
-    assert_int_equal(op_chf_alloc(&g_ctx, a, 2, 1, 3), OP_OK);
+    assert_int_equal(op_chf_alloc(&op_test_ctx, a, 2, 1, 3), OP_OK);
     a->cs = 0.3f;
     a->ch = 0.2f;
     a->walkable_height = 2;
@@ -210,7 +209,7 @@ static void tiny_field(op_chf *a)
     a->link[2][0] = 2;
     a->link[0][2] = 0;
     a->link[2][1] = 2;
-    op_chf_build_mutual(&g_ctx, a);
+    op_chf_build_mutual(&op_test_ctx, a);
 }
 
 static void test_digest_chf_format(void **state)
@@ -258,8 +257,8 @@ static void test_digest_sensitivity(void **state)
     op_random_chf_opts o;
     op_random_chf_defaults(&o, 40, 30);
     op_chf a, b;
-    assert_int_equal(op_random_chf(&g_ctx, &a, 3, &o), OP_OK);
-    assert_int_equal(op_random_chf(&g_ctx, &b, 3, &o), OP_OK); /* a second, independent run */
+    assert_int_equal(op_random_chf(&op_test_ctx, &a, 3, &o), OP_OK);
+    assert_int_equal(op_random_chf(&op_test_ctx, &b, 3, &o), OP_OK); /* a second, independent run */
     const uint64_t h = op_digest_chf(&a);
     assert_true(h == op_digest_chf(&a));
     assert_true(h == op_digest_chf(&b));
@@ -334,7 +333,6 @@ static void test_digest_stream(void **state)
 
 int main(void)
 {
-    op_ctx_init(&g_ctx, OP_ISA_SCALAR);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dump_distance),
         cmocka_unit_test(test_dump_regions),
@@ -342,7 +340,5 @@ int main(void)
         cmocka_unit_test(test_digest_sensitivity),
         cmocka_unit_test(test_digest_stream),
     };
-    int r = cmocka_run_group_tests(tests, NULL, NULL);
-    op_ctx_free(&g_ctx);
-    return r;
+    return cmocka_run_group_tests(tests, op_test_ctx_setup, op_test_ctx_teardown);
 }

@@ -9,11 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef OP_HAVE_PNG
-#include <png.h>
-#endif
 
 #include "onepath/heightmap.h"
+#include "util/testbuild.h"
 #include "util/testutil.h"
 
 static uint16_t sample(uint32_t x, uint32_t z) { return (uint16_t)(x * 1000 + z * 37 + 5); }
@@ -123,44 +121,6 @@ static void test_heightmap_r16(void **state)
     op_ctx_free(&ctx);
 }
 
-#ifdef OP_HAVE_PNG
-/* Writes a w×d PNG with the given bit depth and colour type (samples from sample()). */
-static void write_png(const char *path, uint32_t w, uint32_t d, int depth, int color)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
-    png_infop info = png_create_info_struct(png);
-    assert_true(png && info);
-    if (setjmp(png_jmpbuf(png)))
-        fail_msg("libpng failed writing the test image");
-    png_init_io(png, f);
-    png_set_IHDR(png, info, w, d, depth, color, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
-                 PNG_FILTER_TYPE_DEFAULT);
-    png_write_info(png, info);
-    const int chans = color == PNG_COLOR_TYPE_RGB ? 3 : 1, bps = depth / 8;
-    unsigned char *row = calloc((size_t)w * chans * bps, 1);
-    for (uint32_t z = 0; z < d; z++) {
-        for (uint32_t x = 0; x < w; x++) {
-            uint16_t v = sample(x, z);
-            for (int c = 0; c < chans; c++) {
-                unsigned char *p = row + ((size_t)x * chans + c) * bps;
-                if (bps == 2) {
-                    p[0] = (unsigned char)(v >> 8); /* PNG is big-endian */
-                    p[1] = (unsigned char)v;
-                } else {
-                    p[0] = (unsigned char)v;
-                }
-            }
-        }
-        png_write_row(png, row);
-    }
-    png_write_end(png, NULL);
-    png_destroy_write_struct(&png, &info);
-    free(row);
-    fclose(f);
-}
-#endif
 
 static void test_heightmap_png(void **state)
 {
@@ -175,9 +135,9 @@ static void test_heightmap_png(void **state)
     snprintf(p8, sizeof p8, "%s", op_test_tmp_path(".png"));
     snprintf(prgb, sizeof prgb, "%s", op_test_tmp_path(".png"));
     snprintf(pbad, sizeof pbad, "%s", op_test_tmp_path(".png"));
-    write_png(p16, w, d, 16, PNG_COLOR_TYPE_GRAY);
-    write_png(p8, w, d, 8, PNG_COLOR_TYPE_GRAY);
-    write_png(prgb, w, d, 16, PNG_COLOR_TYPE_RGB);
+    op_test_write_png(p16, w, d, 16, 0, sample);
+    op_test_write_png(p8, w, d, 8, 0, sample);
+    op_test_write_png(prgb, w, d, 16, 1, sample);
     op_heightmap_opts o = {2.0f, 0.5f};
     assert_int_equal(op_load_heightmap_png(&ctx, p16, &o, &m), OP_OK);
     check_grid_mesh(&m, w, d, 2.0f, 0.5f);

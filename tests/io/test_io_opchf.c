@@ -17,8 +17,6 @@
 #include "onepath/opchf.h"
 #include "util/testutil.h"
 
-static op_ctx g_ctx;
-
 static void put32(unsigned char *p, uint32_t v)
 {
     for (int i = 0; i < 4; i++)
@@ -65,7 +63,7 @@ static op_status decode_copy(const unsigned char *buf, size_t len, op_chf *out)
 {
     unsigned char *copy = malloc(len ? len : 1);
     memcpy(copy, buf, len);
-    op_status st = op_opchf_decode(&g_ctx, copy, len, out);
+    op_status st = op_opchf_decode(&op_test_ctx, copy, len, out);
     free(copy);
     return st;
 }
@@ -77,11 +75,12 @@ static void expect_bad_at(const unsigned char *buf, size_t len, long long want, 
     op_chf out;
     op_status st = decode_copy(buf, len, &out);
     if (st != OP_BAD_INPUT)
-        fail_msg("%s %lld: status %d (%s), expected bad input", what, idx, (int)st, g_ctx.err);
-    if (strncmp(g_ctx.err, "offset ", 7) != 0)
-        fail_msg("%s %lld: message '%s' has no offset", what, idx, g_ctx.err);
-    if (want >= 0 && strtoll(g_ctx.err + 7, NULL, 10) != want)
-        fail_msg("%s %lld: message '%s', expected offset %lld", what, idx, g_ctx.err, want);
+        fail_msg("%s %lld: status %d (%s), expected bad input", what, idx, (int)st,
+                 op_test_ctx.err);
+    if (strncmp(op_test_ctx.err, "offset ", 7) != 0)
+        fail_msg("%s %lld: message '%s' has no offset", what, idx, op_test_ctx.err);
+    if (want >= 0 && strtoll(op_test_ctx.err + 7, NULL, 10) != want)
+        fail_msg("%s %lld: message '%s', expected offset %lld", what, idx, op_test_ctx.err, want);
     assert_null(out.y); /* nothing half-built */
 }
 
@@ -91,7 +90,7 @@ static void make_field(op_chf *chf, uint64_t seed, uint32_t w, uint32_t d)
     op_random_chf_defaults(&o, w, d);
     o.empty_percent = 15;
     o.area_count = 3;
-    assert_int_equal(op_random_chf(&g_ctx, chf, seed, &o), OP_OK);
+    assert_int_equal(op_random_chf(&op_test_ctx, chf, seed, &o), OP_OK);
     chf->border_size = 3;
     chf->bmin[1] = -2.0f;
 }
@@ -104,7 +103,7 @@ static void test_opchf_roundtrip(void **state)
         make_field(&a, seed, 3 + (uint32_t)seed % 9, 2 + (uint32_t)seed % 7);
         unsigned char *buf;
         size_t len;
-        assert_int_equal(op_opchf_encode(&g_ctx, &a, &buf, &len), OP_OK);
+        assert_int_equal(op_opchf_encode(&op_test_ctx, &a, &buf, &len), OP_OK);
         assert_int_equal(len, 64 + 8 * (size_t)a.width * a.depth + 10 * (size_t)a.span_count);
         assert_memory_equal(buf, "OPCHF1\0\0", 8);
         assert_int_equal(decode_copy(buf, len, &b), OP_OK);
@@ -112,7 +111,7 @@ static void test_opchf_roundtrip(void **state)
         /* Re-encoding gives the same bytes. */
         unsigned char *buf2;
         size_t len2;
-        assert_int_equal(op_opchf_encode(&g_ctx, &b, &buf2, &len2), OP_OK);
+        assert_int_equal(op_opchf_encode(&op_test_ctx, &b, &buf2, &len2), OP_OK);
         assert_int_equal(len, len2);
         assert_memory_equal(buf, buf2, len);
         free(buf);
@@ -124,13 +123,13 @@ static void test_opchf_roundtrip(void **state)
     op_chf a, b;
     make_field(&a, 99, 300, 200);
     const char *path = op_test_tmp_path(".opchf");
-    assert_int_equal(op_opchf_write(&g_ctx, &a, path), OP_OK);
-    assert_int_equal(op_opchf_read(&g_ctx, path, &b), OP_OK);
+    assert_int_equal(op_opchf_write(&op_test_ctx, &a, path), OP_OK);
+    assert_int_equal(op_opchf_read(&op_test_ctx, path, &b), OP_OK);
     assert_same_chf(&a, &b);
     remove(path);
     op_chf_free(&a);
     op_chf_free(&b);
-    assert_int_equal(op_opchf_read(&g_ctx, "/nonexistent/x.opchf", &b), OP_IO_ERROR);
+    assert_int_equal(op_opchf_read(&op_test_ctx, "/nonexistent/x.opchf", &b), OP_IO_ERROR);
 }
 
 /* A field with a hand-placed one-way link, to check it survives and mutual[] is
@@ -139,7 +138,7 @@ static void test_opchf_one_way(void **state)
 {
     (void)state;
     op_chf a, b;
-    assert_int_equal(op_chf_alloc(&g_ctx, &a, 2, 1, 3), OP_OK);
+    assert_int_equal(op_chf_alloc(&op_test_ctx, &a, 2, 1, 3), OP_OK);
     a.cs = 1.0f;
     a.ch = 0.5f;
     a.walkable_height = 2;
@@ -154,12 +153,12 @@ static void test_opchf_one_way(void **state)
     a.link[2][0] = 1; /* mutual with link[0][1] */
     a.link[0][1] = 0;
     a.link[0][2] = 0; /* one-way */
-    op_chf_build_mutual(&g_ctx, &a);
+    op_chf_build_mutual(&op_test_ctx, &a);
     assert_int_equal(a.mutual[0], 1 << 2);
     assert_int_equal(a.mutual[2], 0);
     unsigned char *buf;
     size_t len;
-    assert_int_equal(op_opchf_encode(&g_ctx, &a, &buf, &len), OP_OK);
+    assert_int_equal(op_opchf_encode(&op_test_ctx, &a, &buf, &len), OP_OK);
     /* span 2's link[0] is index 0 of cell 0; link[2] -1 */
     const size_t s2 = 64 + 16 + 20;
     assert_int_equal(buf[s2 + 6], 0);
@@ -180,7 +179,7 @@ static void test_opchf_corrupt_header(void **state)
     make_field(&a, 7, 6, 5);
     unsigned char *buf, *m;
     size_t len;
-    assert_int_equal(op_opchf_encode(&g_ctx, &a, &buf, &len), OP_OK);
+    assert_int_equal(op_opchf_encode(&op_test_ctx, &a, &buf, &len), OP_OK);
     m = malloc(len + 200);
     const uint32_t n = a.span_count;
 
@@ -241,7 +240,7 @@ static void test_opchf_corrupt_cells_spans(void **state)
     make_field(&a, 11, 7, 6);
     unsigned char *buf, *m;
     size_t len;
-    assert_int_equal(op_opchf_encode(&g_ctx, &a, &buf, &len), OP_OK);
+    assert_int_equal(op_opchf_encode(&op_test_ctx, &a, &buf, &len), OP_OK);
     m = malloc(len);
     const uint64_t d0 = op_digest_chf(&a);
     const size_t cells = (size_t)a.width * a.depth;
@@ -326,7 +325,7 @@ static void test_opchf_corrupt_cells_spans(void **state)
                         memcpy(m, buf, len);
                         m[lo] = 0;
                         expect_bad_at(m, len, (long long)lo, "link off-grid", s);
-                        assert_non_null(strstr(g_ctx.err, "off the grid"));
+                        assert_non_null(strstr(op_test_ctx.err, "off the grid"));
                         offgrid++;
                     } else {
                         const uint32_t nc = (uint32_t)nx + (uint32_t)nz * a.width;
@@ -350,7 +349,7 @@ static void test_opchf_link_128(void **state)
     (void)state;
     /* Cell 0: one span; cell 1: 130 spans. Span 0 links +x to index 129 of cell 1. */
     op_chf a, b;
-    assert_int_equal(op_chf_alloc(&g_ctx, &a, 2, 1, 131), OP_OK);
+    assert_int_equal(op_chf_alloc(&op_test_ctx, &a, 2, 1, 131), OP_OK);
     a.cs = 0.3f;
     a.ch = 0.2f;
     a.walkable_height = 1;
@@ -365,20 +364,20 @@ static void test_opchf_link_128(void **state)
     }
     a.link[2][0] = 1 + 129;
     a.link[0][130] = 0;
-    op_chf_build_mutual(&g_ctx, &a);
+    op_chf_build_mutual(&op_test_ctx, &a);
     unsigned char *buf = NULL;
     size_t len = 0;
-    assert_int_equal(op_opchf_encode(&g_ctx, &a, &buf, &len), OP_UNSUPPORTED);
+    assert_int_equal(op_opchf_encode(&op_test_ctx, &a, &buf, &len), OP_UNSUPPORTED);
     assert_null(buf);
-    assert_non_null(strstr(g_ctx.err, "129"));
+    assert_non_null(strstr(op_test_ctx.err, "129"));
     const char *path = op_test_tmp_path(".opchf");
-    assert_int_equal(op_opchf_write(&g_ctx, &a, path), OP_UNSUPPORTED);
+    assert_int_equal(op_opchf_write(&op_test_ctx, &a, path), OP_UNSUPPORTED);
     /* Index 127 is the last that fits. */
     a.link[2][0] = 1 + 127;
     a.link[0][130] = OP_NO_LINK;
     a.link[0][128] = 0;
-    op_chf_build_mutual(&g_ctx, &a);
-    assert_int_equal(op_opchf_encode(&g_ctx, &a, &buf, &len), OP_OK);
+    op_chf_build_mutual(&op_test_ctx, &a);
+    assert_int_equal(op_opchf_encode(&op_test_ctx, &a, &buf, &len), OP_OK);
     assert_int_equal(decode_copy(buf, len, &b), OP_OK);
     assert_same_chf(&a, &b);
     assert_int_equal(b.mutual[0], 1 << 2);
@@ -386,7 +385,7 @@ static void test_opchf_link_128(void **state)
     op_chf_free(&b);
     /* A link outside its neighbour cell is not a valid field: refused, not written. */
     a.link[2][0] = 0;
-    assert_int_equal(op_opchf_encode(&g_ctx, &a, &buf, &len), OP_INVALID_ARGUMENT);
+    assert_int_equal(op_opchf_encode(&op_test_ctx, &a, &buf, &len), OP_INVALID_ARGUMENT);
     op_chf_free(&a);
 }
 
@@ -399,7 +398,7 @@ static void test_opchf_fuzz(void **state)
     make_field(&a, 21, 5, 4);
     unsigned char *buf, *m, *re;
     size_t len, relen;
-    assert_int_equal(op_opchf_encode(&g_ctx, &a, &buf, &len), OP_OK);
+    assert_int_equal(op_opchf_encode(&op_test_ctx, &a, &buf, &len), OP_OK);
     op_rng r = {77};
     for (int it = 0; it < 3000; it++) {
         m = malloc(len);
@@ -408,15 +407,15 @@ static void test_opchf_fuzz(void **state)
         for (uint32_t k = 0; k < flips; k++)
             m[op_rng_below(&r, (uint32_t)len)] = (unsigned char)op_rng_next(&r);
         const size_t cut = op_rng_below(&r, 8) == 0 ? op_rng_below(&r, (uint32_t)len) : len;
-        op_status st = op_opchf_decode(&g_ctx, m, cut, &b);
+        op_status st = op_opchf_decode(&op_test_ctx, m, cut, &b);
         if (st == OP_OK) {
-            assert_int_equal(op_opchf_encode(&g_ctx, &b, &re, &relen), OP_OK);
+            assert_int_equal(op_opchf_encode(&op_test_ctx, &b, &re, &relen), OP_OK);
             assert_int_equal(relen, cut);
             free(re);
             op_chf_free(&b);
         } else {
             assert_int_equal(st, OP_BAD_INPUT);
-            assert_int_equal(strncmp(g_ctx.err, "offset ", 7), 0);
+            assert_int_equal(strncmp(op_test_ctx.err, "offset ", 7), 0);
         }
         free(m);
     }
@@ -426,7 +425,6 @@ static void test_opchf_fuzz(void **state)
 
 int main(void)
 {
-    op_ctx_init(&g_ctx, OP_ISA_SCALAR);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_opchf_roundtrip),
         cmocka_unit_test(test_opchf_one_way),
@@ -435,7 +433,5 @@ int main(void)
         cmocka_unit_test(test_opchf_link_128),
         cmocka_unit_test(test_opchf_fuzz),
     };
-    int r = cmocka_run_group_tests(tests, NULL, NULL);
-    op_ctx_free(&g_ctx);
-    return r;
+    return cmocka_run_group_tests(tests, op_test_ctx_setup, op_test_ctx_teardown);
 }

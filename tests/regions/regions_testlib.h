@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "onepath/regions.h"
+#include "util/testbuild.h"
 #include "util/testutil.h"
 
 /* rows[z] is row z (so the first string is z = 0); each char one cell:
@@ -73,11 +74,6 @@ static inline void check_ok(op_ctx *ctx, const op_chf *chf, const op_region_sett
         fail_msg("%s: checker %s: %s", what, op_status_name(st), op_ctx_error(ctx));
 }
 
-static inline uint32_t *u32_alloc(uint32_t n)
-{
-    uint32_t *p = malloc((size_t)(n ? n : 1) * sizeof *p);
-    assert_non_null(p);
-    return p;
-}
+static inline uint32_t *u32_alloc(uint32_t n) { return op_test_u32s(n); }
 
 #endif

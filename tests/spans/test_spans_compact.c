@@ -7,21 +7,19 @@
 #include <string.h>
 
 #include "onepath/onepath.h"
+#include "util/testbuild.h"
+#include "util/testutil.h"
 
-static op_ctx g_ctx;
-
+/* w x d cells of 0.5 x 0.25 from (1, 2, 3), up to y = 50. */
 static void make_hf(op_heightfield *hf, uint32_t w, uint32_t d)
 {
-    const float bmin[3] = {1, 2, 3};
-    const float bmax[3] = {1 + (float)w * 0.5f, 50, 3 + (float)d * 0.5f};
-    assert_int_equal(op_heightfield_init(&g_ctx, hf, w, d, bmin, bmax, 0.5f, 0.25f), OP_OK);
+    static const float origin[3] = {1, 2, 3};
+    op_test_hf(&op_test_ctx, hf, w, d, origin, 0.5f, 0.25f, 48);
 }
 
 static void add(op_heightfield *hf, uint32_t x, uint32_t z, int lo, int hi, int area)
 {
-    assert_int_equal(op_heightfield_add_span(&g_ctx, hf, x, z, (uint16_t)lo, (uint16_t)hi,
-                                             (uint8_t)area, 0),
-                     OP_OK);
+    op_test_span(&op_test_ctx, hf, x, z, lo, hi, area);
 }
 
 /* Layout: cells x + z*width, spans bottom-up, area-0 spans dropped, cell_first a prefix
@@ -38,7 +36,7 @@ static void test_layout(void **state)
     add(&hf, 1, 1, 7, 9, 63);
     add(&hf, 1, 1, 20, 22, 63);
     op_chf chf;
-    assert_int_equal(op_build_compact_heightfield(&g_ctx, &hf, 3, 1, &chf), OP_OK);
+    assert_int_equal(op_build_compact_heightfield(&op_test_ctx, &hf, 3, 1, &chf), OP_OK);
     assert_int_equal(chf.width, 3);
     assert_int_equal(chf.depth, 2);
     assert_int_equal(chf.span_count, 5);
@@ -65,8 +63,10 @@ static void test_layout(void **state)
     op_heightfield_free(&hf);
     /* Bad settings are refused. */
     make_hf(&hf, 1, 1);
-    assert_int_equal(op_build_compact_heightfield(&g_ctx, &hf, 0, 1, &chf), OP_INVALID_ARGUMENT);
-    assert_int_equal(op_build_compact_heightfield(&g_ctx, &hf, 2, -1, &chf), OP_INVALID_ARGUMENT);
+    assert_int_equal(op_build_compact_heightfield(&op_test_ctx, &hf, 0, 1, &chf),
+                     OP_INVALID_ARGUMENT);
+    assert_int_equal(op_build_compact_heightfield(&op_test_ctx, &hf, 2, -1, &chf),
+                     OP_INVALID_ARGUMENT);
     op_heightfield_free(&hf);
 }
 
@@ -84,7 +84,7 @@ static void test_links(void **state)
     add(&hf, 0, 0, 5, 6, 63);
     add(&hf, 1, 0, 0, 3, 63);
     op_chf chf;
-    assert_int_equal(op_build_compact_heightfield(&g_ctx, &hf, 2, 3, &chf), OP_OK);
+    assert_int_equal(op_build_compact_heightfield(&op_test_ctx, &hf, 2, 3, &chf), OP_OK);
     assert_int_equal(chf.span_count, 3);
     const uint32_t a1 = 0, a2 = 1, b1 = 2;
     assert_int_equal(chf.link[2][a1], b1);
@@ -102,12 +102,12 @@ static void test_links(void **state)
     op_chf_free(&chf);
     /* Climb 1: a1–b1 step 2 > 1 → no link at all. Height 3: overlap 2 < 3 for a1–b1,
      * a2–b1 step 3 within climb 3 → b1 links to a2 now, mutually. */
-    assert_int_equal(op_build_compact_heightfield(&g_ctx, &hf, 2, 1, &chf), OP_OK);
+    assert_int_equal(op_build_compact_heightfield(&op_test_ctx, &hf, 2, 1, &chf), OP_OK);
     for (uint32_t s = 0; s < 3; s++)
         for (int d = 0; d < 4; d++)
             assert_int_equal(chf.link[d][s], OP_NO_LINK);
     op_chf_free(&chf);
-    assert_int_equal(op_build_compact_heightfield(&g_ctx, &hf, 3, 3, &chf), OP_OK);
+    assert_int_equal(op_build_compact_heightfield(&op_test_ctx, &hf, 3, 3, &chf), OP_OK);
     assert_int_equal(chf.link[2][a1], OP_NO_LINK);
     assert_int_equal(chf.link[2][a2], b1);
     assert_int_equal(chf.link[0][b1], a2);
@@ -124,7 +124,7 @@ static void test_links(void **state)
     add(&hf, 1, 2, 0, 11, 63);
     add(&hf, 2, 1, 0, 9, 63);
     add(&hf, 1, 0, 0, 12, 63);
-    assert_int_equal(op_build_compact_heightfield(&g_ctx, &hf, 2, 2, &chf), OP_OK);
+    assert_int_equal(op_build_compact_heightfield(&op_test_ctx, &hf, 2, 2, &chf), OP_OK);
     const uint32_t c = chf.cell_first[1 + 1 * 3];
     const uint32_t ny[4] = {10, 11, 9, 12};
     for (int d = 0; d < 4; d++) {
@@ -150,7 +150,7 @@ static void test_300_spans(void **state)
         add(&hf, 1, 0, 3 * i, 3 * i + 1, 63);
     }
     op_chf chf;
-    assert_int_equal(op_build_compact_heightfield(&g_ctx, &hf, 2, 0, &chf), OP_OK);
+    assert_int_equal(op_build_compact_heightfield(&op_test_ctx, &hf, 2, 0, &chf), OP_OK);
     assert_int_equal(chf.span_count, 600);
     assert_int_equal(chf.cell_count[0], 300);
     assert_int_equal(chf.cell_count[1], 300);
@@ -166,19 +166,6 @@ static void test_300_spans(void **state)
     op_heightfield_free(&hf);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    return op_ctx_init(&g_ctx, OP_ISA_SCALAR) == OP_OK ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    op_ctx_free(&g_ctx);
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -186,5 +173,5 @@ int main(void)
         cmocka_unit_test(test_links),
         cmocka_unit_test(test_300_spans),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, op_test_ctx_setup, op_test_ctx_teardown);
 }

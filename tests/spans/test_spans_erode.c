@@ -11,6 +11,7 @@
 
 #include "onepath/onepath.h"
 #include "core/kernels.h"
+#include "util/testbuild.h"
 #include "util/testutil.h"
 
 /* Diagonals whose two step orders (d then d+1, d+1 then d) reach different spans. */
@@ -93,12 +94,11 @@ static void test_erode_diagonal(void **state)
     op_ctx ctx;
     assert_int_equal(op_ctx_init(&ctx, OP_ISA_SCALAR), OP_OK);
     op_heightfield hf;
-    const float bmin[3] = {0, 0, 0}, bmax[3] = {11, 10, 11};
-    assert_int_equal(op_heightfield_init(&ctx, &hf, 11, 11, bmin, bmax, 1, 1), OP_OK);
+    op_test_hf(&ctx, &hf, 11, 11, NULL, 1, 1, 10);
     for (uint32_t z = 0; z < 11; z++)
         for (uint32_t x = 0; x < 11; x++)
             if (!(x == 3 && z == 4))
-                assert_int_equal(op_heightfield_add_span(&ctx, &hf, x, z, 0, 1, 63, 0), OP_OK);
+                op_test_span(&ctx, &hf, x, z, 0, 1, 63);
     op_chf chf;
     assert_int_equal(op_build_compact_heightfield(&ctx, &hf, 2, 0, &chf), OP_OK);
     op_heightfield_free(&hf);

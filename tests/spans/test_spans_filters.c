@@ -7,21 +7,18 @@
 #include <string.h>
 
 #include "onepath/onepath.h"
+#include "util/testbuild.h"
+#include "util/testutil.h"
 
-static op_ctx g_ctx;
-
+/* w x d unit cells from the origin, up to y = 100. */
 static void make_hf(op_heightfield *hf, uint32_t w, uint32_t d)
 {
-    const float bmin[3] = {0, 0, 0};
-    const float bmax[3] = {(float)w, 100, (float)d};
-    assert_int_equal(op_heightfield_init(&g_ctx, hf, w, d, bmin, bmax, 1, 1), OP_OK);
+    op_test_hf(&op_test_ctx, hf, w, d, NULL, 1, 1, 100);
 }
 
 static void add(op_heightfield *hf, uint32_t x, uint32_t z, int lo, int hi, int area)
 {
-    assert_int_equal(op_heightfield_add_span(&g_ctx, hf, x, z, (uint16_t)lo, (uint16_t)hi,
-                                             (uint8_t)area, 0),
-                     OP_OK);
+    op_test_span(&op_test_ctx, hf, x, z, lo, hi, area);
 }
 
 /* Area of the k-th span (bottom-up) of a column; -1 when there is none. */
@@ -210,19 +207,6 @@ static void test_low_height(void **state)
     op_heightfield_free(&hf);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    return op_ctx_init(&g_ctx, OP_ISA_SCALAR) == OP_OK ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    op_ctx_free(&g_ctx);
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -230,5 +214,5 @@ int main(void)
         cmocka_unit_test(test_ledges),
         cmocka_unit_test(test_low_height),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, op_test_ctx_setup, op_test_ctx_teardown);
 }

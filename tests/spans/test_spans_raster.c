@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "onepath/onepath.h"
+#include "util/testbuild.h"
 
 /* Spans of one column, bottom-up, into arrays; returns the count. */
 static uint32_t column(const op_heightfield *hf, uint32_t x, uint32_t z, uint16_t *smin,
@@ -28,25 +29,6 @@ static uint32_t column(const op_heightfield *hf, uint32_t x, uint32_t z, uint16_
     return n;
 }
 
-static void init_hf(op_ctx *ctx, op_heightfield *hf, uint32_t w, uint32_t d, float cs, float ch,
-                    float ymax)
-{
-    const float bmin[3] = {0, 0, 0};
-    const float bmax[3] = {(float)w * cs, ymax, (float)d * cs};
-    assert_int_equal(op_heightfield_init(ctx, hf, w, d, bmin, bmax, cs, ch), OP_OK);
-}
-
-/* Up-facing quad (Recast winding) at height y over [x0, x1] x [z0, z1]. */
-static void add_quad(op_ctx *ctx, op_mesh *m, float x0, float z0, float x1, float z1, float y)
-{
-    const uint32_t b = m->vert_count;
-    assert_int_equal(op_mesh_add_vertex(ctx, m, x0, y, z0), OP_OK);
-    assert_int_equal(op_mesh_add_vertex(ctx, m, x0, y, z1), OP_OK);
-    assert_int_equal(op_mesh_add_vertex(ctx, m, x1, y, z1), OP_OK);
-    assert_int_equal(op_mesh_add_vertex(ctx, m, x1, y, z0), OP_OK);
-    assert_int_equal(op_mesh_add_triangle(ctx, m, b, b + 1, b + 2), OP_OK);
-    assert_int_equal(op_mesh_add_triangle(ctx, m, b, b + 2, b + 3), OP_OK);
-}
 
 /* supplement §1.2: a 45° triangle is walkable just above 45° and not just below; a
  * down-facing triangle and a degenerate one are never walkable. */
@@ -88,7 +70,7 @@ static void test_slope_threshold(void **state)
     assert_int_equal(a[0], 0);
     op_mesh_free(&m);
     op_mesh_init(&m);
-    add_quad(&ctx, &m, 0, 0, 1, 1, 0);
+    op_test_quad_up(&ctx, &m, 0, 0, 1, 1, 0);
     op_mark_walkable_triangles(&m, 0.5f, a);
     assert_int_equal(a[0], 63);
     assert_int_equal(a[1], 63);
@@ -110,7 +92,7 @@ static void test_merge_rule(void **state)
     uint8_t ar[8];
 
     /* exactly climb: [0,5] walkable, then [5,7] unwalkable touching: 7-5 = 2 <= 2. */
-    init_hf(&ctx, &hf, 2, 2, 1, 1, 100);
+    op_test_hf(&ctx, &hf, 2, 2, NULL, 1, 1, 100);
     assert_int_equal(op_heightfield_add_span(&ctx, &hf, 1, 1, 0, 5, 63, 2), OP_OK);
     assert_int_equal(op_heightfield_add_span(&ctx, &hf, 1, 1, 5, 7, 0, 2), OP_OK);
     assert_int_equal(column(&hf, 1, 1, lo, hi, ar, 8), 1);
@@ -122,7 +104,7 @@ static void test_merge_rule(void **state)
     op_heightfield_free(&hf);
 
     /* climb + 1: the top moved by 2 > 1, the new area (0) stays. */
-    init_hf(&ctx, &hf, 2, 2, 1, 1, 100);
+    op_test_hf(&ctx, &hf, 2, 2, NULL, 1, 1, 100);
     assert_int_equal(op_heightfield_add_span(&ctx, &hf, 1, 1, 0, 5, 63, 1), OP_OK);
     assert_int_equal(op_heightfield_add_span(&ctx, &hf, 1, 1, 5, 7, 0, 1), OP_OK);
     assert_int_equal(column(&hf, 1, 1, lo, hi, ar, 8), 1);
@@ -131,7 +113,7 @@ static void test_merge_rule(void **state)
     op_heightfield_free(&hf);
 
     /* Separated spans stay apart and are ordered bottom-up whatever the insert order. */
-    init_hf(&ctx, &hf, 1, 1, 1, 1, 100);
+    op_test_hf(&ctx, &hf, 1, 1, NULL, 1, 1, 100);
     assert_int_equal(op_heightfield_add_span(&ctx, &hf, 0, 0, 10, 12, 1, 0), OP_OK);
     assert_int_equal(op_heightfield_add_span(&ctx, &hf, 0, 0, 0, 5, 2, 0), OP_OK);
     assert_int_equal(op_heightfield_add_span(&ctx, &hf, 0, 0, 6, 8, 3, 0), OP_OK);
@@ -153,7 +135,7 @@ static void test_merge_rule(void **state)
 
     /* "After each union": a small unwalkable span inside a tall walkable one takes the
      * walkable area because the union's top equals the existing top. */
-    init_hf(&ctx, &hf, 1, 1, 1, 1, 100);
+    op_test_hf(&ctx, &hf, 1, 1, NULL, 1, 1, 100);
     assert_int_equal(op_heightfield_add_span(&ctx, &hf, 0, 0, 0, 10, 63, 2), OP_OK);
     assert_int_equal(op_heightfield_add_span(&ctx, &hf, 0, 0, 3, 4, 0, 2), OP_OK);
     assert_int_equal(column(&hf, 0, 0, lo, hi, ar, 8), 1);
@@ -178,7 +160,7 @@ static void test_many_spans(void **state)
     op_ctx ctx;
     assert_int_equal(op_ctx_init(&ctx, OP_ISA_SCALAR), OP_OK);
     op_heightfield hf;
-    init_hf(&ctx, &hf, 2, 1, 1, 1, 2000);
+    op_test_hf(&ctx, &hf, 2, 1, NULL, 1, 1, 2000);
     for (int i = 299; i >= 0; i--)
         assert_int_equal(op_heightfield_add_span(&ctx, &hf, 0, 0, (uint16_t)(3 * i),
                                                  (uint16_t)(3 * i + 1), 63, 0), OP_OK);
@@ -213,9 +195,9 @@ static void test_rasterize_flat(void **state)
     uint16_t lo[4], hi[4];
     uint8_t ar[4];
 
-    init_hf(&ctx, &hf, 4, 4, 0.5f, 0.25f, 2.0f);
+    op_test_hf(&ctx, &hf, 4, 4, NULL, 0.5f, 0.25f, 2.0f);
     op_mesh_init(&m);
-    add_quad(&ctx, &m, 0, 0, 2, 2, 1.0f);
+    op_test_quad_up(&ctx, &m, 0, 0, 2, 2, 1.0f);
     op_mark_walkable_triangles(&m, 45, areas);
     assert_int_equal(op_rasterize_triangles(&ctx, &hf, &m, areas, 1), OP_OK);
     assert_int_equal(op_heightfield_span_count(&hf), 16);
@@ -230,9 +212,9 @@ static void test_rasterize_flat(void **state)
     op_mesh_free(&m);
 
     /* A quad ending exactly on x = 1.0 and z = 1.0 touches only cells 0..1. */
-    init_hf(&ctx, &hf, 4, 4, 0.5f, 0.25f, 2.0f);
+    op_test_hf(&ctx, &hf, 4, 4, NULL, 0.5f, 0.25f, 2.0f);
     op_mesh_init(&m);
-    add_quad(&ctx, &m, 0, 0, 1, 1, 0.3f);
+    op_test_quad_up(&ctx, &m, 0, 0, 1, 1, 0.3f);
     op_mark_walkable_triangles(&m, 45, areas);
     assert_int_equal(op_rasterize_triangles(&ctx, &hf, &m, areas, 1), OP_OK);
     assert_int_equal(op_heightfield_span_count(&hf), 4);
@@ -246,11 +228,11 @@ static void test_rasterize_flat(void **state)
     op_mesh_free(&m);
 
     /* Above bmax.y, below bmin.y: nothing. A quad partly outside in x is clipped. */
-    init_hf(&ctx, &hf, 4, 4, 0.5f, 0.25f, 2.0f);
+    op_test_hf(&ctx, &hf, 4, 4, NULL, 0.5f, 0.25f, 2.0f);
     op_mesh_init(&m);
-    add_quad(&ctx, &m, 0, 0, 2, 2, 2.5f);
-    add_quad(&ctx, &m, 0, 0, 2, 2, -0.5f);
-    add_quad(&ctx, &m, -3, 0.1f, 0.9f, 0.4f, 0.0f);
+    op_test_quad_up(&ctx, &m, 0, 0, 2, 2, 2.5f);
+    op_test_quad_up(&ctx, &m, 0, 0, 2, 2, -0.5f);
+    op_test_quad_up(&ctx, &m, -3, 0.1f, 0.9f, 0.4f, 0.0f);
     op_mark_walkable_triangles(&m, 45, areas);
     assert_int_equal(op_rasterize_triangles(&ctx, &hf, &m, areas, 1), OP_OK);
     assert_int_equal(op_heightfield_span_count(&hf), 2); /* cells x 0..1 of row 0 */
@@ -275,7 +257,7 @@ static void test_rasterize_ramp(void **state)
     uint8_t areas[4];
     uint16_t lo[4], hi[4];
     uint8_t ar[4];
-    init_hf(&ctx, &hf, 4, 2, 0.5f, 0.25f, 1.0f);
+    op_test_hf(&ctx, &hf, 4, 2, NULL, 0.5f, 0.25f, 1.0f);
     op_mesh_init(&m);
     assert_int_equal(op_mesh_add_vertex(&ctx, &m, 0, 0, 0), OP_OK);
     assert_int_equal(op_mesh_add_vertex(&ctx, &m, 0, 0, 1), OP_OK);
@@ -296,7 +278,7 @@ static void test_rasterize_ramp(void **state)
     op_mesh_free(&m);
 
     /* A vertical wall from y = -5 to 5 inside one cell: clamped to [0, by] = [0, 1]. */
-    init_hf(&ctx, &hf, 2, 2, 1.0f, 0.25f, 1.0f);
+    op_test_hf(&ctx, &hf, 2, 2, NULL, 1.0f, 0.25f, 1.0f);
     op_mesh_init(&m);
     assert_int_equal(op_mesh_add_vertex(&ctx, &m, 0.2f, -5, 0.2f), OP_OK);
     assert_int_equal(op_mesh_add_vertex(&ctx, &m, 0.8f, -5, 0.2f), OP_OK);
@@ -328,7 +310,7 @@ static void test_rasterize_order_and_errors(void **state)
     uint8_t ar[4];
     /* Floor at y = 0 ([0,1]) and a wall from 0 to 2 ([0,8]); climb 2. */
     op_mesh_init(&m);
-    add_quad(&ctx, &m, 0, 0, 1, 1, 0.0f);
+    op_test_quad_up(&ctx, &m, 0, 0, 1, 1, 0.0f);
     assert_int_equal(op_mesh_add_vertex(&ctx, &m, 0.1f, 0, 0.5f), OP_OK);
     assert_int_equal(op_mesh_add_vertex(&ctx, &m, 0.9f, 0, 0.5f), OP_OK);
     assert_int_equal(op_mesh_add_vertex(&ctx, &m, 0.5f, 2, 0.5f), OP_OK);
@@ -337,7 +319,7 @@ static void test_rasterize_order_and_errors(void **state)
     op_mark_walkable_triangles(&m, 45, areas);
     assert_int_equal(areas[2], 0);
     /* floor first: [0,1] then wall [0,8]: |8-1| > 2 → area 0. */
-    init_hf(&ctx, &hf, 1, 1, 1.0f, 0.25f, 2.0f);
+    op_test_hf(&ctx, &hf, 1, 1, NULL, 1.0f, 0.25f, 2.0f);
     assert_int_equal(op_rasterize_triangles(&ctx, &hf, &m, areas, 2), OP_OK);
     assert_int_equal(column(&hf, 0, 0, lo, hi, ar, 4), 1);
     assert_int_equal(hi[0], 8);
@@ -348,7 +330,7 @@ static void test_rasterize_order_and_errors(void **state)
     memmove(m.tris + 3, m.tris, 6 * sizeof(uint32_t));
     memcpy(m.tris, t, sizeof t);
     op_mark_walkable_triangles(&m, 45, areas);
-    init_hf(&ctx, &hf, 1, 1, 1.0f, 0.25f, 2.0f);
+    op_test_hf(&ctx, &hf, 1, 1, NULL, 1.0f, 0.25f, 2.0f);
     assert_int_equal(op_rasterize_triangles(&ctx, &hf, &m, areas, 2), OP_OK);
     assert_int_equal(column(&hf, 0, 0, lo, hi, ar, 4), 1);
     assert_int_equal(ar[0], 63);

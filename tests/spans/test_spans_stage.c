@@ -8,27 +8,17 @@
 #include <string.h>
 
 #include "onepath/onepath.h"
-
-static op_ctx g_ctx;
+#include "util/testbuild.h"
+#include "util/testutil.h"
 
 static uint32_t vtx(op_mesh *m, float x, float y, float z)
 {
-    assert_int_equal(op_mesh_add_vertex(&g_ctx, m, x, y, z), OP_OK);
-    return m->vert_count - 1;
+    return op_test_vertex(&op_test_ctx, m, x, y, z);
 }
 
 static void tri(op_mesh *m, uint32_t a, uint32_t b, uint32_t c)
 {
-    assert_int_equal(op_mesh_add_triangle(&g_ctx, m, a, b, c), OP_OK);
-}
-
-/* Up-facing quad, Recast winding. */
-static void quad_up(op_mesh *m, float x0, float z0, float x1, float z1, float y)
-{
-    uint32_t a = vtx(m, x0, y, z0), b = vtx(m, x0, y, z1), c = vtx(m, x1, y, z1),
-             d = vtx(m, x1, y, z0);
-    tri(m, a, b, c);
-    tri(m, a, c, d);
+    op_test_triangle(&op_test_ctx, m, a, b, c);
 }
 
 /* Ground [0,10]² at y 0, then a box [4,6]² x [0,2] (top and four walls, no bottom). */
@@ -36,8 +26,8 @@ static void scene_quad_box(op_scene *s)
 {
     op_scene_init(s);
     op_mesh *m = &s->mesh;
-    quad_up(m, 0, 0, 10, 10, 0);
-    quad_up(m, 4, 4, 6, 6, 2);
+    op_test_quad_up(&op_test_ctx, m, 0, 0, 10, 10, 0);
+    op_test_quad_up(&op_test_ctx, m, 4, 4, 6, 6, 2);
     const float x[2] = {4, 6}, z[2] = {4, 6};
     for (int i = 0; i < 2; i++) {
         /* wall at x = x[i] and at z = z[i] */
@@ -102,10 +92,10 @@ static void test_quad_box(void **state)
     op_chf chf;
     op_spans_stats st;
     progress_log log = {0, 1, 0};
-    g_ctx.progress = on_progress;
-    g_ctx.progress_user = &log;
-    assert_int_equal(op_build_spans(&g_ctx, &cfg, &s, &chf, &st), OP_OK);
-    g_ctx.progress = NULL;
+    op_test_ctx.progress = on_progress;
+    op_test_ctx.progress_user = &log;
+    assert_int_equal(op_build_spans(&op_test_ctx, &cfg, &s, &chf, &st), OP_OK);
+    op_test_ctx.progress = NULL;
     assert_true(log.calls >= 3);
     assert_true(log.monotone);
     assert_true(log.last == 1.0);
@@ -132,7 +122,7 @@ static void test_quad_box(void **state)
     op_chf_free(&chf);
 
     cfg.walkable_radius = 1;
-    assert_int_equal(op_build_spans(&g_ctx, &cfg, &s, &chf, &st), OP_OK);
+    assert_int_equal(op_build_spans(&op_test_ctx, &cfg, &s, &chf, &st), OP_OK);
     assert_int_equal(st.compact_spans, 309);
     assert_int_equal(st.walkable_spans, 214);
     assert_int_equal(chf.area[chf.cell_first[10 + 10 * 20]], 63);
@@ -151,11 +141,11 @@ static void test_quad_box(void **state)
     v.ymin = -1;
     v.ymax = 1;
     v.area = 9;
-    assert_int_equal(op_scene_add_volume(&g_ctx, &s, &v), OP_OK);
+    assert_int_equal(op_scene_add_volume(&op_test_ctx, &s, &v), OP_OK);
     v.box_max[0] = 1; /* columns 0, 1 */
     v.area = 0;
-    assert_int_equal(op_scene_add_volume(&g_ctx, &s, &v), OP_OK);
-    assert_int_equal(op_build_spans(&g_ctx, &cfg, &s, &chf, &st), OP_OK);
+    assert_int_equal(op_scene_add_volume(&op_test_ctx, &s, &v), OP_OK);
+    assert_int_equal(op_build_spans(&op_test_ctx, &cfg, &s, &chf, &st), OP_OK);
     /* Row 1, columns 1..18 are walkable ground; column 1 is now an obstacle. */
     uint32_t n9 = 0;
     for (uint32_t i = 0; i < chf.span_count; i++)
@@ -180,7 +170,7 @@ static void test_bounds(void **state)
     memcpy(cfg.bmax, bmax, sizeof bmax);
     op_chf chf;
     op_spans_stats st;
-    assert_int_equal(op_build_spans(&g_ctx, &cfg, &s, &chf, &st), OP_OK);
+    assert_int_equal(op_build_spans(&op_test_ctx, &cfg, &s, &chf, &st), OP_OK);
     assert_int_equal(st.width, 12);
     assert_int_equal(st.depth, 12);
     /* The walls are clamped to [0, by] = [0, 2] in y → [4, 8] cells (bmin.y = -1); the top is
@@ -203,23 +193,23 @@ static void test_errors(void **state)
 
     config(&cfg);
     cfg.cs = 0;
-    assert_int_equal(op_build_spans(&g_ctx, &cfg, &s, &chf, NULL), OP_INVALID_ARGUMENT);
-    assert_non_null(strstr(g_ctx.err, "cs"));
+    assert_int_equal(op_build_spans(&op_test_ctx, &cfg, &s, &chf, NULL), OP_INVALID_ARGUMENT);
+    assert_non_null(strstr(op_test_ctx.err, "cs"));
     assert_null(chf.y);
 
     config(&cfg);
     cfg.ch = NAN;
-    assert_int_equal(op_build_spans(&g_ctx, &cfg, &s, &chf, NULL), OP_INVALID_ARGUMENT);
-    assert_non_null(strstr(g_ctx.err, "ch"));
+    assert_int_equal(op_build_spans(&op_test_ctx, &cfg, &s, &chf, NULL), OP_INVALID_ARGUMENT);
+    assert_non_null(strstr(op_test_ctx.err, "ch"));
 
     config(&cfg);
     cfg.walkable_height = 0;
-    assert_int_equal(op_build_spans(&g_ctx, &cfg, &s, &chf, NULL), OP_INVALID_ARGUMENT);
-    assert_non_null(strstr(g_ctx.err, "walkable_height"));
+    assert_int_equal(op_build_spans(&op_test_ctx, &cfg, &s, &chf, NULL), OP_INVALID_ARGUMENT);
+    assert_non_null(strstr(op_test_ctx.err, "walkable_height"));
 
     config(&cfg);
     cfg.walkable_radius = -1;
-    assert_int_equal(op_build_spans(&g_ctx, &cfg, &s, &chf, NULL), OP_INVALID_ARGUMENT);
+    assert_int_equal(op_build_spans(&op_test_ctx, &cfg, &s, &chf, NULL), OP_INVALID_ARGUMENT);
 
     /* An absurd grid fails before anything is allocated. */
     config(&cfg);
@@ -227,30 +217,30 @@ static void test_errors(void **state)
     const float bmin[3] = {-1e7f, 0, -1e7f}, bmax[3] = {1e7f, 10, 1e7f};
     memcpy(cfg.bmin, bmin, sizeof bmin);
     memcpy(cfg.bmax, bmax, sizeof bmax);
-    assert_int_equal(op_build_spans(&g_ctx, &cfg, &s, &chf, NULL), OP_INVALID_ARGUMENT);
-    assert_non_null(strstr(g_ctx.err, "too large"));
+    assert_int_equal(op_build_spans(&op_test_ctx, &cfg, &s, &chf, NULL), OP_INVALID_ARGUMENT);
+    assert_non_null(strstr(op_test_ctx.err, "too large"));
     /* Empty bounds. */
     cfg.bmax[0] = cfg.bmin[0];
-    assert_int_equal(op_build_spans(&g_ctx, &cfg, &s, &chf, NULL), OP_INVALID_ARGUMENT);
+    assert_int_equal(op_build_spans(&op_test_ctx, &cfg, &s, &chf, NULL), OP_INVALID_ARGUMENT);
 
     /* An empty mesh. */
     config(&cfg);
     op_scene e;
     op_scene_init(&e);
-    assert_int_equal(op_build_spans(&g_ctx, &cfg, &e, &chf, NULL), OP_BAD_INPUT);
-    assert_non_null(strstr(g_ctx.err, "no triangles"));
+    assert_int_equal(op_build_spans(&op_test_ctx, &cfg, &e, &chf, NULL), OP_BAD_INPUT);
+    assert_non_null(strstr(op_test_ctx.err, "no triangles"));
     /* A mesh flat in x (zero width). */
     uint32_t a = vtx(&e.mesh, 1, 0, 0), b = vtx(&e.mesh, 1, 0, 1), c = vtx(&e.mesh, 1, 1, 1);
     tri(&e.mesh, a, b, c);
-    assert_int_equal(op_build_spans(&g_ctx, &cfg, &e, &chf, NULL), OP_INVALID_ARGUMENT);
+    assert_int_equal(op_build_spans(&op_test_ctx, &cfg, &e, &chf, NULL), OP_INVALID_ARGUMENT);
     op_scene_free(&e);
 
     /* A corrupt hand-built mesh and a bad volume. */
     s.mesh.tris[0] = 1000;
-    assert_int_equal(op_build_spans(&g_ctx, &cfg, &s, &chf, NULL), OP_BAD_INPUT);
+    assert_int_equal(op_build_spans(&op_test_ctx, &cfg, &s, &chf, NULL), OP_BAD_INPUT);
     s.mesh.tris[0] = 0;
     s.mesh.verts[1] = NAN;
-    assert_int_equal(op_build_spans(&g_ctx, &cfg, &s, &chf, NULL), OP_BAD_INPUT);
+    assert_int_equal(op_build_spans(&op_test_ctx, &cfg, &s, &chf, NULL), OP_BAD_INPUT);
     s.mesh.verts[1] = 0;
     op_volume v;
     memset(&v, 0, sizeof v);
@@ -258,27 +248,14 @@ static void test_errors(void **state)
     v.radius = 1;
     v.ymin = 0;
     v.ymax = 1;
-    assert_int_equal(op_scene_add_volume(&g_ctx, &s, &v), OP_OK);
+    assert_int_equal(op_scene_add_volume(&op_test_ctx, &s, &v), OP_OK);
     s.volumes[0].radius = -2;
-    assert_int_equal(op_build_spans(&g_ctx, &cfg, &s, &chf, NULL), OP_INVALID_ARGUMENT);
+    assert_int_equal(op_build_spans(&op_test_ctx, &cfg, &s, &chf, NULL), OP_INVALID_ARGUMENT);
     assert_null(chf.y);
     s.volumes[0].radius = 2;
-    assert_int_equal(op_build_spans(&g_ctx, &cfg, &s, &chf, NULL), OP_OK);
+    assert_int_equal(op_build_spans(&op_test_ctx, &cfg, &s, &chf, NULL), OP_OK);
     op_chf_free(&chf);
     op_scene_free(&s);
-}
-
-static int setup(void **state)
-{
-    (void)state;
-    return op_ctx_init(&g_ctx, OP_ISA_SCALAR) == OP_OK ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    op_ctx_free(&g_ctx);
-    return 0;
 }
 
 int main(void)
@@ -288,5 +265,5 @@ int main(void)
         cmocka_unit_test(test_bounds),
         cmocka_unit_test(test_errors),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, op_test_ctx_setup, op_test_ctx_teardown);
 }

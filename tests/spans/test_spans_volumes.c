@@ -7,23 +7,22 @@
 #include <string.h>
 
 #include "onepath/onepath.h"
-
-static op_ctx g_ctx;
+#include "util/testbuild.h"
+#include "util/testutil.h"
 
 /* 10x10 cells of 1 world unit from (0, 0, 0), ch 0.5: a floor at y 2 (world 1.0)
  * everywhere and a second floor at y 10 (world 5.0) in columns x >= 5. */
 static void field(op_chf *chf)
 {
     op_heightfield hf;
-    const float bmin[3] = {0, 0, 0}, bmax[3] = {10, 20, 10};
-    assert_int_equal(op_heightfield_init(&g_ctx, &hf, 10, 10, bmin, bmax, 1.0f, 0.5f), OP_OK);
+    op_test_hf(&op_test_ctx, &hf, 10, 10, NULL, 1.0f, 0.5f, 20);
     for (uint32_t z = 0; z < 10; z++)
         for (uint32_t x = 0; x < 10; x++) {
-            assert_int_equal(op_heightfield_add_span(&g_ctx, &hf, x, z, 0, 2, 63, 0), OP_OK);
+            op_test_span(&op_test_ctx, &hf, x, z, 0, 2, 63);
             if (x >= 5)
-                assert_int_equal(op_heightfield_add_span(&g_ctx, &hf, x, z, 8, 10, 63, 0), OP_OK);
+                op_test_span(&op_test_ctx, &hf, x, z, 8, 10, 63);
         }
-    assert_int_equal(op_build_compact_heightfield(&g_ctx, &hf, 2, 1, chf), OP_OK);
+    assert_int_equal(op_build_compact_heightfield(&op_test_ctx, &hf, 2, 1, chf), OP_OK);
     op_heightfield_free(&hf);
 }
 
@@ -70,7 +69,7 @@ static void test_box_and_y(void **state)
     field(&chf);
     /* x in [1.5, 3.5] covers centres 1.5, 2.5, 3.5 (cells 1..3); z in [2, 3] covers 2.5. */
     op_volume v = box(1.5f, 2.0f, 3.5f, 3.0f, 0.0f, 1.0f, 5);
-    assert_int_equal(op_apply_volumes(&g_ctx, &chf, &v, 1), OP_OK);
+    assert_int_equal(op_apply_volumes(&op_test_ctx, &chf, &v, 1), OP_OK);
     assert_int_equal(count_area(&chf, 5), 3);
     assert_int_equal(lower(&chf, 1, 2), 5);
     assert_int_equal(lower(&chf, 3, 2), 5);
@@ -78,12 +77,12 @@ static void test_box_and_y(void **state)
     assert_int_equal(lower(&chf, 1, 3), 63);
     /* y range: [4, 6] picks the upper floor (5.0) only; [1.0001, 4.99] nothing. */
     v = box(0, 0, 10, 10, 4.0f, 6.0f, 9);
-    assert_int_equal(op_apply_volumes(&g_ctx, &chf, &v, 1), OP_OK);
+    assert_int_equal(op_apply_volumes(&op_test_ctx, &chf, &v, 1), OP_OK);
     assert_int_equal(count_area(&chf, 9), 50);
     assert_int_equal(upper(&chf, 7, 7), 9);
     assert_int_equal(lower(&chf, 7, 7), 63);
     v = box(0, 0, 10, 10, 1.0001f, 4.99f, 11);
-    assert_int_equal(op_apply_volumes(&g_ctx, &chf, &v, 1), OP_OK);
+    assert_int_equal(op_apply_volumes(&op_test_ctx, &chf, &v, 1), OP_OK);
     assert_int_equal(count_area(&chf, 11), 0);
     op_chf_free(&chf);
 }
@@ -95,13 +94,13 @@ static void test_order_and_obstacles(void **state)
     (void)state;
     op_chf chf, ref;
     field(&chf);
-    assert_int_equal(op_chf_copy(&g_ctx, &ref, &chf), OP_OK);
+    assert_int_equal(op_chf_copy(&op_test_ctx, &ref, &chf), OP_OK);
     op_volume v[4];
     v[0] = box(0, 0, 4, 4, -10, 10, 5);   /* cells 0..3 x 0..3 */
     v[1] = box(2, 2, 6, 6, -10, 10, 7);   /* cells 2..5 x 2..5, overrides the overlap */
     v[2] = box(0, 0, 1, 1, -10, 10, 0);   /* obstacle at cell (0,0) */
     v[3] = box(0, 0, 1, 1, -10, 10, 8);   /* cannot revive it */
-    assert_int_equal(op_apply_volumes(&g_ctx, &chf, v, 4), OP_OK);
+    assert_int_equal(op_apply_volumes(&op_test_ctx, &chf, v, 4), OP_OK);
     assert_int_equal(lower(&chf, 0, 0), 0);
     assert_int_equal(lower(&chf, 1, 1), 5);
     assert_int_equal(lower(&chf, 2, 2), 7);
@@ -117,9 +116,9 @@ static void test_order_and_obstacles(void **state)
     }
     /* Reversed order: the first box wins the overlap. */
     op_chf_free(&chf);
-    assert_int_equal(op_chf_copy(&g_ctx, &chf, &ref), OP_OK);
+    assert_int_equal(op_chf_copy(&op_test_ctx, &chf, &ref), OP_OK);
     op_volume r[2] = {v[1], v[0]};
-    assert_int_equal(op_apply_volumes(&g_ctx, &chf, r, 2), OP_OK);
+    assert_int_equal(op_apply_volumes(&op_test_ctx, &chf, r, 2), OP_OK);
     assert_int_equal(lower(&chf, 2, 2), 5);
     assert_int_equal(lower(&chf, 5, 5), 7);
     op_chf_free(&chf);
@@ -133,7 +132,7 @@ static void test_prism_cylinder(void **state)
     (void)state;
     op_chf a, b;
     field(&a);
-    assert_int_equal(op_chf_copy(&g_ctx, &b, &a), OP_OK);
+    assert_int_equal(op_chf_copy(&op_test_ctx, &b, &a), OP_OK);
     /* Triangle (0.5,0.5), (4.5,0.5), (0.5,4.5): centres with x + z <= 5 (edge inclusive)
      * in cells 0..4: pairs (x, z) with x + z <= 4 → 15 cells. */
     op_volume p;
@@ -145,10 +144,10 @@ static void test_prism_cylinder(void **state)
     p.ymin = 0;
     p.ymax = 2;
     p.area = 3;
-    assert_int_equal(op_apply_volumes(&g_ctx, &a, &p, 1), OP_OK);
+    assert_int_equal(op_apply_volumes(&op_test_ctx, &a, &p, 1), OP_OK);
     const float cw[6] = {0.5f, 0.5f, 0.5f, 4.5f, 4.5f, 0.5f};
     memcpy(p.verts, cw, sizeof cw);
-    assert_int_equal(op_apply_volumes(&g_ctx, &b, &p, 1), OP_OK);
+    assert_int_equal(op_apply_volumes(&op_test_ctx, &b, &p, 1), OP_OK);
     assert_memory_equal(a.area, b.area, a.span_count);
     assert_int_equal(count_area(&a, 3), 15);
     assert_int_equal(lower(&a, 0, 4), 3);
@@ -167,44 +166,31 @@ static void test_prism_cylinder(void **state)
     c.ymin = 0;
     c.ymax = 100;
     c.area = 4;
-    assert_int_equal(op_apply_volumes(&g_ctx, &a, &c, 1), OP_OK);
+    assert_int_equal(op_apply_volumes(&op_test_ctx, &a, &c, 1), OP_OK);
     assert_int_equal(count_area(&a, 4), 9); /* 5 cells; x >= 5 also on the upper floor */
     assert_int_equal(lower(&a, 6, 5), 4);
     assert_int_equal(upper(&a, 5, 6), 4);
     assert_int_equal(lower(&a, 6, 6), 63);
     /* A volume outside the grid touches nothing. */
     op_volume far = box(100, 100, 200, 200, -10, 10, 1);
-    assert_int_equal(op_apply_volumes(&g_ctx, &a, &far, 1), OP_OK);
+    assert_int_equal(op_apply_volumes(&op_test_ctx, &a, &far, 1), OP_OK);
     assert_int_equal(count_area(&a, 1), 0);
 
     /* Errors: too few prism vertices, ymin > ymax, negative radius, unknown kind;
      * nothing is applied when any volume is bad. */
     op_volume bad[2] = {box(0, 0, 10, 10, -10, 10, 2), p};
     bad[1].vert_count = 2;
-    assert_int_equal(op_apply_volumes(&g_ctx, &a, bad, 2), OP_INVALID_ARGUMENT);
-    assert_non_null(strstr(g_ctx.err, "volume 1"));
+    assert_int_equal(op_apply_volumes(&op_test_ctx, &a, bad, 2), OP_INVALID_ARGUMENT);
+    assert_non_null(strstr(op_test_ctx.err, "volume 1"));
     assert_int_equal(count_area(&a, 2), 0);
     bad[1] = box(0, 0, 1, 1, 5, 4, 2);
-    assert_int_equal(op_apply_volumes(&g_ctx, &a, bad, 2), OP_INVALID_ARGUMENT);
+    assert_int_equal(op_apply_volumes(&op_test_ctx, &a, bad, 2), OP_INVALID_ARGUMENT);
     bad[1] = c;
     bad[1].radius = -1;
-    assert_int_equal(op_apply_volumes(&g_ctx, &a, bad, 2), OP_INVALID_ARGUMENT);
+    assert_int_equal(op_apply_volumes(&op_test_ctx, &a, bad, 2), OP_INVALID_ARGUMENT);
     bad[1].kind = (op_volume_kind)7;
-    assert_int_equal(op_apply_volumes(&g_ctx, &a, bad, 2), OP_INVALID_ARGUMENT);
+    assert_int_equal(op_apply_volumes(&op_test_ctx, &a, bad, 2), OP_INVALID_ARGUMENT);
     op_chf_free(&a);
-}
-
-static int setup(void **state)
-{
-    (void)state;
-    return op_ctx_init(&g_ctx, OP_ISA_SCALAR) == OP_OK ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    op_ctx_free(&g_ctx);
-    return 0;
 }
 
 int main(void)
@@ -214,5 +200,5 @@ int main(void)
         cmocka_unit_test(test_order_and_obstacles),
         cmocka_unit_test(test_prism_cylinder),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, op_test_ctx_setup, op_test_ctx_teardown);
 }

@@ -81,6 +81,21 @@ op_status op_random_chf(op_ctx *ctx, op_chf *chf, uint64_t seed, const op_random
     return op_chf_build_links(ctx, chf);
 }
 
+op_ctx op_test_ctx;
+
+int op_test_ctx_setup(void **state)
+{
+    (void)state;
+    return op_ctx_init(&op_test_ctx, OP_ISA_SCALAR) == OP_OK ? 0 : -1;
+}
+
+int op_test_ctx_teardown(void **state)
+{
+    (void)state;
+    op_ctx_free(&op_test_ctx);
+    return 0;
+}
+
 unsigned char *op_test_read_file(const char *path, size_t *size)
 {
     FILE *f = fopen(path, "rb");

@@ -48,6 +48,12 @@ op_status op_random_chf(op_ctx *ctx, op_chf *chf, uint64_t seed, const op_random
  * Slow on purpose: it shares no code with the kernels it checks. */
 void op_test_brute_distance(const op_chf *chf, uint32_t *dist);
 
+/* The context of a test program that shares one (scalar variant):
+ *   cmocka_run_group_tests(tests, op_test_ctx_setup, op_test_ctx_teardown); */
+extern op_ctx op_test_ctx;
+int op_test_ctx_setup(void **state);
+int op_test_ctx_teardown(void **state);
+
 /* Reads a whole file; NULL on failure. */
 unsigned char *op_test_read_file(const char *path, size_t *size);
 
