@@ -206,7 +206,8 @@ static void test_erode_either_way(void **state)
     assert_int_equal(dist[B(5, 5)], 3); /* +x then +z */
     assert_int_equal(dist[A(5, 5)], 3); /* +z then +x */
     assert_int_equal(dist[B(4, 4)], 6); /* diagonal through the twist from A(5,5) */
-    check_erosion(&ctx, &chf, 2, "twisted");
+    for (int rad = 1; rad <= 5; rad++)
+        check_erosion(&ctx, &chf, rad, "twisted");
     assert_int_equal(op_erode_walkable_area(&ctx, &chf, 2), OP_OK);
     assert_int_equal(chf.area[B(5, 5)], 0);
     assert_int_equal(chf.area[A(5, 5)], 0);
@@ -219,10 +220,46 @@ static void test_erode_either_way(void **state)
     op_ctx_free(&ctx);
 }
 
+/* The bounded search (src/spans/erode.c) against the full distance: radii whose limit
+ * 2·radius is reached only by Dial's buckets (5..9), radii beyond the u8 cap (the full
+ * distance field), on random multi-floor fields with area-0 spans inside the floor
+ * (obstacles that are not holes) and long open stretches (large distances). */
+static void test_erode_bounded(void **state)
+{
+    (void)state;
+    op_ctx ctx;
+    assert_int_equal(op_ctx_init(&ctx, OP_ISA_SCALAR), OP_OK);
+    for (uint64_t seed = 40; seed < 52; seed++) {
+        op_random_chf_opts o;
+        op_random_chf_defaults(&o, 20 + (uint32_t)(seed % 23), 18 + (uint32_t)(seed % 19));
+        o.hole_percent = (uint32_t)(seed % 2);
+        o.empty_percent = (uint32_t)(seed % 3);
+        o.max_floors = 1 + (uint32_t)(seed % 3);
+        o.y_jitter = (uint32_t)(seed % 2);
+        op_chf chf;
+        assert_int_equal(op_random_chf(&ctx, &chf, seed, &o), OP_OK);
+        /* Area-0 spans inside the walkable floor: boundary spans with four links. */
+        op_rng r = {seed * 7919};
+        for (uint32_t s = 0; s < chf.span_count; s++)
+            if (op_rng_below(&r, 100) < 2)
+                chf.area[s] = 0;
+        char what[32];
+        snprintf(what, sizeof what, "bounded seed %llu", (unsigned long long)seed);
+        for (int rad = 1; rad <= 9; rad++)
+            check_erosion(&ctx, &chf, rad, what);
+        check_erosion(&ctx, &chf, 127, what); /* limit 254: the largest u8 search */
+        check_erosion(&ctx, &chf, 128, what); /* limit 256: the full distance field */
+        check_erosion(&ctx, &chf, 1000, what);
+        op_chf_free(&chf);
+    }
+    op_ctx_free(&ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_erode_random),
+        cmocka_unit_test(test_erode_bounded),
         cmocka_unit_test(test_erode_diagonal),
         cmocka_unit_test(test_erode_either_way),
     };
