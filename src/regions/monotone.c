@@ -3,8 +3,18 @@
  * A sweep is a chain of walkable spans of one area along mutual +x links within a row;
  * its start is a span without a predecessor (mutual -x neighbour, walkable, same area,
  * not in the band). Sweeps are enumerated in start order (cells by increasing x, spans
- * bottom-up), which makes each sweep's spans contiguous to walk. */
+ * bottom-up).
+ *
+ * One pass per row in cell order: a span joins its predecessor's sweep (the
+ * predecessor, in the cell before, was visited already) or starts the next one, and its
+ * looked-at neighbour is noted for its sweep at once; the sweeps' ids are then decided
+ * in sweep order and written over the row's spans. While a row is open its spans hold
+ * their sweep, tagged (OP_BORDER_REGION | sweep + 1) so that no region id, 0 or the
+ * band can be mistaken for one. When a predecessor link leaves the cell before (a
+ * field made by hand; the link rule never does that), sweeps are chains that need not
+ * follow the row: the chain walk below, the former implementation, runs instead. */
 #include "regions/regions_internal.h"
+#include "core/alloc.h"
 
 #include <string.h>
 
@@ -29,12 +39,12 @@ static uint32_t succ(const op_chf *chf, const uint32_t *region, uint32_t u)
     return t;
 }
 
-op_status op_build_regions_monotone_raw(op_ctx *ctx, const op_chf *chf, uint32_t *region,
-                                        uint32_t *region_count)
+/* The chain walk: every sweep followed along its +x links from its start. Right for
+ * any link graph; the row pass gives the same bytes when predecessors are in the cell
+ * before. */
+op_status op_regions_monotone_raw_chains(op_ctx *ctx, const op_chf *chf, uint32_t *region,
+                                         uint32_t *region_count)
 {
-    op_status st = op_regions_check_args(ctx, chf, region, region_count, "monotone");
-    if (st != OP_OK)
-        return st;
     const uint32_t n = chf->span_count;
     *region_count = 0;
     if (n == 0)
@@ -113,6 +123,170 @@ op_status op_build_regions_monotone_raw(op_ctx *ctx, const op_chf *chf, uint32_t
     *region_count = next_id;
     op_arena_release(&ctx->arena, mark);
     return OP_OK;
+}
+
+#define TAG OP_BORDER_REGION
+
+/* Growable u32 arrays of the row pass (sized by what the field needs, not its spans). */
+static int grow(op_ctx *ctx, uint32_t **p, uint32_t *cap, uint64_t need)
+{
+    if (need <= *cap)
+        return 1;
+    if (need > 0xffffffffu)
+        return 0;
+    uint64_t c = *cap ? (uint64_t)*cap * 2 : 4096;
+    while (c < need)
+        c *= 2;
+    if (c > 0xffffffffu)
+        c = 0xffffffffu;
+    uint32_t *q = op_mem_realloc(&ctx->alloc, *p, (size_t)c * sizeof *q);
+    if (!q)
+        return 0;
+    *p = q;
+    *cap = (uint32_t)c;
+    return 1;
+}
+
+/* cand: per sweep of the row, its looked-at region (0, R or MIXED), then its id.
+ * tl: per region id r, tl[2r] = sweeps of the row that touch r, tl[2r + 1] = the last
+ * sweep (global number) that did. Counting a sweep again when another came in between
+ * overcounts only where two sweeps touch r, so "exactly one" stays exact. */
+typedef struct row_pass {
+    uint32_t *cand, *tl, *touched; /* touched: ids with tl[2r] > 0 in this row */
+    uint32_t scap, rcap, tcap;
+} row_pass;
+
+static void row_pass_free(op_ctx *ctx, row_pass *p)
+{
+    op_mem_free(&ctx->alloc, p->cand);
+    op_mem_free(&ctx->alloc, p->tl);
+    op_mem_free(&ctx->alloc, p->touched);
+}
+
+/* Returns OP_OK, OP_NO_MEMORY / OP_UNSUPPORTED (message set), or OP_INTERNAL (no
+ * message) when a predecessor is not in the cell before: the caller walks chains. */
+static op_status monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
+                               uint32_t *region_count, row_pass *p)
+{
+    const uint8_t *area = chf->area, *mutual = chf->mutual;
+    const uint32_t *l0 = chf->link[0], *l3 = chf->link[3];
+    const uint32_t w = chf->width, dpt = chf->depth;
+    const int band = chf->border_size > 0; /* else no span holds OP_BORDER_REGION */
+    uint32_t next_id = 0;
+    uint32_t g = 0; /* sweeps before this row (a sweep's global number is g + k + 1) */
+    for (uint32_t z = 0; z < dpt; z++) {
+        uint32_t ns = 0, nt = 0, pf = 0, pe = 0; /* pf, pe: spans of the cell before */
+        uint32_t prev_r = 0, prev_k = 0;          /* the last looked-at pair noted */
+        uint32_t last_s = OP_NO_LINK, last_k = 0; /* the last span tagged, its sweep */
+        for (uint32_t x = 0; x < w; x++) {
+            const uint32_t c = x + z * w;
+            const uint32_t f = chf->cell_first[c], e = f + chf->cell_count[c];
+            for (uint32_t s = f; s < e; s++) {
+                const uint8_t as = area[s];
+                if (as == 0 || (band && region[s] == OP_BORDER_REGION))
+                    continue;
+                const uint8_t ms = mutual[s];
+                uint32_t k = UINT32_MAX;
+                if (ms & 1) {
+                    const uint32_t t = l0[s];
+                    if (area[t] == as && (!band || region[t] != OP_BORDER_REGION)) {
+                        if (t - pf >= pe - pf) /* not in the cell before */
+                            return OP_INTERNAL;
+                        /* visited, so tagged (the last span tagged, most of the time) */
+                        k = t == last_s ? last_k : (region[t] & ~TAG) - 1;
+                    }
+                }
+                if (k == UINT32_MAX) {
+                    if (ns == OP_MAX_REGION_ID)
+                        return op_fail(ctx, OP_UNSUPPORTED, "monotone: more than %u sweeps in row %u",
+                                       OP_MAX_REGION_ID, z);
+                    if (!grow(ctx, &p->cand, &p->scap, (uint64_t)ns + 1))
+                        return op_fail(ctx, OP_NO_MEMORY, "monotone: out of memory (%u sweeps in a row)",
+                                       ns + 1);
+                    k = ns++;
+                    p->cand[k] = 0;
+                }
+                region[s] = TAG | (k + 1);
+                last_s = s;
+                last_k = k;
+                /* Looked-at neighbour (§9.3): -z, with a region, same area. Spans of this
+                 * row (tagged) and of later rows count as without a region. */
+                if (!(ms >> 3 & 1))
+                    continue;
+                const uint32_t t = l3[s];
+                const uint32_t r = region[t];
+                if (r == 0 || r >= TAG || area[t] != as || (r == prev_r && k == prev_k))
+                    continue; /* the same sweep saw r last time: nothing changes */
+                prev_r = r;
+                prev_k = k;
+                if (p->tl[2 * (size_t)r + 1] != g + k + 1) {
+                    p->tl[2 * (size_t)r + 1] = g + k + 1;
+                    if (p->tl[2 * (size_t)r]++ == 0) {
+                        if (!grow(ctx, &p->touched, &p->tcap, (uint64_t)nt + 1))
+                            return op_fail(ctx, OP_NO_MEMORY, "monotone: out of memory");
+                        p->touched[nt++] = r;
+                    }
+                }
+                const uint32_t cd = p->cand[k];
+                p->cand[k] = cd == 0 ? r : (cd == r ? r : MIXED);
+            }
+            pf = f;
+            pe = e;
+        }
+        if (ns == 0)
+            continue;
+        /* Continue R when all looked-at neighbours are R and no other sweep touches R;
+         * otherwise a new id, in sweep order. */
+        for (uint32_t k = 0; k < ns; k++) {
+            const uint32_t R = p->cand[k];
+            if (R != 0 && R != MIXED && p->tl[2 * (size_t)R] == 1) {
+                p->cand[k] = R;
+                continue;
+            }
+            if (next_id == OP_MAX_REGION_ID)
+                return op_fail(ctx, OP_UNSUPPORTED, "monotone: more than %u regions",
+                               OP_MAX_REGION_ID);
+            if (!grow(ctx, &p->tl, &p->rcap, 2 * ((uint64_t)next_id + 2)))
+                return op_fail(ctx, OP_NO_MEMORY, "monotone: out of memory (%u regions)",
+                               next_id + 1);
+            p->cand[k] = ++next_id;
+            p->tl[2 * (size_t)next_id] = p->tl[2 * (size_t)next_id + 1] = 0;
+        }
+        for (uint32_t i = 0; i < nt; i++)
+            p->tl[2 * (size_t)p->touched[i]] = 0;
+        /* The row's spans take their sweep's id. */
+        for (uint32_t x = 0; x < w; x++) {
+            const uint32_t c = x + z * w;
+            const uint32_t f = chf->cell_first[c], e = f + chf->cell_count[c];
+            for (uint32_t s = f; s < e; s++)
+                if (region[s] > TAG)
+                    region[s] = p->cand[region[s] - TAG - 1];
+        }
+        if (g > UINT32_MAX - 1 - ns)
+            return op_fail(ctx, OP_UNSUPPORTED, "monotone: more than %u sweeps", UINT32_MAX - 1);
+        g += ns;
+    }
+    *region_count = next_id;
+    return OP_OK;
+}
+
+op_status op_build_regions_monotone_raw(op_ctx *ctx, const op_chf *chf, uint32_t *region,
+                                        uint32_t *region_count)
+{
+    op_status st = op_regions_check_args(ctx, chf, region, region_count, "monotone");
+    if (st != OP_OK)
+        return st;
+    *region_count = 0;
+    if (chf->span_count == 0)
+        return OP_OK;
+    op_regions_init_band(chf, region);
+    row_pass p;
+    memset(&p, 0, sizeof p);
+    st = monotone_rows(ctx, chf, region, region_count, &p);
+    row_pass_free(ctx, &p);
+    if (st == OP_INTERNAL)
+        return op_regions_monotone_raw_chains(ctx, chf, region, region_count);
+    return st;
 }
 
 op_status op_build_regions_monotone(op_ctx *ctx, const op_chf *chf, const op_region_settings *s,

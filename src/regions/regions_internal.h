@@ -26,6 +26,12 @@ op_status op_regions_filter_impl(op_ctx *ctx, const op_chf *chf, uint32_t min_ar
                                  uint32_t merge_area, int merge, uint32_t *region,
                                  uint32_t *region_count);
 
+/* §3 by following every sweep's chain of +x links from its start: right for any link
+ * graph; op_build_regions_monotone_raw's row pass falls back to it when a predecessor
+ * is not in the cell before (tests compare both). */
+op_status op_regions_monotone_raw_chains(op_ctx *ctx, const op_chf *chf, uint32_t *region,
+                                         uint32_t *region_count);
+
 /* Layer partition (§4) before §5 (ids not compact, bounded by *max_id on return). */
 op_status op_regions_layers_unfiltered(op_ctx *ctx, const op_chf *chf, uint32_t min_area,
                                        int allow_shortcut, uint32_t *region, uint32_t *max_id);

@@ -1,0 +1,266 @@
+/* The region stages' fast paths (issue 12) against what they replaced, byte for byte:
+ * - the §5 filter on the region graph against the former span-list filter (copied
+ *   below as the reference), on arbitrary region arrays: gaps in the ids, regions of
+ *   several areas (the region's area is its first span's), the band, islands;
+ * - the monotone row pass against the chain walk it falls back to (random fields with
+ *   and without a band, several areas and floors), and a hand-made field whose
+ *   predecessor links skip a cell (the fallback itself). */
+#include "regions/regions_testlib.h"
+#include "regions/regions_internal.h"
+
+#define BR OP_BORDER_REGION
+
+/* ---- The former filter (span lists), the reference ------------------------------- */
+
+static uint32_t old_filter(const op_chf *chf, uint32_t *region, uint32_t maxid, uint32_t min_area,
+                           uint32_t merge_area, int merge)
+{
+    const uint32_t n = chf->span_count;
+    const size_t nr = (size_t)maxid + 1;
+    uint32_t *size = calloc(nr, 4), *next = u32_alloc(n), *head = u32_alloc((uint32_t)nr),
+             *tail = u32_alloc((uint32_t)nr), *cnt = calloc(nr, 4),
+             *touched = u32_alloc((uint32_t)nr), *map = calloc(nr, 4);
+    uint8_t *flag = calloc(nr, 1);
+    for (uint32_t s = 0; s < n; s++) {
+        const uint32_t r = region[s];
+        if (r == 0 || r == BR)
+            continue;
+        size[r]++;
+        for (int d = 0; d < 4; d++) {
+            if (!(chf->mutual[s] >> d & 1))
+                continue;
+            const uint32_t t = region[chf->link[d][s]];
+            if (t != 0 && t != r)
+                flag[r] = 1;
+        }
+    }
+    for (uint32_t r = 1; r <= maxid; r++)
+        if (size[r] && size[r] < min_area && !flag[r])
+            flag[r] = 2;
+    for (uint32_t s = 0; s < n; s++) {
+        const uint32_t r = region[s];
+        if (r && r != BR && flag[r] == 2) {
+            region[s] = 0;
+            size[r] = 0;
+        }
+    }
+    if (merge && merge_area > 0) {
+        for (size_t r = 0; r < nr; r++)
+            head[r] = tail[r] = OP_NO_LINK;
+        for (uint32_t s = 0; s < n; s++) {
+            const uint32_t r = region[s];
+            next[s] = OP_NO_LINK;
+            if (r == 0 || r == BR)
+                continue;
+            if (head[r] == OP_NO_LINK)
+                head[r] = s;
+            else
+                next[tail[r]] = s;
+            tail[r] = s;
+        }
+        for (int merged = 1; merged;) {
+            merged = 0;
+            for (uint32_t r = 1; r <= maxid; r++) {
+                if (size[r] == 0 || size[r] >= merge_area)
+                    continue;
+                const uint8_t ra = chf->area[head[r]];
+                uint32_t nt = 0;
+                for (uint32_t s = head[r]; s != OP_NO_LINK; s = next[s])
+                    for (int d = 0; d < 4; d++) {
+                        if (!(chf->mutual[s] >> d & 1))
+                            continue;
+                        const uint32_t t = chf->link[d][s], q = region[t];
+                        if (q == 0 || q == BR || q == r || chf->area[t] != ra)
+                            continue;
+                        if (cnt[q]++ == 0)
+                            touched[nt++] = q;
+                    }
+                uint32_t best = 0, bestc = 0;
+                for (uint32_t i = 0; i < nt; i++) {
+                    const uint32_t q = touched[i];
+                    if (cnt[q] > bestc || (cnt[q] == bestc && q < best)) {
+                        best = q;
+                        bestc = cnt[q];
+                    }
+                    cnt[q] = 0;
+                }
+                if (!best)
+                    continue;
+                for (uint32_t s = head[r]; s != OP_NO_LINK; s = next[s])
+                    region[s] = best;
+                next[tail[best]] = head[r];
+                tail[best] = tail[r];
+                head[r] = tail[r] = OP_NO_LINK;
+                size[best] += size[r];
+                size[r] = 0;
+                merged = 1;
+            }
+        }
+    }
+    uint32_t k = 0;
+    for (uint32_t s = 0; s < n; s++) {
+        const uint32_t r = region[s];
+        if (r == 0 || r == BR)
+            continue;
+        if (!map[r])
+            map[r] = ++k;
+        region[s] = map[r];
+    }
+    free(size);
+    free(next);
+    free(head);
+    free(tail);
+    free(cnt);
+    free(touched);
+    free(map);
+    free(flag);
+    return k;
+}
+
+static void compare(const uint32_t *got, uint32_t gc, const uint32_t *want, uint32_t wc,
+                    uint32_t n, const char *what, uint64_t seed)
+{
+    if (gc != wc)
+        fail_msg("%s seed %llu: %u regions, expected %u", what, (unsigned long long)seed, gc, wc);
+    for (uint32_t i = 0; i < n; i++)
+        if (got[i] != want[i])
+            fail_msg("%s seed %llu span %u: %u, expected %u", what, (unsigned long long)seed, i,
+                     got[i], want[i]);
+}
+
+/* Region arrays that no partition makes: blobs grown from random seeds over the links
+ * (so regions have neighbours and links to count), some ids unused, areas mixed inside
+ * regions, a band on some fields. */
+static void random_regions(const op_chf *chf, op_rng *r, uint32_t maxid, uint32_t *region)
+{
+    const uint32_t n = chf->span_count;
+    for (uint32_t s = 0; s < n; s++)
+        region[s] = chf->area[s] ? 1 + op_rng_below(r, maxid) : 0;
+    /* smooth: copy a linked neighbour's id most of the time */
+    for (int round = 0; round < 3; round++)
+        for (uint32_t s = 0; s < n; s++) {
+            const int d = (int)op_rng_below(r, 4);
+            if (!region[s] || !(chf->mutual[s] >> d & 1) || op_rng_below(r, 10) < 2)
+                continue;
+            const uint32_t q = region[chf->link[d][s]];
+            if (q)
+                region[s] = q;
+        }
+    if (chf->border_size > 0) {
+        uint32_t *band = u32_alloc(n);
+        op_regions_init_band(chf, band);
+        for (uint32_t s = 0; s < n; s++)
+            if (band[s] == BR)
+                region[s] = BR;
+        free(band);
+    }
+}
+
+static void test_filter_against_former(void **state)
+{
+    (void)state;
+    op_ctx ctx;
+    assert_int_equal(op_ctx_init(&ctx, OP_ISA_SCALAR), OP_OK);
+    for (uint64_t seed = 1; seed <= 300; seed++) {
+        op_random_chf_opts o;
+        op_random_chf_defaults(&o, 6 + (uint32_t)(seed % 37), 5 + (uint32_t)(seed % 29));
+        o.area_count = 1 + (uint32_t)(seed % 3);
+        o.max_floors = 1 + (uint32_t)(seed % 3);
+        o.hole_percent = (uint32_t)(seed % 5);
+        op_chf chf;
+        assert_int_equal(op_random_chf(&ctx, &chf, seed, &o), OP_OK);
+        chf.border_size = seed % 4 == 0 ? 2 : 0;
+        const uint32_t n = chf.span_count;
+        op_rng r = {seed * 31};
+        const uint32_t maxid = 1 + op_rng_below(&r, n / 3 + 2);
+        uint32_t *in = u32_alloc(n), *a = u32_alloc(n), *b = u32_alloc(n);
+        random_regions(&chf, &r, maxid, in);
+        op_region_settings s;
+        op_region_settings_defaults(&s);
+        s.min_region_area = op_rng_below(&r, 12);
+        s.merge_region_area = op_rng_below(&r, 4) ? op_rng_below(&r, 60) : 0;
+        for (int merge = 0; merge <= 1; merge++) {
+            memcpy(a, in, (size_t)n * 4);
+            memcpy(b, in, (size_t)n * 4);
+            uint32_t ca = maxid;
+            assert_int_equal(op_filter_regions(&ctx, &chf, &s, merge, a, &ca), OP_OK);
+            const uint32_t cb =
+                old_filter(&chf, b, maxid, s.min_region_area, s.merge_region_area, merge);
+            compare(a, ca, b, cb, n, merge ? "filter" : "filter (no merge)", seed);
+        }
+        free(in);
+        free(a);
+        free(b);
+        op_chf_free(&chf);
+    }
+    op_ctx_free(&ctx);
+}
+
+/* ---- Monotone: the row pass against the chain walk ------------------------------- */
+
+static void test_monotone_rows_against_chains(void **state)
+{
+    (void)state;
+    op_ctx ctx;
+    assert_int_equal(op_ctx_init(&ctx, OP_ISA_SCALAR), OP_OK);
+    for (uint64_t seed = 1; seed <= 300; seed++) {
+        op_random_chf_opts o;
+        op_random_chf_defaults(&o, 5 + (uint32_t)(seed % 41), 4 + (uint32_t)(seed % 33));
+        o.area_count = 1 + (uint32_t)(seed % 3);
+        o.max_floors = 1 + (uint32_t)(seed % 4);
+        o.hole_percent = (uint32_t)(seed % 7);
+        o.empty_percent = (uint32_t)(seed % 5);
+        o.y_jitter = (uint32_t)(seed % 3);
+        op_chf chf;
+        assert_int_equal(op_random_chf(&ctx, &chf, seed, &o), OP_OK);
+        chf.border_size = (int32_t)(seed % 3);
+        const uint32_t n = chf.span_count;
+        uint32_t *a = u32_alloc(n), *b = u32_alloc(n), ca, cb;
+        assert_int_equal(op_build_regions_monotone_raw(&ctx, &chf, a, &ca), OP_OK);
+        assert_int_equal(op_regions_monotone_raw_chains(&ctx, &chf, b, &cb), OP_OK);
+        compare(a, ca, b, cb, n, "monotone rows", seed);
+        free(a);
+        free(b);
+        op_chf_free(&chf);
+    }
+    op_ctx_free(&ctx);
+}
+
+/* A 6x3 floor whose middle row's spans link -x/+x two cells apart (mutual both ways):
+ * predecessors outside the cell before, so the chain walk runs, and its sweeps are
+ * chains that jump cells. */
+static void test_monotone_skipping_links(void **state)
+{
+    (void)state;
+    op_ctx ctx;
+    assert_int_equal(op_ctx_init(&ctx, OP_ISA_SCALAR), OP_OK);
+    const char *rows[] = {"aaaaaa", "aaaaaa", "aaaaaa"};
+    op_chf chf;
+    grid_chf(&ctx, &chf, 6, 3, rows);
+    for (uint32_t x = 0; x < 6; x++) {
+        const uint32_t s = grid_span(&chf, x, 1);
+        chf.link[0][s] = x >= 2 ? grid_span(&chf, x - 2, 1) : OP_NO_LINK;
+        chf.link[2][s] = x + 2 < 6 ? grid_span(&chf, x + 2, 1) : OP_NO_LINK;
+    }
+    op_chf_build_mutual(&ctx, &chf);
+    uint32_t a[18], b[18], ca, cb;
+    assert_int_equal(op_build_regions_monotone_raw(&ctx, &chf, a, &ca), OP_OK);
+    assert_int_equal(op_regions_monotone_raw_chains(&ctx, &chf, b, &cb), OP_OK);
+    compare(a, ca, b, cb, chf.span_count, "skipping links", 0);
+    /* Row 1 is two chains (even and odd x), each continuing... or not: whatever the chain
+     * walk says; but they are two sweeps, so the row holds at least two ids. */
+    assert_int_not_equal(a[grid_span(&chf, 0, 1)], a[grid_span(&chf, 1, 1)]);
+    assert_int_equal(a[grid_span(&chf, 0, 1)], a[grid_span(&chf, 4, 1)]);
+    op_chf_free(&chf);
+    op_ctx_free(&ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_filter_against_former),
+        cmocka_unit_test(test_monotone_rows_against_chains),
+        cmocka_unit_test(test_monotone_skipping_links),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
