@@ -1,20 +1,24 @@
 /* Layer partition (regions-contours §4, supplement §9.4), then §5.1 islands and §5.3
  * numbering.
  *
- * General path: the unfiltered monotone regions, then the merge loop. Overlap and
- * adjacency sets are lists of region ids made canonical lazily: merged ids are mapped
- * through a union-find whose root is always the surviving (smaller) id, and a region's
- * lists are mapped, sorted and deduplicated when it is visited. A merge appends the
- * smaller list to the larger one's storage, so a pass costs O(E log E) for E list
- * entries however many regions merge into one.
+ * General path: the unfiltered monotone regions, then the merge loop on the region
+ * graph. One pass over the columns lists region sizes, areas, band contacts and the
+ * adjacency (mutual links, each once, from its -x or -z end) and overlap (columns)
+ * pairs; they become per-region lists of raw ids. Merged ids are mapped through a
+ * union-find whose root is always the surviving (smaller) id. A visit maps its lists,
+ * drops self and duplicates with stamps (no sorting: the first adjacent b in increasing
+ * id with the same area that does not overlap a is the smallest such b), and a merge
+ * appends the smaller lists to the larger one's storage, so a pass is linear in the
+ * list entries. Islands and numbering then follow from the graph and one last pass over
+ * the spans (sizes, contacts and adjacency are the merged regions').
  *
  * Shortcut: when no column holds two walkable spans, the partition is the components of
  * "linked and same area" (the labelling kernel); when one is below MinRegionArea, the
  * whole field takes the general path (§9.4). */
 #include "regions/regions_internal.h"
 #include "core/kernels.h"
+#include "core/alloc.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 typedef struct vec {
@@ -29,54 +33,6 @@ static uint32_t find(uint32_t *parent, uint32_t x)
         x = parent[x];
     }
     return x;
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-    const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* Map through find, sort, deduplicate, drop self. */
-static void canon(vec *v, uint32_t *parent, uint32_t self)
-{
-    uint32_t *p = v->p;
-    const uint32_t n = v->n;
-    for (uint32_t i = 0; i < n; i++)
-        p[i] = find(parent, p[i]);
-    if (n <= 24) {
-        for (uint32_t i = 1; i < n; i++) {
-            const uint32_t x = p[i];
-            uint32_t j = i;
-            while (j > 0 && p[j - 1] > x) {
-                p[j] = p[j - 1];
-                j--;
-            }
-            p[j] = x;
-        }
-    } else {
-        qsort(p, n, sizeof *p, cmp_u32);
-    }
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        if (p[i] == self || (k && p[k - 1] == p[i]))
-            continue;
-        p[k++] = p[i];
-    }
-    v->n = k;
-}
-
-static int contains(const vec *v, uint32_t x)
-{
-    uint32_t lo = 0, hi = v->n;
-    while (lo < hi) {
-        const uint32_t mid = lo + (hi - lo) / 2;
-        if (v->p[mid] < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < v->n && v->p[lo] == x;
 }
 
 /* dst ∪= src by appending; the larger storage is kept. Returns 0 on no memory. */
@@ -109,108 +65,255 @@ static int vec_union(op_arena *a, vec *dst, vec *src)
     return 1;
 }
 
-/* The general path on region[] holding the raw monotone ids 1..m. */
-static op_status merge_layers(op_ctx *ctx, const op_chf *chf, uint32_t *region, uint32_t m)
+/* Ordered region pairs (both ways round), run-length free: a growable array through
+ * the allocator hook. */
+typedef struct pair_list {
+    uint32_t *p; /* r, q, r, q, ... */
+    size_t n, cap; /* pairs */
+} pair_list;
+
+static int pair_push(op_ctx *ctx, pair_list *l, uint32_t r, uint32_t q)
 {
-    const uint32_t n = chf->span_count;
-    const size_t nr = (size_t)m + 1;
-    uint32_t *parent = op_scratch(ctx, nr, sizeof *parent);
-    uint8_t *rarea = op_scratch(ctx, nr, 1);
-    vec *adj = op_scratch(ctx, nr, sizeof *adj);
-    vec *ovl = op_scratch(ctx, nr, sizeof *ovl);
-    if (!parent || !rarea || !adj || !ovl)
-        return OP_NO_MEMORY;
-    for (size_t r = 0; r < nr; r++) {
-        parent[r] = (uint32_t)r;
-        adj[r].n = adj[r].cap = ovl[r].n = ovl[r].cap = 0;
-        adj[r].p = ovl[r].p = NULL;
+    if (l->n + 2 > l->cap) {
+        const size_t cap = l->cap ? l->cap * 2 : 8192;
+        uint32_t *p = op_mem_realloc(&ctx->alloc, l->p, cap * 2 * sizeof *p);
+        if (!p)
+            return 0;
+        l->p = p;
+        l->cap = cap;
     }
-    /* Count, allocate, fill: adjacency from mutual links, overlap from columns. */
+    l->p[2 * l->n] = r;
+    l->p[2 * l->n + 1] = q;
+    l->p[2 * l->n + 2] = q;
+    l->p[2 * l->n + 3] = r;
+    l->n += 2;
+    return 1;
+}
+
+/* Per region r of 1..m: the raw ids of the pairs (r, q), as vecs into one pool. */
+static int pairs_to_lists(op_ctx *ctx, const pair_list *l, uint32_t m, vec *v)
+{
+    uint32_t *pool = op_scratch(ctx, l->n ? l->n : 1, sizeof *pool);
+    if (!pool)
+        return 0;
+    for (uint32_t r = 0; r <= m; r++)
+        v[r].n = v[r].cap = 0;
+    for (size_t i = 0; i < l->n; i++)
+        v[l->p[2 * i]].cap++;
+    size_t at = 0;
+    for (uint32_t r = 0; r <= m; r++) {
+        v[r].p = pool + at;
+        at += v[r].cap;
+    }
+    for (size_t i = 0; i < l->n; i++) {
+        vec *d = &v[l->p[2 * i]];
+        d->p[d->n++] = l->p[2 * i + 1];
+    }
+    return 1;
+}
+
+typedef struct layer_graph {
+    uint32_t *parent, *size, *ostamp, *astamp;
+    uint8_t *rarea, *band; /* band: a mutual link to a band span */
+    vec *adj, *ovl;
+} layer_graph;
+
+/* The column pass on region[] holding the raw monotone ids 1..m (band spans
+ * OP_BORDER_REGION). */
+static op_status scan_columns(op_ctx *ctx, const op_chf *chf, const uint32_t *region, uint32_t m,
+                              layer_graph *g, pair_list *adj, pair_list *ovl)
+{
     const uint32_t cells = chf->width * chf->depth;
-    for (int fill = 0; fill < 2; fill++) {
-        for (uint32_t s = 0; s < n; s++) {
+    const uint8_t *mutual = chf->mutual, *area = chf->area;
+    const uint32_t *l0 = chf->link[0], *l3 = chf->link[3];
+    uint32_t last[2] = {0, 0}, lastq[2] = {0, 0}; /* the last pair listed per direction */
+    uint32_t run = 0, run_n = 0; /* sizes counted per run of one region, added on change */
+    for (uint32_t c = 0; c < cells; c++) {
+        const uint32_t f = chf->cell_first[c], e = f + chf->cell_count[c];
+        for (uint32_t s = f; s < e; s++) {
             const uint32_t r = region[s];
-            if (r == 0 || r > m)
+            if (r == 0)
                 continue;
-            rarea[r] = chf->area[s];
-            const uint8_t ms = chf->mutual[s];
-            for (int d = 0; d < 4; d++) {
-                if (!(ms >> d & 1))
-                    continue;
-                const uint32_t q = region[chf->link[d][s]];
-                if (q == 0 || q > m || q == r)
-                    continue;
-                if (fill)
-                    adj[r].p[adj[r].n++] = q;
-                else
-                    adj[r].cap++;
+            const int rv = r <= m; /* a partition region (else the band) */
+            if (rv) {
+                if (r != run) {
+                    g->size[run] += run_n;
+                    run = r;
+                    run_n = 0;
+                    g->rarea[r] = area[s];
+                }
+                run_n++;
             }
-        }
-        for (uint32_t c = 0; c < cells; c++) {
-            const uint32_t f = chf->cell_first[c], e = f + chf->cell_count[c];
-            for (uint32_t i = f; i < e; i++) {
-                const uint32_t ri = region[i];
-                if (ri == 0 || ri > m)
+            /* Each mutual link once, from the end where it is -x or -z. */
+            const uint8_t ms = mutual[s];
+            for (int k = 0; k < 2; k++) {
+                if (!(ms >> (k ? 3 : 0) & 1))
                     continue;
-                for (uint32_t j = f; j < e; j++) {
-                    const uint32_t rj = region[j];
-                    if (j == i || rj == 0 || rj > m || rj == ri)
+                const uint32_t q = region[k ? l3[s] : l0[s]];
+                if (q == r || q == 0)
+                    continue;
+                const int qv = q <= m;
+                if (rv && qv) {
+                    if (last[k] == r && lastq[k] == q)
                         continue;
-                    if (fill)
-                        ovl[ri].p[ovl[ri].n++] = rj;
-                    else
-                        ovl[ri].cap++;
+                    last[k] = r;
+                    lastq[k] = q;
+                    if (!pair_push(ctx, adj, r, q))
+                        return OP_NO_MEMORY;
+                } else if (rv) {
+                    g->band[r] = 1;
+                } else if (qv) {
+                    g->band[q] = 1;
                 }
             }
-        }
-        if (!fill) {
-            uint64_t total = 0;
-            for (size_t r = 1; r < nr; r++)
-                total += (uint64_t)adj[r].cap + ovl[r].cap;
-            if (total > SIZE_MAX / sizeof(uint32_t))
-                return op_fail(ctx, OP_NO_MEMORY,
-                               "layers: %llu region adjacencies do not fit in memory",
-                               (unsigned long long)total);
-            uint32_t *pool = op_scratch(ctx, (size_t)(total ? total : 1), sizeof *pool);
-            if (!pool)
-                return OP_NO_MEMORY;
-            for (size_t r = 1; r < nr; r++) {
-                adj[r].p = pool;
-                pool += adj[r].cap;
-                ovl[r].p = pool;
-                pool += ovl[r].cap;
+            if (!rv || e - f < 2)
+                continue;
+            /* Overlap: every other region in the column, each pair once from its later
+             * span (both ways round). */
+            for (uint32_t t = f; t < s; t++) {
+                const uint32_t q = region[t];
+                if (q != 0 && q <= m && q != r && !pair_push(ctx, ovl, r, q))
+                    return OP_NO_MEMORY;
             }
         }
     }
-    /* §4 with §9.4: for each alive a in increasing id, the first adjacent b (increasing
-     * id) with the same area that does not overlap a merges (larger id into smaller);
-     * then the next a. Passes repeat until one merges nothing. */
+    g->size[run] += run_n; /* size[0] collects nothing but the first empty run */
+    return OP_OK;
+}
+
+/* §4 with §9.4: for each alive a in increasing id, the first adjacent b (increasing
+ * id) with the same area that does not overlap a merges (larger id into smaller); then
+ * the next a. Passes repeat until one merges nothing. */
+static op_status merge_passes(op_ctx *ctx, layer_graph *g, uint32_t m)
+{
+    uint32_t stamp = 0;
     for (int merged = 1; merged;) {
         merged = 0;
         for (uint32_t a = 1; a <= m; a++) {
-            if (parent[a] != a)
+            if (g->parent[a] != a)
                 continue;
-            canon(&adj[a], parent, a);
-            canon(&ovl[a], parent, a);
-            for (uint32_t i = 0; i < adj[a].n; i++) {
-                const uint32_t b = adj[a].p[i];
-                if (rarea[b] != rarea[a] || contains(&ovl[a], b))
-                    continue;
-                const uint32_t k = a < b ? a : b, d = a < b ? b : a;
-                parent[d] = k;
-                if (!vec_union(&ctx->arena, &adj[k], &adj[d]) ||
-                    !vec_union(&ctx->arena, &ovl[k], &ovl[d]))
-                    return op_fail(ctx, OP_NO_MEMORY,
-                                   "layers: out of scratch memory merging regions %u and %u", k,
-                                   d);
-                merged = 1;
-                break;
+            if (++stamp == 0) { /* wrapped: clear the stamps */
+                memset(g->ostamp, 0, ((size_t)m + 1) * sizeof *g->ostamp);
+                memset(g->astamp, 0, ((size_t)m + 1) * sizeof *g->astamp);
+                stamp = 1;
             }
+            /* a's overlap set: mapped, self and duplicates dropped, marked. */
+            vec *o = &g->ovl[a];
+            uint32_t k = 0;
+            for (uint32_t i = 0; i < o->n; i++) {
+                const uint32_t r = find(g->parent, o->p[i]);
+                if (r == a || g->ostamp[r] == stamp)
+                    continue;
+                g->ostamp[r] = stamp;
+                o->p[k++] = r;
+            }
+            o->n = k;
+            /* a's adjacency, the same way; the smallest b that may merge. */
+            vec *v = &g->adj[a];
+            const uint8_t ra = g->rarea[a];
+            uint32_t best = 0;
+            k = 0;
+            for (uint32_t i = 0; i < v->n; i++) {
+                const uint32_t r = find(g->parent, v->p[i]);
+                if (r == a || g->astamp[r] == stamp)
+                    continue;
+                g->astamp[r] = stamp;
+                v->p[k++] = r;
+                if (g->rarea[r] == ra && g->ostamp[r] != stamp && (best == 0 || r < best))
+                    best = r;
+            }
+            v->n = k;
+            if (!best)
+                continue;
+            const uint32_t keep = a < best ? a : best, gone = a < best ? best : a;
+            g->parent[gone] = keep;
+            g->size[keep] += g->size[gone];
+            g->band[keep] |= g->band[gone];
+            if (!vec_union(&ctx->arena, &g->adj[keep], &g->adj[gone]) ||
+                !vec_union(&ctx->arena, &g->ovl[keep], &g->ovl[gone]))
+                return op_fail(ctx, OP_NO_MEMORY,
+                               "layers: out of scratch memory merging regions %u and %u", keep,
+                               gone);
+            merged = 1;
         }
     }
-    for (uint32_t s = 0; s < n; s++)
-        if (region[s] && region[s] <= m)
-            region[s] = find(parent, region[s]);
+    return OP_OK;
+}
+
+/* The general path: monotone, merge, then §5.1 islands (MinRegionArea, no merging) and
+ * §5.3 numbering, written to region[]. The merged regions' sizes, band contacts and
+ * adjacency (any area) are the graph's, so an island is a root below min_area with no
+ * band contact and no adjacent root. */
+static op_status layers_general(op_ctx *ctx, const op_chf *chf, uint32_t min_area,
+                                uint32_t *region, uint32_t *region_count)
+{
+    const uint32_t n = chf->span_count;
+    uint32_t m = 0;
+    op_status st = op_build_regions_monotone_raw(ctx, chf, region, &m);
+    if (st != OP_OK || m == 0)
+        return st;
+    const size_t nr = (size_t)m + 1;
+    layer_graph g;
+    g.parent = op_scratch(ctx, nr, sizeof *g.parent);
+    g.size = op_scratch(ctx, nr, sizeof *g.size);
+    g.ostamp = op_scratch(ctx, nr, sizeof *g.ostamp);
+    g.astamp = op_scratch(ctx, nr, sizeof *g.astamp);
+    g.rarea = op_scratch(ctx, nr, 1);
+    g.band = op_scratch(ctx, nr, 1);
+    g.adj = op_scratch(ctx, nr, sizeof *g.adj);
+    g.ovl = op_scratch(ctx, nr, sizeof *g.ovl);
+    if (!g.parent || !g.size || !g.ostamp || !g.astamp || !g.rarea || !g.band || !g.adj ||
+        !g.ovl)
+        return op_fail(ctx, OP_NO_MEMORY, "layers: out of scratch memory (%u regions)", m);
+    for (size_t r = 0; r < nr; r++)
+        g.parent[r] = (uint32_t)r;
+    memset(g.size, 0, nr * sizeof *g.size);
+    memset(g.ostamp, 0, nr * sizeof *g.ostamp);
+    memset(g.astamp, 0, nr * sizeof *g.astamp);
+    memset(g.rarea, 0, nr);
+    memset(g.band, 0, nr);
+    pair_list adj = {NULL, 0, 0}, ovl = {NULL, 0, 0};
+    st = scan_columns(ctx, chf, region, m, &g, &adj, &ovl);
+    if (st == OP_OK && (!pairs_to_lists(ctx, &adj, m, g.adj) || !pairs_to_lists(ctx, &ovl, m, g.ovl)))
+        st = OP_NO_MEMORY;
+    op_mem_free(&ctx->alloc, adj.p);
+    op_mem_free(&ctx->alloc, ovl.p);
+    if (st != OP_OK)
+        return op_fail(ctx, st, "layers: out of memory listing the links of %u regions", m);
+    if ((st = merge_passes(ctx, &g, m)) != OP_OK)
+        return st;
+
+    /* §5.1 on the merged regions: fin[r] = the root of raw id r, or 0 for an island. */
+    uint32_t *fin = g.ostamp, *map = g.astamp;
+    for (uint32_t r = 1; r <= m; r++) {
+        if (g.parent[r] != r)
+            continue;
+        int alone = !g.band[r];
+        for (uint32_t i = 0; i < g.adj[r].n && alone; i++)
+            alone = find(g.parent, g.adj[r].p[i]) == r;
+        g.size[r] = g.size[r] < min_area && alone; /* now: 1 = island */
+    }
+    for (uint32_t r = 1; r <= m; r++) {
+        const uint32_t root = find(g.parent, r);
+        fin[r] = g.size[root] ? 0 : root;
+    }
+    /* §5.3 numbering by first span. */
+    memset(map, 0, nr * sizeof *map);
+    uint32_t k = 0, pr = 0, pv = 0; /* the last raw id seen and its final id */
+    for (uint32_t s = 0; s < n; s++) {
+        const uint32_t r = region[s];
+        if (r == 0 || r > m)
+            continue;
+        if (r != pr) {
+            const uint32_t f = fin[r];
+            if (f && !map[f])
+                map[f] = ++k;
+            pr = r;
+            pv = f ? map[f] : 0;
+        }
+        region[s] = pv;
+    }
+    *region_count = k;
     return OP_OK;
 }
 
@@ -256,15 +359,20 @@ static op_status label_masked(op_ctx *ctx, const op_chf *chf, const uint32_t *la
     return OP_OK;
 }
 
-op_status op_regions_layers_unfiltered(op_ctx *ctx, const op_chf *chf, uint32_t min_area,
-                                       int allow_shortcut, uint32_t *region, uint32_t *max_id)
+op_status op_build_regions_layers_ex(op_ctx *ctx, const op_chf *chf, const op_region_settings *s,
+                                     int allow_shortcut, uint32_t *region,
+                                     uint32_t *region_count)
 {
-    const uint32_t n = chf->span_count;
-    *max_id = 0;
+    op_status st = op_regions_check_args(ctx, chf, region, region_count, "layers");
+    if (st != OP_OK)
+        return st;
+    if ((st = op_region_settings_validate(ctx, s)) != OP_OK)
+        return st;
+    const uint32_t n = chf->span_count, min_area = s->min_region_area;
+    *region_count = 0;
     if (n == 0)
         return OP_OK;
     op_arena_mark mark = op_arena_get_mark(&ctx->arena);
-    op_status st;
     if (allow_shortcut) {
         op_regions_init_band(chf, region);
         if (single_floor(chf, region)) {
@@ -282,49 +390,23 @@ op_status op_regions_layers_unfiltered(op_ctx *ctx, const op_chf *chf, uint32_t 
                     return OP_NO_MEMORY;
                 }
                 memset(size, 0, ((size_t)count + 1) * sizeof *size);
-                for (uint32_t s = 0; s < n; s++)
-                    if (region[s] && region[s] != OP_BORDER_REGION)
-                        size[region[s]]++;
+                for (uint32_t i = 0; i < n; i++)
+                    if (region[i] && region[i] != OP_BORDER_REGION)
+                        size[region[i]]++;
                 for (uint32_t r = 1; r <= count && !small; r++)
                     small = size[r] < min_area;
             }
             op_arena_release(&ctx->arena, mark);
             if (!small) {
-                *max_id = count;
-                return OP_OK;
+                /* Only the island removal of §5, then §5.3 numbering (§9.4). */
+                *region_count = count;
+                return op_regions_filter_impl(ctx, chf, min_area, 0, 0, region, region_count);
             }
         }
     }
-    uint32_t m = 0;
-    st = op_build_regions_monotone_raw(ctx, chf, region, &m);
-    if (st == OP_OK && m > 0) {
-        st = merge_layers(ctx, chf, region, m);
-        if (st == OP_NO_MEMORY)
-            op_fail(ctx, st, "layers: out of scratch memory merging %u regions", m);
-    }
+    st = layers_general(ctx, chf, min_area, region, region_count);
     op_arena_release(&ctx->arena, mark);
-    if (st == OP_OK)
-        *max_id = m;
     return st;
-}
-
-op_status op_build_regions_layers_ex(op_ctx *ctx, const op_chf *chf, const op_region_settings *s,
-                                     int allow_shortcut, uint32_t *region,
-                                     uint32_t *region_count)
-{
-    op_status st = op_regions_check_args(ctx, chf, region, region_count, "layers");
-    if (st != OP_OK)
-        return st;
-    if ((st = op_region_settings_validate(ctx, s)) != OP_OK)
-        return st;
-    uint32_t m = 0;
-    *region_count = 0;
-    st = op_regions_layers_unfiltered(ctx, chf, s->min_region_area, allow_shortcut, region, &m);
-    if (st != OP_OK)
-        return st;
-    *region_count = m;
-    /* Only the island removal of §5, then §5.3 numbering (§9.4). */
-    return op_regions_filter_impl(ctx, chf, s->min_region_area, 0, 0, region, region_count);
 }
 
 op_status op_build_regions_layers(op_ctx *ctx, const op_chf *chf, const op_region_settings *s,

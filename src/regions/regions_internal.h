@@ -32,8 +32,5 @@ op_status op_regions_filter_impl(op_ctx *ctx, const op_chf *chf, uint32_t min_ar
 op_status op_regions_monotone_raw_chains(op_ctx *ctx, const op_chf *chf, uint32_t *region,
                                          uint32_t *region_count);
 
-/* Layer partition (§4) before §5 (ids not compact, bounded by *max_id on return). */
-op_status op_regions_layers_unfiltered(op_ctx *ctx, const op_chf *chf, uint32_t min_area,
-                                       int allow_shortcut, uint32_t *region, uint32_t *max_id);
 
 #endif
