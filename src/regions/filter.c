@@ -22,9 +22,10 @@ typedef struct link_list {
     size_t n, cap;
 } link_list;
 
-static int link_push(op_ctx *ctx, link_list *l, uint32_t r, uint32_t q, uint8_t a)
+/* Both ends of one link: (r, q, area of q's span) and (q, r, area of r's span). */
+static int link_push2(op_ctx *ctx, link_list *l, uint32_t r, uint32_t q, uint8_t aq, uint8_t ar)
 {
-    if (l->n == l->cap) {
+    if (l->n + 2 > l->cap) {
         const size_t cap = l->cap ? l->cap * 2 : 4096;
         filter_link *p = op_mem_realloc(&ctx->alloc, l->p, cap * sizeof *p);
         if (!p)
@@ -32,7 +33,8 @@ static int link_push(op_ctx *ctx, link_list *l, uint32_t r, uint32_t q, uint8_t 
         l->p = p;
         l->cap = cap;
     }
-    l->p[l->n++] = (filter_link){r, q, 1, a};
+    l->p[l->n++] = (filter_link){r, q, 1, aq};
+    l->p[l->n++] = (filter_link){q, r, 1, ar};
     return 1;
 }
 
@@ -47,15 +49,19 @@ static uint32_t find_root(uint32_t *parent, uint32_t x)
 
 /* Pass over the spans (§5.1 input, checked first): sizes, the area of each region's
  * first span, whether a region touches any other non-zero region (the band included),
- * and, when merging, the links between partition regions. Nothing is written to
- * region[], so a bad input is reported before anything changes. */
+ * and, when merging, the links between partition regions. A mutual link is seen from
+ * both ends, so each is taken once, from the span whose -x or -z link it is, for both
+ * regions. Nothing is written to region[], so a bad input is reported before anything
+ * changes (an id not yet checked is passed over until its own span reports it). */
 static op_status scan_regions(op_ctx *ctx, const op_chf *chf, const uint32_t *region,
                               uint32_t maxid, uint32_t *size, uint8_t *flag, uint8_t *rarea,
                               link_list *links)
 {
     const uint32_t n = chf->span_count;
     const uint8_t *area = chf->area, *mutual = chf->mutual;
-    size_t last[4] = {SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX};
+    const uint32_t *l0 = chf->link[0], *l3 = chf->link[3];
+    size_t last[2] = {SIZE_MAX, SIZE_MAX};
+    uint32_t run = 0, run_n = 0; /* sizes counted per run of one region, added on change */
     for (uint32_t s = 0; s < n; s++) {
         const uint32_t r = region[s];
         if (r == 0)
@@ -64,39 +70,60 @@ static op_status scan_regions(op_ctx *ctx, const op_chf *chf, const uint32_t *re
             return op_fail(ctx, OP_INVALID_ARGUMENT,
                            "filter regions: span %u has region %u above the count %u", s, r,
                            maxid);
-        if (area[s] == 0)
+        const uint8_t as = area[s];
+        if (as == 0)
             return op_fail(ctx, OP_INVALID_ARGUMENT,
                            "filter regions: span %u has area 0 but region %u", s, r);
-        if (r == OP_BORDER_REGION)
-            continue;
-        if (size[r]++ == 0)
-            rarea[r] = area[s];
+        const int rb = r == OP_BORDER_REGION;
+        if (!rb) {
+            if (r != run) {
+                size[run] += run_n;
+                run = r;
+                run_n = 0;
+                if (size[r] == 0)
+                    rarea[r] = as;
+            }
+            run_n++;
+        }
+        /* Most spans are inside their region: one test for both links (a missing
+         * link reads the span itself). */
         const uint8_t ms = mutual[s];
-        for (int d = 0; d < 4; d++) {
-            if (!(ms >> d & 1))
+        const uint32_t t0 = ms & 1 ? l0[s] : s, t3 = ms & 8 ? l3[s] : s;
+        const uint32_t q0 = region[t0], q3 = region[t3];
+        if ((q0 == r) & (q3 == r))
+            continue;
+        for (int k = 0; k < 2; k++) {
+            const uint32_t t = k ? t3 : t0;
+            const uint32_t q = k ? q3 : q0;
+            if (q == r || q == 0 || (q > maxid && q != OP_BORDER_REGION))
                 continue;
-            const uint32_t t = chf->link[d][s];
-            const uint32_t q = region[t];
-            if (q == r || q == 0)
+            if (rb) {
+                flag[q] = 1;
                 continue;
+            }
             flag[r] = 1;
-            if (!links || q == OP_BORDER_REGION)
+            if (q == OP_BORDER_REGION)
                 continue;
-            const uint8_t a = area[t];
-            if (last[d] != SIZE_MAX) {
-                filter_link *e = &links->p[last[d]];
-                if (e->r == r && e->q == q && e->a == a) {
-                    e->n++;
+            flag[q] = 1;
+            if (!links)
+                continue;
+            const uint8_t at = area[t];
+            if (last[k] != SIZE_MAX) {
+                filter_link *e = &links->p[last[k]];
+                if (e[0].r == r && e[0].q == q && e[0].a == at && e[1].a == as) {
+                    e[0].n++;
+                    e[1].n++;
                     continue;
                 }
             }
-            last[d] = links->n;
-            if (!link_push(ctx, links, r, q, a))
+            last[k] = links->n;
+            if (!link_push2(ctx, links, r, q, at, as))
                 return op_fail(ctx, OP_NO_MEMORY,
                                "filter regions: out of memory listing region links (%zu)",
                                links->n);
         }
     }
+    size[run] += run_n;
     return OP_OK;
 }
 
@@ -244,15 +271,19 @@ op_status op_regions_filter_impl(op_ctx *ctx, const op_chf *chf, uint32_t min_ar
     for (uint32_t r = 1; r <= maxid; r++)
         parent[r] = parent[r] ? find_root(parent, r) : 0;
     memset(map, 0, nr * sizeof *map);
-    uint32_t k = 0;
+    uint32_t k = 0, pr = 0, pv = 0; /* the last raw id seen and its final id */
     for (uint32_t s = 0; s < n; s++) {
         const uint32_t r = region[s];
         if (r == 0 || r == OP_BORDER_REGION)
             continue;
-        const uint32_t f = parent[r];
-        if (f && !map[f])
-            map[f] = ++k;
-        region[s] = f ? map[f] : 0;
+        if (r != pr) {
+            const uint32_t f = parent[r];
+            if (f && !map[f])
+                map[f] = ++k;
+            pr = r;
+            pv = f ? map[f] : 0;
+        }
+        region[s] = pv;
     }
     *region_count = k;
     op_arena_release(&ctx->arena, mark);
