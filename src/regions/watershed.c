@@ -41,14 +41,25 @@ static void sort_by_key(uint32_t *idx, uint32_t *tmp, const uint32_t *key, uint3
 /* Counting sort needs maxd + 1 counters: used while that is at most this many. */
 #define WS_MAX_BUCKETS (1u << 22)
 
+/* Histogram of distances taken in the first pass while every distance is below this. */
+#define WS_HIST 65536u
+
+/* Whether span s is in S (walkable, not band): band spans hold OP_BORDER_REGION when
+ * the field has a band; without one region[] is not read (nor yet written). */
+static inline int in_set(const uint8_t *area, const uint32_t *region, int band, uint32_t s)
+{
+    return area[s] != 0 && (!band || region[s] == 0);
+}
+
 /* Positions: pos[s] is span s's place in the order of S by distance, descending, ties
  * in span-index order (none outside S); level_end[k] is the end of the k-th level (an
  * empty level has the previous end). order and tmp are NULL for the counting sort
- * (small distances), whose cnt is level_end itself; else cnt is the radix counters. */
-static void order_by_distance(const uint8_t *area, const uint32_t *region, const uint32_t *dist,
-                              uint32_t n, uint32_t m, uint32_t maxd, uint32_t *pos,
-                              uint32_t *cnt, uint32_t *order, uint32_t *tmp,
-                              uint32_t *level_end)
+ * (small distances), whose cnt is level_end itself; else cnt is the radix counters.
+ * hist (NULL when not taken) holds the count of every distance 0..maxd. */
+static void order_by_distance(const uint8_t *area, const uint32_t *region, int band,
+                              const uint32_t *dist, uint32_t n, uint32_t m, uint32_t maxd,
+                              const uint32_t *hist, uint32_t *pos, uint32_t *cnt,
+                              uint32_t *order, uint32_t *tmp, uint32_t *level_end)
 {
     const uint32_t none = m;
     if (order == NULL) {
@@ -56,20 +67,26 @@ static void order_by_distance(const uint8_t *area, const uint32_t *region, const
          * order gives every span its position directly. cnt[k] ends as the start of
          * bucket k + 1. */
         const uint32_t nbuckets = maxd + 2;
-        memset(cnt, 0, (size_t)nbuckets * sizeof *cnt);
-        for (uint32_t s = 0; s < n; s++)
-            if (area[s] != 0 && region[s] == 0)
-                cnt[maxd - dist[s] + 1]++;
+        if (hist) {
+            cnt[0] = 0;
+            for (uint32_t k = 0; k <= maxd; k++)
+                cnt[k + 1] = hist[maxd - k];
+        } else {
+            memset(cnt, 0, (size_t)nbuckets * sizeof *cnt);
+            for (uint32_t s = 0; s < n; s++)
+                if (in_set(area, region, band, s))
+                    cnt[maxd - dist[s] + 1]++;
+        }
         for (uint32_t k = 1; k < nbuckets; k++)
             cnt[k] += cnt[k - 1];
         /* cnt[k] = start of bucket k; used as a running cursor below. */
         for (uint32_t s = 0; s < n; s++)
-            pos[s] = area[s] != 0 && region[s] == 0 ? cnt[maxd - dist[s]]++ : none;
+            pos[s] = in_set(area, region, band, s) ? cnt[maxd - dist[s]]++ : none;
         /* Now cnt[k] = end of bucket k = start of bucket k + 1. */
     } else {
         uint32_t k = 0;
         for (uint32_t s = 0; s < n; s++)
-            if (area[s] != 0 && region[s] == 0)
+            if (in_set(area, region, band, s))
                 order[k++] = s;
         sort_by_key(order, tmp, dist, cnt, m);
         for (uint32_t s = 0; s < n; s++)
@@ -101,40 +118,64 @@ static void position_neighbours(const op_chf *chf, const uint32_t *pos, uint32_t
 {
     const uint8_t *area = chf->area;
     const uint8_t *mutual = chf->mutual;
+    const uint32_t *l0 = chf->link[0], *l1 = chf->link[1], *l2 = chf->link[2],
+                   *l3 = chf->link[3];
     for (uint32_t s = 0; s < chf->span_count; s++) {
         const uint32_t p = pos[s];
         if (p == none)
             continue;
+        /* Without branches per direction: a missing link reads the span itself, whose
+         * area matches, and is then replaced by none. */
         const uint8_t ms = mutual[s], as = area[s];
-        for (int d = 0; d < 4; d++) {
-            uint32_t q = none;
-            if (ms >> d & 1) {
-                const uint32_t t = chf->link[d][s];
-                if (area[t] == as)
-                    q = pos[t];
-            }
-            nb[(size_t)p * 4 + d] = q;
-        }
+        const uint32_t t0 = ms & 1 ? l0[s] : s, t1 = ms & 2 ? l1[s] : s,
+                       t2 = ms & 4 ? l2[s] : s, t3 = ms & 8 ? l3[s] : s;
+        uint32_t *o = nb + (size_t)p * 4;
+        o[0] = ms & 1 && area[t0] == as ? pos[t0] : none;
+        o[1] = ms & 2 && area[t1] == as ? pos[t1] : none;
+        o[2] = ms & 4 && area[t2] == as ? pos[t2] : none;
+        o[3] = ms & 8 && area[t3] == as ? pos[t3] : none;
     }
 }
 
 /* §2.1 growth of the level [lo, hi): synchronous rounds; joins decided from the state
- * at the start of the round. The first round's candidates are the level's spans; the
- * next round's are the unassigned level spans next to a span that just joined (its
- * same-area mutual neighbours: enough, see position_neighbours; §9.2 reads "next to" as
- * any mutual neighbour). Their order cannot change a synchronous round, so they are
- * kept in discovery order. A level span is a position in [lo, hi). bufa, bufb and
- * newreg hold one level. */
+ * at the start of the round. Every span of the levels above has a region by now (each
+ * level ends with all its spans assigned) and no span of this level or below has one,
+ * so
+ * - round 1 joins the level spans with a neighbour above (position < lo) to the
+ *   smallest region among those, and reads nothing it writes: joins are written at
+ *   once, and the spans left over are listed;
+ * - round 2 is decided over that list (a leftover span has no neighbour above, so its
+ *   regions are round 1's joins);
+ * - from round 3 on, the candidates are the unassigned level spans next to a span that
+ *   joined in the round before (its same-area mutual neighbours: enough, see
+ *   position_neighbours; §9.2 reads "next to" as any mutual neighbour), kept in
+ *   discovery order, which cannot change a synchronous round.
+ * bufa, bufb and newreg hold one level. */
 static void grow_level(const uint32_t *nb, uint32_t *reg, uint32_t lo, uint32_t hi,
                        uint32_t *bufa, uint32_t *bufb, uint32_t *newreg)
 {
-    uint32_t nc = hi - lo;
-    const uint32_t *cand = NULL; /* NULL: the whole level, lo + i */
-    uint32_t *nextbuf = bufa, *otherbuf = bufb;
-    while (nc) {
+    uint32_t nc = 0;
+    for (uint32_t p = lo; p < hi; p++) {
+        const uint32_t *q = nb + (size_t)p * 4;
+        uint32_t best = UINT32_MAX;
+        for (int d = 0; d < 4; d++) {
+            const uint32_t t = q[d];
+            if (t < lo) {
+                const uint32_t r = reg[t];
+                best = r < best ? r : best;
+            }
+        }
+        if (best != UINT32_MAX)
+            reg[p] = best;
+        else
+            bufa[nc++] = p;
+    }
+    const uint32_t *cand = bufa; /* round 2: the leftovers */
+    uint32_t *nextbuf = bufb, *otherbuf = bufa;
+    for (int round = 2; nc; round++) {
         uint32_t joined = 0;
         for (uint32_t i = 0; i < nc; i++) {
-            const uint32_t p = cand ? cand[i] : lo + i;
+            const uint32_t p = cand[i];
             uint32_t best = 0;
             if (reg[p] == 0) {
                 const uint32_t *q = nb + (size_t)p * 4;
@@ -151,12 +192,12 @@ static void grow_level(const uint32_t *nb, uint32_t *reg, uint32_t lo, uint32_t 
             break;
         for (uint32_t i = 0; i < nc; i++)
             if (newreg[i])
-                reg[cand ? cand[i] : lo + i] = newreg[i];
+                reg[cand[i]] = newreg[i];
         uint32_t nn = 0;
         for (uint32_t i = 0; i < nc; i++) {
             if (!newreg[i])
                 continue;
-            const uint32_t *q = nb + (size_t)(cand ? cand[i] : lo + i) * 4;
+            const uint32_t *q = nb + (size_t)cand[i] * 4;
             for (int d = 0; d < 4; d++) {
                 const uint32_t t = q[d];
                 /* an unassigned span of this level (none is in no level), listed
@@ -174,6 +215,7 @@ static void grow_level(const uint32_t *nb, uint32_t *reg, uint32_t lo, uint32_t 
         uint32_t *sw = nextbuf;
         nextbuf = otherbuf;
         otherbuf = sw;
+        (void)round;
     }
 }
 
@@ -219,22 +261,36 @@ op_status op_build_regions_watershed_raw(op_ctx *ctx, const op_chf *chf, const u
     *region_count = 0;
     if (n == 0)
         return OP_OK;
-    op_regions_init_band(chf, region);
+    const int band = chf->border_size > 0;
+    if (band)
+        op_regions_init_band(chf, region);
     const uint8_t *area = chf->area;
 
-    /* The set S of spans to partition: walkable, not band (region still 0). */
+    op_arena_mark mark = op_arena_get_mark(&ctx->arena);
+    /* The set S of spans to partition: walkable, not band. Its size, the largest
+     * distance and (while distances are small) their histogram in one pass. */
+    uint32_t *hist = op_scratch(ctx, WS_HIST, sizeof *hist);
+    if (!hist) {
+        op_arena_release(&ctx->arena, mark);
+        return OP_NO_MEMORY;
+    }
+    memset(hist, 0, WS_HIST * sizeof *hist);
     uint32_t m = 0, maxd = 0;
     for (uint32_t s = 0; s < n; s++)
-        if (area[s] != 0 && region[s] == 0) {
+        if (in_set(area, region, band, s)) {
+            const uint32_t d = dist[s];
             m++;
-            if (dist[s] > maxd)
-                maxd = dist[s];
+            maxd = d > maxd ? d : maxd;
+            hist[d < WS_HIST ? d : 0]++;
         }
-    if (m == 0)
+    if (m == 0) {
+        if (!band)
+            memset(region, 0, (size_t)n * sizeof *region);
+        op_arena_release(&ctx->arena, mark);
         return OP_OK;
+    }
     const uint32_t none = m; /* the position of every span outside S */
 
-    op_arena_mark mark = op_arena_get_mark(&ctx->arena);
     /* pos[s]: s's position, or none. */
     uint32_t *pos = op_scratch(ctx, n, sizeof *pos);
     uint32_t *nb = op_scratch(ctx, (size_t)m * 4, sizeof *nb);  /* 4 neighbours per pos */
@@ -251,7 +307,8 @@ op_status op_build_regions_watershed_raw(op_ctx *ctx, const op_chf *chf, const u
         op_arena_release(&ctx->arena, mark);
         return OP_NO_MEMORY;
     }
-    order_by_distance(area, region, dist, n, m, maxd, pos, cnt, order, tmp, level_end);
+    order_by_distance(area, region, band, dist, n, m, maxd, maxd < WS_HIST ? hist : NULL, pos,
+                      cnt, order, tmp, level_end);
     position_neighbours(chf, pos, none, nb);
     memset(reg, 0, ((size_t)m + 1) * sizeof *reg);
     uint32_t next_id = 0;
@@ -283,10 +340,16 @@ op_status op_build_regions_watershed_raw(op_ctx *ctx, const op_chf *chf, const u
         }
         lo = hi;
     }
-    /* Back to span order. */
-    for (uint32_t s = 0; s < n; s++)
-        if (pos[s] != none)
+    /* Back to span order (spans outside S: 0, or the band as set). */
+    if (band) {
+        for (uint32_t s = 0; s < n; s++)
+            if (pos[s] != none)
+                region[s] = reg[pos[s]];
+    } else {
+        reg[none] = 0;
+        for (uint32_t s = 0; s < n; s++)
             region[s] = reg[pos[s]];
+    }
     *region_count = next_id;
     op_arena_release(&ctx->arena, mark);
     return OP_OK;
