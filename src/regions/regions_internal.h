@@ -32,5 +32,4 @@ op_status op_regions_filter_impl(op_ctx *ctx, const op_chf *chf, uint32_t min_ar
 op_status op_regions_monotone_raw_chains(op_ctx *ctx, const op_chf *chf, uint32_t *region,
                                          uint32_t *region_count);
 
-
 #endif
