@@ -50,6 +50,8 @@ void op_digest_u16(op_digest_stream *s, uint16_t v);
 void op_digest_u32(op_digest_stream *s, uint32_t v);
 void op_digest_u64(op_digest_stream *s, uint64_t v);
 void op_digest_i32(op_digest_stream *s, int32_t v);
+/* n u32 values, each as op_digest_u32 writes it (faster for long arrays). */
+void op_digest_u32s(op_digest_stream *s, const uint32_t *v, size_t n);
 uint64_t op_digest_end(op_digest_stream *s);
 
 #ifdef __cplusplus

@@ -104,7 +104,7 @@ static inline unsigned char *reserve(op_digest_stream *s, size_t k)
 }
 
 /* n u32 values, in records of up to 64. */
-static void put_u32s(op_digest_stream *s, const uint32_t *v, size_t n)
+void op_digest_u32s(op_digest_stream *s, const uint32_t *v, size_t n)
 {
     while (n) {
         const size_t k = n < 64 ? n : 64;
@@ -154,7 +154,7 @@ uint64_t op_digest_distance(const uint32_t *dist, uint32_t n)
     op_digest_begin(&s);
     op_digest_put(&s, magic, 8);
     op_digest_u32(&s, n);
-    put_u32s(&s, dist, n);
+    op_digest_u32s(&s, dist, n);
     return op_digest_end(&s);
 }
 
@@ -166,7 +166,7 @@ uint64_t op_digest_regions(const uint32_t *region, uint32_t n, uint32_t region_c
     op_digest_put(&s, magic, 8);
     op_digest_u32(&s, n);
     op_digest_u32(&s, region_count);
-    put_u32s(&s, region, n);
+    op_digest_u32s(&s, region, n);
     return op_digest_end(&s);
 }
 
