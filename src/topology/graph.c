@@ -54,6 +54,7 @@ static void work_free(op_region_graph *g)
     op_mem_free(a, w->exit_portals);
     op_mem_free(a, w->exit_offsets);
     op_mem_free(a, w->exit_to);
+    op_mem_free(a, w->strips);
     op_mem_free(a, w);
     g->work = NULL;
 }
@@ -411,6 +412,10 @@ op_status op_region_graph_build(op_ctx *ctx, const op_world *world, const op_mov
     const int par = nt > 1 && slots > 1 && (s.threads > 0 || (uint64_t)slots * tiles >= 32768);
     (void)par;
 
+    if (grow(&g->alloc, (void **)&w->strips, &w->strips_cap,
+             (size_t)slots * w->plan.face_total, sizeof(uint32_t), 0))
+        return build_failed(ctx, g, OP_NO_MEMORY, "the face strips");
+
     /* 1. Local topology of every chunk. */
     const int use_template = s.use_open_template != 0;
     int failed = 0;
@@ -424,6 +429,8 @@ op_status op_region_graph_build(op_ctx *ctx, const op_world *world, const op_mov
         if (op_topo_label_chunk(world, cls, &w->plan, &w->thread[thread_id()].flood, (op_chunk_key)k,
                                 use_template, t))
             failed |= 1;
+        else
+            op_topo_face_strips(&w->plan, t->labels, w->strips + (size_t)k * w->plan.face_total);
     }
     if (failed)
         return build_failed(ctx, g, OP_NO_MEMORY, "regions and exits");
@@ -466,7 +473,8 @@ op_status op_region_graph_build(op_ctx *ctx, const op_world *world, const op_mov
 #endif
     for (int64_t k = 0; k < (int64_t)slots; k++) {
         w->exit_portals[k] =
-            op_topo_count_exit_portals(g, &g->locals[k], w->exit_to + w->exit_offsets[k]);
+            op_topo_count_exit_portals(g, &g->locals[k], &w->plan, w->strips,
+                                       w->exit_to + w->exit_offsets[k]);
         w->extra_count[k] = 0;
         if (prov) {
             provider_sink ps = {g, (op_chunk_key)k, &w->extra[k], &w->extra_count[k],

@@ -13,6 +13,11 @@
  * tile is popped: every pushed tile is popped before the region ends, so the labels are
  * the same. flood_region has a branchy loop for open ground and a branch-free one for
  * broken ground (docs/decisions/topology.md). */
+/* The row loops here (byte compares, sums, widening copies) are written to vectorize;
+ * GCC vectorizes at -O2 only from version 12 and only cheaply, so ask for it. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("tree-vectorize")
+#endif
 #include "topology/topology_internal.h"
 
 #include <stdlib.h>
@@ -181,6 +186,16 @@ int op_topo_plan_make(op_topo_plan *p, const op_world_shape *shape, const op_all
     p->padded = p->px * p->py * p->pz; /* < 2^32: chunks hold at most 2^24 tiles */
     p->tiles = p->c[0] * p->c[1] * p->c[2];
     p->compact = p->padded <= 0xffff;
+    {
+        const uint32_t len[3] = {p->c[1] * p->c[2], p->c[0] * p->c[2], p->c[0] * p->c[1]};
+        uint32_t at = 0;
+        for (int f = 0; f < 6; f++) {
+            p->face_off[f] = at;
+            p->face_len[f] = p->grid[f >> 1] > 1 ? len[f >> 1] : 0;
+            at += p->face_len[f];
+        }
+        p->face_total = at;
+    }
     p->px_magic = (0x100000000ull / p->px) + 1;
     p->py_magic = (0x100000000ull / p->py) + 1;
     int32_t px = (int32_t)p->px, pxy = (int32_t)(p->px * p->py);
@@ -306,6 +321,29 @@ static void flood_open_template(op_topo_plan *p, uint8_t *st, uint32_t *stack)
         }
     }
     p->open_exit_count = n;
+}
+
+void op_topo_face_strips(const op_topo_plan *p, const uint32_t *labels, uint32_t *out)
+{
+    const uint32_t cx = p->c[0], cy = p->c[1], cz = p->c[2], cxy = cx * cy;
+    for (int f = 0; f < 6; f++) {
+        if (!p->face_len[f])
+            continue;
+        uint32_t *o = out + p->face_off[f];
+        const int a = f >> 1, hi = f & 1;
+        if (a == 0) {
+            const uint32_t lx = hi ? cx - 1 : 0;
+            for (uint32_t lz = 0; lz < cz; lz++)
+                for (uint32_t ly = 0; ly < cy; ly++)
+                    *o++ = labels[lx + ly * cx + lz * cxy];
+        } else if (a == 1) {
+            const uint32_t ly = hi ? cy - 1 : 0;
+            for (uint32_t lz = 0; lz < cz; lz++)
+                memcpy(o + lz * cx, labels + ly * cx + lz * cxy, cx * sizeof *o);
+        } else {
+            memcpy(o, labels + (hi ? (cz - 1) * cxy : 0), cxy * sizeof *o);
+        }
+    }
 }
 
 /* ---- labelling ---------------------------------------------------------------------------- */
@@ -603,6 +641,16 @@ static inline __attribute__((always_inline)) int flood_all(const chunk_ctx *cc, 
         for (uint32_t ly = 0; ly < cy; ly++) {
             const uint32_t q0 = (lz + zoff) * pxy + (ly + 1) * px + 1;
             for (uint32_t lx = 0; lx < cx; lx++) {
+                /* Seeds are rare once the first regions are flooded: skip eight clear
+                 * bytes at a time. */
+                if (lx + 8 <= cx) {
+                    uint64_t eight;
+                    memcpy(&eight, st + q0 + lx, 8);
+                    if (!eight) {
+                        lx += 7;
+                        continue;
+                    }
+                }
                 if (!st[q0 + lx])
                     continue;
                 uint32_t id = t->region_count + 1;

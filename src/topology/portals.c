@@ -74,14 +74,30 @@ int op_topo_exit_across(const op_region_graph *g, const op_boundary_exit *e, uin
 }
 
 uint32_t op_topo_count_exit_portals(const op_region_graph *g, const op_local_topology *t,
+                                    const op_topo_plan *plan, const uint32_t *strips,
                                     uint32_t *to)
 {
     uint32_t n = 0;
     const uint32_t tiles = g->chunk_tiles;
+    const uint32_t *c = plan->c;
+    const int32_t ox = (int32_t)(t->chunk_coord[0] * c[0]), oy = (int32_t)(t->chunk_coord[1] * c[1]),
+                  oz = (int32_t)(t->chunk_coord[2] * c[2]);
     for (uint32_t i = 0; i < t->exit_count; i++) {
-        uint32_t slot, local, r = 0;
-        if (op_topo_exit_across(g, &t->exits[i], &slot, &local))
-            r = g->labels[(size_t)slot * tiles + local];
+        const op_boundary_exit *e = &t->exits[i];
+        uint32_t r = 0;
+        if (e->face < 6 && plan->face_len[e->face ^ 1]) {
+            /* The tile across sits at the same face position on the target's opposite
+             * face: read the target's strip. */
+            const uint32_t lx = (uint32_t)(e->coord.x - ox), ly = (uint32_t)(e->coord.y - oy),
+                           lz = (uint32_t)(e->coord.z - oz);
+            const int a = e->face >> 1;
+            const uint32_t pos = a == 0 ? ly + lz * c[1] : a == 1 ? lx + lz * c[0] : lx + ly * c[0];
+            r = strips[(size_t)e->target_chunk * plan->face_total + plan->face_off[e->face ^ 1] + pos];
+        } else {
+            uint32_t slot, local;
+            if (op_topo_exit_across(g, e, &slot, &local))
+                r = g->labels[(size_t)slot * tiles + local];
+        }
         to[i] = r;
         n += r != 0;
     }

@@ -73,6 +73,11 @@ typedef struct op_topo_plan {
     int compact;              /* padded <= 65535: the 16-bit flood (local.c) */
     uint64_t px_magic, py_magic; /* floor(2^32 / px) + 1: exact q / px for q·px < 2^32 */
     uint32_t max_exits;       /* most exits one chunk can record */
+    /* Face strips: the labels of a chunk's tiles on each orthogonal face whose axis has
+     * more than one chunk, by face position (x faces: ly + lz·cy; y: lx + lz·cx; z: lx +
+     * ly·cx), face_off[f] .. face_off[f] + face_len[f] of face_total per chunk. Portal
+     * pairing reads the neighbour's strip instead of its scattered labels. */
+    uint32_t face_off[6], face_len[6], face_total;
     /* The flood of an all-passable chunk with every neighbour chunk present: its exits
      * in pop order with the chunk offset of their target (op_region_graph_settings
      * use_open_template). */
@@ -143,6 +148,8 @@ typedef struct op_region_graph_work {
     size_t exit_offsets_cap;
     uint32_t *exit_to;      /* per exit: the region across it (0: none) */
     size_t exit_to_cap;
+    uint32_t *strips;       /* slots · plan.face_total face strip labels */
+    size_t strips_cap;
     uint64_t serial; /* build number: the high half of the first-occurrence stamps */
 } op_region_graph_work;
 
@@ -152,7 +159,10 @@ op_boundary_face op_topo_transition_face(op_coord3 from, op_coord3 to);
 /* Portal pairing for one slot: to[i] = the region across exit i (0: none); returns how
  * many exits have one. */
 uint32_t op_topo_count_exit_portals(const op_region_graph *g, const op_local_topology *t,
+                                    const op_topo_plan *plan, const uint32_t *strips,
                                     uint32_t *to);
+/* Copies the face strips of one labelled chunk (plan->face_total values). */
+void op_topo_face_strips(const op_topo_plan *plan, const uint32_t *labels, uint32_t *out);
 /* Writes their portals in exit order from to[]; returns the count. */
 uint32_t op_topo_fill_exit_portals(const op_region_graph *g, const op_local_topology *t,
                                    const uint32_t *to, op_region_portal *out);
