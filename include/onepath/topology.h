@@ -428,6 +428,9 @@ typedef struct op_region_graph_settings {
                             * default, and one thread for worlds under 32768 tiles */
     int use_open_template; /* 1 (default): chunks with every tile passable copy a
                             * precomputed flood; 0 floods them (tests compare both) */
+    int use_grid_label;    /* 1 (default): chunks without a neighbour chunk (no exits)
+                            * take the grid-labelling kernel of the context's table; 0
+                            * floods them (tests compare both) */
 } op_region_graph_settings;
 
 void op_region_graph_settings_defaults(op_region_graph_settings *s);

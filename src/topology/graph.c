@@ -24,6 +24,7 @@ void op_region_graph_settings_defaults(op_region_graph_settings *s)
     s->provider = NULL;
     s->threads = 0;
     s->use_open_template = 1;
+    s->use_grid_label = 1;
 }
 
 void op_region_graph_init(op_ctx *ctx, op_region_graph *g)
@@ -427,7 +428,7 @@ op_status op_region_graph_build(op_ctx *ctx, const op_world *world, const op_mov
         t->labels = g->labels + (size_t)k * tiles;
         t->owns_labels = 0;
         if (op_topo_label_chunk(world, cls, &w->plan, &w->thread[thread_id()].flood, (op_chunk_key)k,
-                                use_template, t))
+                                use_template, s.use_grid_label ? op_grid_label_scalar : NULL, t))
             failed |= 1;
         else
             op_topo_face_strips(&w->plan, t->labels, w->strips + (size_t)k * w->plan.face_total);

@@ -109,6 +109,8 @@ void op_topo_flood_free(op_topo_flood *f)
     op_mem_free(&f->alloc, f->stack);
     op_mem_free(&f->alloc, f->stack16);
     op_mem_free(&f->alloc, f->lab16);
+    op_mem_free(&f->alloc, f->mask);
+    op_mem_free(&f->alloc, f->gl_scratch);
     op_mem_free(&f->alloc, f->row);
     op_mem_free(&f->alloc, f->eval.stack);
     op_allocator a = f->alloc;
@@ -121,23 +123,31 @@ int op_topo_flood_reserve(op_topo_flood *f, const op_topo_plan *p, const op_move
 {
     if (a)
         f->alloc = *a;
-    if (f->padded_cap < p->padded || (p->compact && !f->lab16)) {
+    if (f->padded_cap < p->padded || (p->compact && !f->lab16) || f->mask_cap < p->tiles) {
         op_mem_free(&f->alloc, f->st);
         op_mem_free(&f->alloc, f->stack);
         op_mem_free(&f->alloc, f->stack16);
         op_mem_free(&f->alloc, f->lab16);
+        op_mem_free(&f->alloc, f->mask);
+        op_mem_free(&f->alloc, f->gl_scratch);
         f->stack16 = f->lab16 = NULL;
+        f->mask = NULL;
+        f->gl_scratch = NULL;
         f->st = op_mem_alloc(&f->alloc, p->padded);
         f->stack = op_mem_array(&f->alloc, (size_t)p->padded + 8, sizeof *f->stack);
         if (p->compact) {
             f->stack16 = op_mem_array(&f->alloc, (size_t)p->padded + 8, sizeof *f->stack16);
             f->lab16 = op_mem_array(&f->alloc, p->padded, sizeof *f->lab16);
         }
-        if (!f->st || !f->stack || (p->compact && (!f->stack16 || !f->lab16))) {
+        f->mask = op_mem_alloc(&f->alloc, p->tiles);
+        f->gl_scratch = op_mem_alloc(&f->alloc, op_grid_label_scratch_size(p->c[0], p->c[1], p->c[2]));
+        if (!f->st || !f->stack || (p->compact && (!f->stack16 || !f->lab16)) || !f->mask ||
+            !f->gl_scratch) {
             f->padded_cap = 0;
             return -1;
         }
         f->padded_cap = p->padded;
+        f->mask_cap = p->tiles;
     }
     uint32_t depth = op_topo_pass_depth(c);
     if (depth < 1)
@@ -730,8 +740,56 @@ static int copy_template(const chunk_ctx *cc, uint32_t *labels)
     return 0;
 }
 
+/* A chunk with no neighbour chunk has no exits, so nothing depends on the flood's pop
+ * order: the grid-labelling kernel gives the labels (§10.2's ids), and the summaries are
+ * order-free. */
+static int label_with_kernel(const chunk_ctx *cc, op_topo_flood *f, op_grid_label_fn gl,
+                             uint32_t *labels)
+{
+    const op_topo_plan *p = cc->p;
+    op_local_topology *t = cc->t;
+    const uint32_t cx = p->c[0], cy = p->c[1], cz = p->c[2];
+    const uint32_t zoff = p->pz > 1 ? 1 : 0;
+    for (uint32_t lz = 0; lz < cz; lz++)
+        for (uint32_t ly = 0; ly < cy; ly++)
+            memcpy(f->mask + ly * cx + lz * cx * cy, f->st + (lz + zoff) * p->px * p->py + (ly + 1) * p->px + 1, cx);
+    const uint32_t n = gl(f->mask, cx, cy, cz, p->hex, labels, f->gl_scratch);
+    if (op_topo_local_reserve_regions(t, n))
+        return -1;
+    for (uint32_t i = 0; i < n; i++) {
+        op_local_region *r = &t->regions[i];
+        r->id = i + 1;
+        r->tile_count = 0;
+        r->exit_count = 0;
+        r->first_exit = 0;
+        r->bounds.min = (op_coord3){INT32_MAX, INT32_MAX, INT32_MAX};
+        r->bounds.max = (op_coord3){INT32_MIN, INT32_MIN, INT32_MIN};
+    }
+    t->region_count = n;
+    const uint32_t *l = labels;
+    for (uint32_t lz = 0; lz < cz; lz++)
+        for (uint32_t ly = 0; ly < cy; ly++)
+            for (uint32_t lx = 0; lx < cx; lx++) {
+                const uint32_t id = *l++;
+                if (!id)
+                    continue;
+                op_local_region *r = &t->regions[id - 1];
+                const int32_t x = cc->o[0] + (int32_t)lx, y = cc->o[1] + (int32_t)ly,
+                              z = cc->o[2] + (int32_t)lz;
+                r->tile_count++;
+                r->bounds.min.x = x < r->bounds.min.x ? x : r->bounds.min.x;
+                r->bounds.min.y = y < r->bounds.min.y ? y : r->bounds.min.y;
+                r->bounds.min.z = z < r->bounds.min.z ? z : r->bounds.min.z;
+                r->bounds.max.x = x + 1 > r->bounds.max.x ? x + 1 : r->bounds.max.x;
+                r->bounds.max.y = y + 1 > r->bounds.max.y ? y + 1 : r->bounds.max.y;
+                r->bounds.max.z = z + 1 > r->bounds.max.z ? z + 1 : r->bounds.max.z;
+            }
+    return 0;
+}
+
 int op_topo_label_chunk(const op_world *w, const op_movement_class *c, const op_topo_plan *p,
-                        op_topo_flood *f, op_chunk_key key, int use_template, op_local_topology *t)
+                        op_topo_flood *f, op_chunk_key key, int use_template, op_grid_label_fn gl,
+                        op_local_topology *t)
 {
     chunk_ctx cc;
     cc.p = p;
@@ -790,6 +848,8 @@ int op_topo_label_chunk(const op_world *w, const op_movement_class *c, const op_
         memset(f->lab16, 0, (size_t)p->padded * sizeof *f->lab16);
     else
         memset(labels, 0, (size_t)p->tiles * sizeof *labels);
+    if (gl && cc.fm == 0)
+        return label_with_kernel(&cc, f, gl, labels);
     if (op_topo_local_reserve_exits(t, p->max_exits))
         return -1;
     /* Both loops give the same bytes; the branchy one wins where the ground is open
@@ -882,7 +942,7 @@ op_status op_local_topology_build(op_ctx *ctx, const op_world *w, const op_movem
         if (!out->labels)
             return op_fail(ctx, OP_NO_MEMORY, "out of memory for %u chunk labels", w->chunk_tiles);
     }
-    if (op_topo_label_chunk(w, c, &ls->plan, &ls->flood, chunk, 1, out)) {
+    if (op_topo_label_chunk(w, c, &ls->plan, &ls->flood, chunk, 1, op_grid_label_scalar, out)) {
         out->region_count = out->exit_count = 0;
         out->chunk = OP_INVALID_CHUNK;
         return op_fail(ctx, OP_NO_MEMORY, "out of memory for the regions and exits of chunk %u",

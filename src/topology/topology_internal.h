@@ -97,9 +97,11 @@ typedef struct op_topo_flood {
     uint8_t *st;      /* padded: 1 = passable and not yet labelled */
     uint32_t *stack;  /* padded + 8 */
     uint16_t *stack16, *lab16; /* compact plans: 16-bit stack and padded labels */
+    uint8_t *mask;    /* tiles: the unpadded passability for the grid-labelling kernel */
+    void *gl_scratch; /* op_grid_label_scratch_size of the plan's chunk */
     uint8_t *row;     /* one row of passability */
     op_topo_eval eval;
-    uint32_t padded_cap, row_cap;
+    uint32_t padded_cap, row_cap, mask_cap;
     op_allocator alloc;
 } op_topo_flood;
 
@@ -113,9 +115,21 @@ void op_topo_flood_free(op_topo_flood *f);
 
 /* Labels one chunk into t (labels must point at chunk_tiles entries; regions and exits
  * grow through t->alloc). Returns 0, or -1 when an allocation failed. */
+/* The grid-labelling kernel family (scalar twin src/scalar/grid_label.c, SIMD twin
+ * src/simd/grid_label.c): the passable components of a cx·cy·cz byte mask in local
+ * order, ids by each component's first tile (the §10.2 ids); hex: 2D with the (+1,-1)
+ * and (-1,+1) steps. Returns the count; scratch holds op_grid_label_scratch_size bytes. */
+typedef uint32_t (*op_grid_label_fn)(const uint8_t *pass, uint32_t cx, uint32_t cy, uint32_t cz,
+                                     int hex, uint32_t *labels, void *scratch);
+size_t op_grid_label_scratch_size(uint32_t cx, uint32_t cy, uint32_t cz);
+uint32_t op_grid_label_scalar(const uint8_t *pass, uint32_t cx, uint32_t cy, uint32_t cz, int hex,
+                              uint32_t *labels, void *scratch);
+
+/* gl: the grid-labelling kernel, used for chunks without neighbour chunks (no exits, so
+ * no pop order to keep); NULL floods them too. */
 int op_topo_label_chunk(const op_world *world, const op_movement_class *c, const op_topo_plan *p,
                         op_topo_flood *f, op_chunk_key chunk, int use_template,
-                        op_local_topology *t);
+                        op_grid_label_fn gl, op_local_topology *t);
 
 /* Grows a local topology's arrays (0 or -1). */
 int op_topo_local_reserve_regions(op_local_topology *t, uint32_t n);

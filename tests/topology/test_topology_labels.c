@@ -381,6 +381,43 @@ static void test_random_against_reference(void **state)
     }
 }
 
+/* Chunks without a neighbour chunk take the grid-labelling kernel (no exits, no pop
+ * order to keep): the same graph as the flood's, labels and summaries alike. */
+static void test_single_chunk_kernel(void **state)
+{
+    (void)state;
+    op_rng rng = {808};
+    for (int iter = 0; iter < 60; iter++) {
+        op_lattice lat = iter % 3 == 2 ? OP_LATTICE_AXIAL_HEX : OP_LATTICE_ORTHOGONAL;
+        int three_d = lat == OP_LATTICE_ORTHOGONAL && iter % 3 == 1;
+        uint32_t sx = 1 + op_rng_below(&rng, 90), sy = 1 + op_rng_below(&rng, 40),
+                 sz = three_d ? 1 + op_rng_below(&rng, 6) : 1;
+        /* one chunk covering the world, sometimes larger than it (a partial chunk) */
+        op_world_shape s = topo_shape(sx, sy, sz, sx + op_rng_below(&rng, 3), sy + op_rng_below(&rng, 3),
+                                      three_d ? sz + op_rng_below(&rng, 2) : 1, lat);
+        op_world w;
+        topo_world(&ctx, &w, s);
+        topo_fill_random(&ctx, &w, F_PASS, &rng, op_rng_below(&rng, 70));
+        op_movement_class c;
+        op_movement_class_unit_field(&c, F_PASS);
+        ref_graph r;
+        ref_graph_build(&w, &c, &r);
+        for (int gl = 0; gl < 2; gl++) {
+            op_region_graph_settings st;
+            op_region_graph_settings_defaults(&st);
+            st.use_grid_label = gl;
+            st.use_open_template = iter & 1;
+            op_region_graph g;
+            op_region_graph_init(&ctx, &g);
+            assert_int_equal(op_region_graph_build(&ctx, &w, &c, &st, &g, NULL), OP_OK);
+            expect_graph_equals_ref(&g, &r);
+            op_region_graph_free(&g);
+        }
+        ref_graph_free(&r);
+        op_world_free(&w);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -392,6 +429,7 @@ int main(void)
         cmocka_unit_test(test_partial_chunks),
         cmocka_unit_test(test_local_build),
         cmocka_unit_test(test_random_against_reference),
+        cmocka_unit_test(test_single_chunk_kernel),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
