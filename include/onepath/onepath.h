@@ -18,4 +18,5 @@
 #include "onepath/bake.h"
 #include "onepath/topology.h"
 #include "onepath/tiles.h"
+#include "onepath/opbake.h"
 #endif

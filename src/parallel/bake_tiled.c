@@ -188,9 +188,11 @@ static void run_tiles(const op_tile_job *job, op_tiled_result *r, const uint32_t
 }
 
 /* Totals, the largest tile, and the build3d/tiles digest (serial, in (tz, tx) order). */
-static void assemble(op_tiled_result *r)
+void op_tiles_assemble(op_tiled_result *r)
 {
     uint32_t best = 0;
+    r->solid_spans = r->spans = r->walkable_spans = r->triangle_refs = 0;
+    r->regions = r->contours = r->contour_verts = 0;
     for (uint32_t i = 0; i < r->tile_count; i++) {
         const op_tile *t = &r->tiles[i];
         r->solid_spans += t->solid_spans;
@@ -353,7 +355,7 @@ op_status op_bake_tiled(op_ctx *ctx, const op_scene *scene, const op_bake_settin
                      fi / r->tiles_x, slots[failed].fail_msg);
         goto out;
     }
-    assemble(r);
+    op_tiles_assemble(r);
     r->ms_assemble = op_now_ms() - t3;
     r->ms_total = op_now_ms() - t_start;
 out:

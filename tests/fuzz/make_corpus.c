@@ -3,6 +3,7 @@
  *   cmake --build build --target fuzz_make_corpus && build/tests/fuzz/fuzz_make_corpus tests/fuzz/corpus
  * Small on purpose: libFuzzer grows its own working corpus from these (ci/fuzz.sh). */
 #include "onepath/onepath.h"
+#include "util/testscene.h"
 #include "util/testutil.h"
 
 #include <stdio.h>
@@ -155,6 +156,51 @@ static void bake_seeds(void)
     put("bake", "flat-24x24.bin", flat, n);
 }
 
+/* Small tiled bakes as OPBAKE1 files: contours only, with region ids, with raw loops,
+ * a bake stopped after spans, and a truncated file. */
+static void opbake_seeds(op_ctx *ctx)
+{
+    static const struct {
+        uint64_t seed;
+        unsigned flags;
+        op_stage until;
+        const char *name;
+    } files[] = {{1, 0, OP_STAGE_CONTOURS, "contours.opbake"},
+                 {2, OP_OPBAKE_REGIONS, OP_STAGE_CONTOURS, "regions.opbake"},
+                 {3, OP_OPBAKE_RAW, OP_STAGE_CONTOURS, "raw.opbake"},
+                 {4, 0, OP_STAGE_SPANS, "spans-only.opbake"}};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        op_scene s;
+        op_bake_settings bs;
+        op_bake_settings_defaults(&bs);
+        if (op_test_random_scene(ctx, &s, &bs.config, files[i].seed, 18, 4) != OP_OK)
+            exit(1);
+        bs.config.tile_size = 10;
+        bs.config.border_size = 2;
+        bs.regions.min_region_area = 2;
+        bs.until = files[i].until;
+        bs.contours.keep_raw = (files[i].flags & OP_OPBAKE_RAW) != 0;
+        op_tiled_options o;
+        op_tiled_options_defaults(&o);
+        o.threads = 1;
+        o.keep_regions = (files[i].flags & OP_OPBAKE_REGIONS) != 0;
+        op_tiled_result r;
+        unsigned char *buf;
+        size_t len;
+        if (op_bake_tiled(ctx, &s, &bs, &o, &r) != OP_OK ||
+            op_opbake_encode(ctx, &r, files[i].flags, &buf, &len) != OP_OK) {
+            fprintf(stderr, "opbake: %s\n", ctx->err);
+            exit(1);
+        }
+        put("opbake", files[i].name, buf, len);
+        if (i == 0)
+            put("opbake", "truncated.opbake", buf, len / 2);
+        op_free(ctx, buf);
+        op_tiled_result_free(&r);
+        op_scene_free(&s);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -170,6 +216,7 @@ int main(int argc, char **argv)
     obj_seeds();
     heightmap_seeds();
     bake_seeds();
+    opbake_seeds(&ctx);
     op_ctx_free(&ctx);
     return 0;
 }
