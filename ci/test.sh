@@ -24,6 +24,9 @@ ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 echo "== command-line tool"
 bash ci/cli-smoke.sh build
 
+echo "== tiled bake: tool, build without OpenMP, ThreadSanitizer"
+bash ci/tiles.sh build
+
 echo "== package: install, consumers (find_package, pkg-config, add_subdirectory), shared library"
 bash ci/consumers.sh build
 

@@ -71,6 +71,11 @@ typedef struct cli_args {
     const char *json, *out_chf, *out_dist, *out_regions, *out_contours, *png, *svg;
     int raw;
     uint32_t png_scale;
+    /* Tiled bakes (supplement §2): --threads, --out FILE.opbake, --with-regions. The
+     * tile size and border are s.config.tile_size / border_size. */
+    int threads;
+    const char *out;
+    int with_regions;
     void *ext;
     /* Filled by cli_parse: the distinct options given, in order. */
     const cli_opt *given[CLI_MAX_GIVEN];
@@ -122,7 +127,16 @@ void cli_progress_done(void);
 op_status cli_write_png(op_ctx *ctx, const op_bake_result *r, const char *path, int scale);
 op_status cli_write_svg(op_ctx *ctx, const op_bake_result *r, const char *path);
 
+/* Tile options of bake and verify (--tile-size, --border, --threads; cli_options.c). */
+extern const cli_group cli_group_tiles;
+
+/* bake with --tile-size > 0 (cmd_bake_tiled.c): after cli_args_check. */
+int cli_bake_tiled(cli_args *a);
+/* Peak resident memory of this process so far [MiB], 0 when unknown. */
+double cli_peak_rss_mb(void);
+
 int cmd_bake(int argc, char **argv);
+int cmd_inspect(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_isa(int argc, char **argv);
 int cmd_digest(int argc, char **argv);

@@ -42,8 +42,9 @@ static const cli_opt input_opts[] = {
              "courtyard, islands, water/road/grass areas)"},
     {"--demo-terrain", CLI_FLAG, CLI_FIELD(in.demo), NULL, .set = 2,
      .help = "the demo world's terrain only"},
-    {"--demo-size", CLI_UINT, CLI_FIELD(in.demo_size), "N", .lo = 64, .hi = 8192,
-     .inputs = CLI_IN_DEMO, .help = "demo: cells per side, 64..8192"},
+    {"--demo-size", CLI_UINT, CLI_FIELD(in.demo_size), "N", .lo = OP_DEMO_MIN_SIZE,
+     .hi = OP_DEMO_MAX_SIZE, .inputs = CLI_IN_DEMO,
+     .help = "demo: cells per side, 64..16384 (16384: about 280 M spans; tile it)"},
     {"--width", CLI_UINT, CLI_FIELD(in.r16_width), "W", .lo = 2, .hi = 1u << 20,
      .inputs = CLI_IN_R16, .deflt = "", .help = ".r16 heightmap: samples per row"},
     {"--hm-spacing", CLI_FLOAT, CLI_FIELD(in.hm.spacing), "F", .lo = 1e-6, .hi = 1e6,
@@ -100,6 +101,21 @@ static const cli_opt contours_opts[] = {
      .choices = on_off, .help = "straight region borders"},
     CLI_END};
 const cli_group cli_group_contours = {"contours (regions-contours §6, §7)", contours_opts};
+
+/* supplement §2: a scene (not an OPCHF1 field, which has no triangles) baked tile by
+ * tile on every core. */
+static const cli_opt tile_opts[] = {
+    {"--tile-size", CLI_INT, CLI_FIELD(s.config.tile_size), "T", .lo = 0, .hi = 65536,
+     .inputs = CLI_IN_SCENE,
+     .help = "tile edge in cells; 0 = one grid for the whole world (the solo bake)"},
+    {"--border", CLI_INT, CLI_FIELD(s.config.border_size), "B", .lo = 0, .hi = 65536,
+     .inputs = CLI_IN_SCENE, .deflt = "walkable radius + 3",
+     .help = "border band of each tile window in cells (with --tile-size)"},
+    {"--threads", CLI_INT, CLI_FIELD(threads), "N", .lo = 0, .hi = 4096,
+     .deflt = "0: OMP_NUM_THREADS, else every core",
+     .help = "threads for the tiles (with --tile-size); the output is the same for any N"},
+    CLI_END};
+const cli_group cli_group_tiles = {"tiles (supplement §2)", tile_opts};
 
 static const cli_opt run_opts[] = {
     {"--quiet", CLI_FLAG, CLI_FIELD(quiet), NULL, .alias = "-q",

@@ -26,12 +26,19 @@ static const cli_opt bake_output_opts[] = {
     {"--png-scale", CLI_UINT, CLI_FIELD(png_scale), "N", .help = "pixels per cell in the picture",
      .lo = 1, .hi = 64, .deflt = "fit about 2048 px"},
     {"--svg", CLI_FILE, CLI_FIELD(svg), "FILE", .help = "the same picture as SVG"},
+    {"--out", CLI_FILE, CLI_FIELD(out), "FILE.opbake", .inputs = CLI_IN_SCENE,
+     .help = "tiled bake: the bake file (OPBAKE1: tiles, contours in world cells; --raw adds "
+             "raw loops)"},
+    {"--with-regions", CLI_FLAG, CLI_FIELD(with_regions), NULL, .inputs = CLI_IN_SCENE,
+     .help = "--out also stores every tile's per-span region ids"},
     CLI_END};
 static const cli_group bake_output = {"output", bake_output_opts};
 
-static const cli_group *const bake_groups[] = {&cli_group_input, &cli_group_spans,
-                                               &cli_group_regions, &cli_group_contours,
-                                               &cli_group_run, &bake_run, &bake_output, NULL};
+static const cli_group *const bake_groups[] = {&cli_group_input,    &cli_group_spans,
+                                               &cli_group_tiles,    &cli_group_regions,
+                                               &cli_group_contours, &cli_group_run,
+                                               &bake_run,           &bake_output,
+                                               NULL};
 
 static const cli_command bake_cmd = {
     "bake", "INPUT [options]",
@@ -241,6 +248,13 @@ int cmd_bake(int argc, char **argv)
         return EXIT_USAGE;
     const char *CMD = bake_cmd.name;
     op_bake_settings *s = &a.s;
+    if (s->config.tile_size > 0)
+        return cli_bake_tiled(&a); /* supplement §2 */
+    static const char *const tiled_only[] = {"--border", "--threads", "--out", "--with-regions"};
+    for (size_t i = 0; i < sizeof tiled_only / sizeof tiled_only[0]; i++)
+        if (cli_given(&a, tiled_only[i]))
+            return cli_usage_error(CMD, "%s is for tiled bakes: give --tile-size T too",
+                                   tiled_only[i]);
     if ((a.out_dist || a.out_regions) && s->until < OP_STAGE_REGIONS)
         return cli_usage_error(CMD, "--out-dist/--out-regions need --until regions or later");
     if (a.out_contours && s->until < OP_STAGE_CONTOURS)

@@ -15,6 +15,7 @@ static const struct {
 } commands[] = {
     {"bake", cmd_bake, "build the compact heightfield, regions and contours of an input"},
     {"verify", cmd_verify, "run every instruction-set variant and the invariant checkers"},
+    {"inspect", cmd_inspect, "check a bake file (.opbake) and print what it holds"},
     {"digest", cmd_digest, "print the stage digests of an input (as bake --json records them)"},
     {"isa", cmd_isa, "list the kernel variants and whether this CPU runs them"},
     {"topology", cmd_topology, "build the chunk-region graph of a top-down world; queries"},

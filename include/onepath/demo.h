@@ -26,7 +26,7 @@ extern "C" {
 
 /* Accepted world edge [Units: vx]. */
 #define OP_DEMO_MIN_SIZE 64u
-#define OP_DEMO_MAX_SIZE 8192u
+#define OP_DEMO_MAX_SIZE 16384u
 /* Edge of the repeating village block [Units: vx]. */
 #define OP_DEMO_BLOCK 256u
 

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Tiled bake checks beyond the plain and sanitizer ctest runs (issue 11), small on
+# purpose: (1) the tool end to end (ci/tiles-smoke.sh); (2) a build without OpenMP
+# (-DOP_OPENMP=OFF), where the tiles tests run the same loop on one thread; (3) the
+# parallel tile loop under ThreadSanitizer with clang and libomp (Archer supplies
+# OpenMP's synchronisation to TSan; reports inside the uninstrumented runtime itself are
+# ignored, races in onepath's code are not: halt_on_error).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+build=${1:-build}
+
+echo "-- tiles: the tool"
+bash ci/tiles-smoke.sh "$build"
+
+echo "-- tiles: build without OpenMP"
+cmake -S . -B build-noomp -DCMAKE_BUILD_TYPE=Release -DOP_WERROR=ON -DOP_BENCH=OFF \
+      -DOP_OPENMP=OFF -DOP_TOOLS=OFF >/dev/null
+cmake --build build-noomp -j"$jobs" --target test_tiles_bake test_io_opbake
+ctest --test-dir build-noomp --output-on-failure -R '^(test_tiles_bake|test_io_opbake)$'
+
+echo "-- tiles: ThreadSanitizer (clang)"
+if ! command -v clang >/dev/null; then
+  echo "tiles: clang not found (bash ci/setup.sh installs it)"; exit 1
+fi
+CC=clang CXX=clang++ cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOP_WERROR=ON \
+      -DOP_BENCH=OFF -DOP_TOOLS=OFF -DCMAKE_C_FLAGS=-fsanitize=thread \
+      -DCMAKE_CXX_FLAGS=-fsanitize=thread -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread >/dev/null
+cmake --build build-tsan -j"$jobs" --target test_tiles_bake
+archer=$(ls /usr/lib/llvm-*/lib/libarcher.so 2>/dev/null | sort -V | tail -1 || true)
+for t in test_threads_random test_small_tiles test_smallest_failing_tile test_assembly_empty_tiles; do
+  OMP_TOOL_LIBRARIES="$archer" TSAN_OPTIONS="ignore_noninstrumented_modules=1 halt_on_error=1" \
+    OP_TEST_FILTER=$t build-tsan/test_tiles_bake
+done
+echo "tiles: all passed"

@@ -1,0 +1,16 @@
+/* The tool's pictures of a tiled bake (picture_tiles.c). */
+#ifndef ONEPATH_CLI_TILES_H
+#define ONEPATH_CLI_TILES_H
+
+#include "onepath/tiles.h"
+
+/* Top view of the world: each owned cell coloured by the region of its highest span with
+ * a region (regions are per tile, so the colour mixes in the tile), contours in white,
+ * the tile grid in yellow. scale pixels per cell (0: fit about 2048 px; worlds above 4096
+ * cells draw one pixel per 2, 3, ... cells). Region colours need the tiles' region ids
+ * (keep_regions); without them cells with spans are grey. */
+op_status cli_write_tiles_png(op_ctx *ctx, const op_tiled_result *r, const char *path, int scale);
+/* The same as SVG: contours filled with their region's colour, the tile grid. */
+op_status cli_write_tiles_svg(op_ctx *ctx, const op_tiled_result *r, const char *path);
+
+#endif

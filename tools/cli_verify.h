@@ -1,0 +1,17 @@
+/* onepath verify's tiled part (verify_tiles.c). */
+#ifndef ONEPATH_CLI_VERIFY_H
+#define ONEPATH_CLI_VERIFY_H
+
+#include "cli.h"
+
+/* Tile size verify uses when --tile-size is not given. */
+#define CLI_VERIFY_TILE_SIZE 64
+
+/* For a scene input: per partition, the tiled bake with 1, 2, 3, 8 (and --threads N)
+ * threads must give one build3d/tiles digest, the 1-thread result must keep the region
+ * and contour invariants in every tile, and every tile's owned cells must equal the solo
+ * field's. Prints a table; returns the failures, or minus an exit code when a bake
+ * failed (printed). */
+int cli_verify_tiles(op_ctx *ctx, const cli_args *a, const op_partition *parts, int nparts);
+
+#endif
