@@ -85,7 +85,7 @@ check_err digest-unknown 2 "unknown option '--frobnicate'" "$bin" digest --demo 
 check_err verify-unknown 2 "unknown option '--until'" "$bin" verify --demo --until spans
 check_err missing-value 2 "--cs needs a value" "$bin" bake --demo --cs
 check_err flag-value 2 "--demo takes no value" "$bin" bake --demo=1
-check_err int-range 2 "--demo-size must be an integer in [64, 8192]" "$bin" bake --demo --demo-size 9000
+check_err int-range 2 "--demo-size must be an integer in [64, 16384]" "$bin" bake --demo --demo-size 20000
 check_err two-inputs 2 "more than one input file" "$bin" bake a.obj b.obj
 check eq-form 0 "$bin" digest --demo --demo-size=64 --until=spans --quiet
 check digest-quiet 0 "$bin" digest --demo --demo-size 64 -q
