@@ -35,7 +35,7 @@ static void test_invalid_sizes(void **state)
     (void)state;
     op_ctx ctx;
     assert_int_equal(op_ctx_init(&ctx, OP_ISA_SCALAR), OP_OK);
-    const uint32_t bad[] = {0, 1, 63, 8193, 16384, UINT32_MAX};
+    const uint32_t bad[] = {0, 1, 63, OP_DEMO_MAX_SIZE + 1, 32768, UINT32_MAX};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         op_scene s;
         op_config cfg;
