@@ -639,14 +639,13 @@ flood_region16(const chunk_ctx *cc, uint8_t *restrict st, uint16_t *restrict sta
 
 static inline __attribute__((always_inline)) int flood_all(const chunk_ctx *cc, op_topo_flood *f,
                                                            uint32_t *restrict labels, const int kind,
-                                                           const int branchy)
+                                                           const int branchy, const int compact)
 {
     const op_topo_plan *p = cc->p;
     op_local_topology *t = cc->t;
     uint8_t *restrict st = f->st;
     const uint32_t cx = p->c[0], cy = p->c[1], cz = p->c[2], px = p->px, pxy = p->px * p->py;
     const uint32_t zoff = p->pz > 1 ? 1 : 0;
-    const int compact = p->compact;
     for (uint32_t lz = 0; lz < cz; lz++)
         for (uint32_t ly = 0; ly < cy; ly++) {
             const uint32_t q0 = (lz + zoff) * pxy + (ly + 1) * px + 1;
@@ -696,6 +695,36 @@ static inline __attribute__((always_inline)) int flood_all(const chunk_ctx *cc, 
     }
     return 0;
 }
+
+/* One function per loop shape, so each gets its own register allocation (inlined
+ * together into one function, the twelve loops spilled their counters). */
+#define OP_FLOOD_SHAPE(name, kind, branchy, compact)                                           \
+    static __attribute__((noinline)) int name(const chunk_ctx *cc, op_topo_flood *f,           \
+                                              uint32_t *labels)                                \
+    {                                                                                          \
+        return flood_all(cc, f, labels, kind, branchy, compact);                               \
+    }
+OP_FLOOD_SHAPE(flood_2d_open, 0, 1, 0)
+OP_FLOOD_SHAPE(flood_2d_broken, 0, 0, 0)
+OP_FLOOD_SHAPE(flood_hex_open, 1, 1, 0)
+OP_FLOOD_SHAPE(flood_hex_broken, 1, 0, 0)
+OP_FLOOD_SHAPE(flood_3d_open, 2, 1, 0)
+OP_FLOOD_SHAPE(flood_3d_broken, 2, 0, 0)
+OP_FLOOD_SHAPE(flood16_2d_open, 0, 1, 1)
+OP_FLOOD_SHAPE(flood16_2d_broken, 0, 0, 1)
+OP_FLOOD_SHAPE(flood16_hex_open, 1, 1, 1)
+OP_FLOOD_SHAPE(flood16_hex_broken, 1, 0, 1)
+OP_FLOOD_SHAPE(flood16_3d_open, 2, 1, 1)
+OP_FLOOD_SHAPE(flood16_3d_broken, 2, 0, 1)
+#undef OP_FLOOD_SHAPE
+
+typedef int (*flood_shape_fn)(const chunk_ctx *, op_topo_flood *, uint32_t *);
+/* [compact][kind][open] */
+static const flood_shape_fn flood_shapes[2][3][2] = {
+    {{flood_2d_broken, flood_2d_open}, {flood_hex_broken, flood_hex_open}, {flood_3d_broken, flood_3d_open}},
+    {{flood16_2d_broken, flood16_2d_open},
+     {flood16_hex_broken, flood16_hex_open},
+     {flood16_3d_broken, flood16_3d_open}}};
 
 /* Every tile passable: the template's exits, filtered by the neighbour chunks present. */
 static int copy_template(const chunk_ctx *cc, uint32_t *labels)
@@ -855,11 +884,8 @@ int op_topo_label_chunk(const op_world *w, const op_movement_class *c, const op_
     /* Both loops give the same bytes; the branchy one wins where the ground is open
      * (supplement §10.2 either way; docs/decisions/topology.md). */
     const int open = passable * 20 >= (uint64_t)p->tiles * 19;
-    if (p->hex)
-        return open ? flood_all(&cc, f, labels, 1, 1) : flood_all(&cc, f, labels, 1, 0);
-    if (p->pz > 1)
-        return open ? flood_all(&cc, f, labels, 2, 1) : flood_all(&cc, f, labels, 2, 0);
-    return open ? flood_all(&cc, f, labels, 0, 1) : flood_all(&cc, f, labels, 0, 0);
+    const int kind = p->hex ? 1 : p->pz > 1 ? 2 : 0;
+    return flood_shapes[p->compact != 0][kind][open](&cc, f, labels);
 }
 
 /* ---- build_local_chunk_topology ----------------------------------------------------------- */
