@@ -242,7 +242,18 @@ static void test_stamps_and_freshness(void **state)
     assert_int_equal(op_world_topology_version(&w, 0), 2);
     assert_false(op_region_graph_is_fresh(&w, &g));
     op_region_graph_build_result br;
+    uint64_t versions[4];
+    uint8_t dirty[4];
+    for (uint32_t k = 0; k < 4; k++) {
+        versions[k] = w.topology_version[k];
+        dirty[k] = w.topology_dirty[k];
+    }
     assert_int_equal(op_region_graph_build(&ctx, &w, &raw, NULL, &g, &br), OP_OK);
+    for (uint32_t k = 0; k < 4; k++) {
+        /* the build mutates no version or dirty flag (topology.md "Behavior") */
+        assert_int_equal(w.topology_version[k], versions[k]);
+        assert_int_equal(w.topology_dirty[k], dirty[k]);
+    }
     assert_int_equal(g.revision, 2);
     assert_int_equal(br.topology_version_sum, 2);
     assert_int_equal(g.locals[0].topology_version, 2);
