@@ -418,6 +418,37 @@ static void test_single_chunk_kernel(void **state)
     }
 }
 
+/* Chunks of more than 65535 padded tiles take the 32-bit flood (the others the 16-bit
+ * one): the same labels, exits and portals as the reference. */
+static void test_large_chunks(void **state)
+{
+    (void)state;
+    op_rng rng = {4711};
+    const op_world_shape shapes[] = {
+        topo_shape(300, 290, 1, 260, 260, 1, OP_LATTICE_ORTHOGONAL),
+        topo_shape(280, 270, 1, 256, 258, 1, OP_LATTICE_AXIAL_HEX),
+        topo_shape(60, 55, 40, 48, 48, 28, OP_LATTICE_ORTHOGONAL),
+    };
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        for (int walls = 2; walls <= 40; walls += 38) {
+            op_world w;
+            topo_world(&ctx, &w, shapes[i]);
+            topo_fill_random(&ctx, &w, F_PASS, &rng, (uint32_t)walls);
+            op_movement_class c;
+            op_movement_class_unit_field(&c, F_PASS);
+            ref_graph r;
+            ref_graph_build(&w, &c, &r);
+            op_region_graph g;
+            build(&w, &c, &g, 1);
+            assert_true((uint64_t)(shapes[i].chunk[0] + 2) * (shapes[i].chunk[1] + 2) > 65535 ||
+                        shapes[i].chunk[2] > 1);
+            expect_graph_equals_ref(&g, &r);
+            op_region_graph_free(&g);
+            ref_graph_free(&r);
+            op_world_free(&w);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -430,6 +461,7 @@ int main(void)
         cmocka_unit_test(test_local_build),
         cmocka_unit_test(test_random_against_reference),
         cmocka_unit_test(test_single_chunk_kernel),
+        cmocka_unit_test(test_large_chunks),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
