@@ -15,7 +15,7 @@
  * Shortcut: when no column holds two walkable spans, the partition is the components of
  * "linked and same area" (the labelling kernel); when one is below MinRegionArea, the
  * whole field takes the general path (§9.4). */
-#include "regions/regions_internal.h"
+#include "regions/region_graph.h"
 #include "core/kernels.h"
 #include "core/alloc.h"
 
@@ -65,49 +65,26 @@ static int vec_union(op_arena *a, vec *dst, vec *src)
     return 1;
 }
 
-/* Ordered region pairs (both ways round), run-length free: a growable array through
- * the allocator hook. */
-typedef struct pair_list {
-    uint32_t *p; /* r, q, r, q, ... */
-    size_t n, cap; /* pairs */
-} pair_list;
-
-static int pair_push(op_ctx *ctx, pair_list *l, uint32_t r, uint32_t q)
+/* Per region r of 1..m: the q of every pair (r, q), as vecs into one pool. The pairs
+ * are (r[i * stride], q[i * stride]). */
+static int lists_from_pairs(op_ctx *ctx, const uint32_t *r, const uint32_t *q, size_t count,
+                            size_t stride, uint32_t m, vec *v)
 {
-    if (l->n + 2 > l->cap) {
-        const size_t cap = l->cap ? l->cap * 2 : 8192;
-        uint32_t *p = op_mem_realloc(&ctx->alloc, l->p, cap * 2 * sizeof *p);
-        if (!p)
-            return 0;
-        l->p = p;
-        l->cap = cap;
-    }
-    l->p[2 * l->n] = r;
-    l->p[2 * l->n + 1] = q;
-    l->p[2 * l->n + 2] = q;
-    l->p[2 * l->n + 3] = r;
-    l->n += 2;
-    return 1;
-}
-
-/* Per region r of 1..m: the raw ids of the pairs (r, q), as vecs into one pool. */
-static int pairs_to_lists(op_ctx *ctx, const pair_list *l, uint32_t m, vec *v)
-{
-    uint32_t *pool = op_scratch(ctx, l->n ? l->n : 1, sizeof *pool);
+    uint32_t *pool = op_scratch(ctx, count ? count : 1, sizeof *pool);
     if (!pool)
         return 0;
-    for (uint32_t r = 0; r <= m; r++)
-        v[r].n = v[r].cap = 0;
-    for (size_t i = 0; i < l->n; i++)
-        v[l->p[2 * i]].cap++;
+    for (uint32_t i = 0; i <= m; i++)
+        v[i].n = v[i].cap = 0;
+    for (size_t i = 0; i < count; i++)
+        v[r[i * stride]].cap++;
     size_t at = 0;
-    for (uint32_t r = 0; r <= m; r++) {
-        v[r].p = pool + at;
-        at += v[r].cap;
+    for (uint32_t i = 0; i <= m; i++) {
+        v[i].p = pool + at;
+        at += v[i].cap;
     }
-    for (size_t i = 0; i < l->n; i++) {
-        vec *d = &v[l->p[2 * i]];
-        d->p[d->n++] = l->p[2 * i + 1];
+    for (size_t i = 0; i < count; i++) {
+        vec *d = &v[r[i * stride]];
+        d->p[d->n++] = q[i * stride];
     }
     return 1;
 }
@@ -117,69 +94,6 @@ typedef struct layer_graph {
     uint8_t *rarea, *band; /* band: a mutual link to a band span */
     vec *adj, *ovl;
 } layer_graph;
-
-/* The column pass on region[] holding the raw monotone ids 1..m (band spans
- * OP_BORDER_REGION). */
-static op_status scan_columns(op_ctx *ctx, const op_chf *chf, const uint32_t *region, uint32_t m,
-                              layer_graph *g, pair_list *adj, pair_list *ovl)
-{
-    const uint32_t cells = chf->width * chf->depth;
-    const uint8_t *mutual = chf->mutual, *area = chf->area;
-    const uint32_t *l0 = chf->link[0], *l3 = chf->link[3];
-    uint32_t last[2] = {0, 0}, lastq[2] = {0, 0}; /* the last pair listed per direction */
-    uint32_t run = 0, run_n = 0; /* sizes counted per run of one region, added on change */
-    for (uint32_t c = 0; c < cells; c++) {
-        const uint32_t f = chf->cell_first[c], e = f + chf->cell_count[c];
-        for (uint32_t s = f; s < e; s++) {
-            const uint32_t r = region[s];
-            if (r == 0)
-                continue;
-            const int rv = r <= m; /* a partition region (else the band) */
-            if (rv) {
-                if (r != run) {
-                    g->size[run] += run_n;
-                    run = r;
-                    run_n = 0;
-                    g->rarea[r] = area[s];
-                }
-                run_n++;
-            }
-            /* Each mutual link once, from the end where it is -x or -z. */
-            const uint8_t ms = mutual[s];
-            for (int k = 0; k < 2; k++) {
-                if (!(ms >> (k ? 3 : 0) & 1))
-                    continue;
-                const uint32_t q = region[k ? l3[s] : l0[s]];
-                if (q == r || q == 0)
-                    continue;
-                const int qv = q <= m;
-                if (rv && qv) {
-                    if (last[k] == r && lastq[k] == q)
-                        continue;
-                    last[k] = r;
-                    lastq[k] = q;
-                    if (!pair_push(ctx, adj, r, q))
-                        return OP_NO_MEMORY;
-                } else if (rv) {
-                    g->band[r] = 1;
-                } else if (qv) {
-                    g->band[q] = 1;
-                }
-            }
-            if (!rv || e - f < 2)
-                continue;
-            /* Overlap: every other region in the column, each pair once from its later
-             * span (both ways round). */
-            for (uint32_t t = f; t < s; t++) {
-                const uint32_t q = region[t];
-                if (q != 0 && q <= m && q != r && !pair_push(ctx, ovl, r, q))
-                    return OP_NO_MEMORY;
-            }
-        }
-    }
-    g->size[run] += run_n; /* size[0] collects nothing but the first empty run */
-    return OP_OK;
-}
 
 /* §4 with §9.4: for each alive a in increasing id, the first adjacent b (increasing
  * id) with the same area that does not overlap a merges (larger id into smaller); then
@@ -249,9 +163,12 @@ static op_status layers_general(op_ctx *ctx, const op_chf *chf, uint32_t min_are
 {
     const uint32_t n = chf->span_count;
     uint32_t m = 0;
-    op_status st = op_build_regions_monotone_raw(ctx, chf, region, &m);
-    if (st != OP_OK || m == 0)
+    op_regions_graph gr;
+    op_status st = op_regions_monotone_graph(ctx, chf, region, &m, &gr, 1);
+    if (st != OP_OK || m == 0) {
+        op_regions_graph_free(ctx, &gr);
         return st;
+    }
     const size_t nr = (size_t)m + 1;
     layer_graph g;
     g.parent = op_scratch(ctx, nr, sizeof *g.parent);
@@ -263,23 +180,35 @@ static op_status layers_general(op_ctx *ctx, const op_chf *chf, uint32_t min_are
     g.adj = op_scratch(ctx, nr, sizeof *g.adj);
     g.ovl = op_scratch(ctx, nr, sizeof *g.ovl);
     if (!g.parent || !g.size || !g.ostamp || !g.astamp || !g.rarea || !g.band || !g.adj ||
-        !g.ovl)
+        !g.ovl) {
+        op_regions_graph_free(ctx, &gr);
         return op_fail(ctx, OP_NO_MEMORY, "layers: out of scratch memory (%u regions)", m);
+    }
     for (size_t r = 0; r < nr; r++)
         g.parent[r] = (uint32_t)r;
-    memset(g.size, 0, nr * sizeof *g.size);
+    memcpy(g.size, gr.size, nr * sizeof *g.size);
+    memcpy(g.rarea, gr.rarea, nr);
+    memcpy(g.band, gr.band, nr);
     memset(g.ostamp, 0, nr * sizeof *g.ostamp);
     memset(g.astamp, 0, nr * sizeof *g.astamp);
-    memset(g.rarea, 0, nr);
-    memset(g.band, 0, nr);
-    pair_list adj = {NULL, 0, 0}, ovl = {NULL, 0, 0};
-    st = scan_columns(ctx, chf, region, m, &g, &adj, &ovl);
-    if (st == OP_OK && (!pairs_to_lists(ctx, &adj, m, g.adj) || !pairs_to_lists(ctx, &ovl, m, g.ovl)))
-        st = OP_NO_MEMORY;
-    op_mem_free(&ctx->alloc, adj.p);
-    op_mem_free(&ctx->alloc, ovl.p);
-    if (st != OP_OK)
-        return op_fail(ctx, st, "layers: out of memory listing the links of %u regions", m);
+    /* Adjacency: every link end (r, q), whatever the areas; overlaps: the pairs. */
+    int ok = 1;
+    if (gr.nlink) {
+        /* the r and q of each link end, as u32 arrays with the struct's stride */
+        uint32_t *ends = op_scratch(ctx, 2 * gr.nlink, sizeof *ends);
+        ok = ends != NULL;
+        for (size_t i = 0; ok && i < gr.nlink; i++) {
+            ends[2 * i] = gr.link[i].r;
+            ends[2 * i + 1] = gr.link[i].q;
+        }
+        ok = ok && lists_from_pairs(ctx, ends, ends + 1, gr.nlink, 2, m, g.adj);
+    } else {
+        ok = lists_from_pairs(ctx, NULL, NULL, 0, 2, m, g.adj);
+    }
+    ok = ok && lists_from_pairs(ctx, gr.ovl, gr.ovl ? gr.ovl + 1 : NULL, gr.novl, 2, m, g.ovl);
+    op_regions_graph_free(ctx, &gr);
+    if (!ok)
+        return op_fail(ctx, OP_NO_MEMORY, "layers: out of memory listing the links of %u regions", m);
     if ((st = merge_passes(ctx, &g, m)) != OP_OK)
         return st;
 

@@ -13,7 +13,7 @@
  * band can be mistaken for one. When a predecessor link leaves the cell before (a
  * field made by hand; the link rule never does that), sweeps are chains that need not
  * follow the row: the chain walk below, the former implementation, runs instead. */
-#include "regions/regions_internal.h"
+#include "regions/region_graph.h"
 #include "core/alloc.h"
 
 #include <string.h>
@@ -147,13 +147,20 @@ static int grow(op_ctx *ctx, uint32_t **p, uint32_t *cap, uint64_t need)
     return 1;
 }
 
-/* cand: per sweep of the row, its looked-at region (0, R or MIXED), then its id.
+/* Per row: cand[k], sweep k's looked-at region (0, R or MIXED), then its id; with a
+ * graph also ssize[k] (spans), sarea[k] (area) and sband[k] (a link to the band), and
+ * the links and overlaps met, as records (k, other, count) whose other end is a region
+ * id or a sweep of this row (tagged), resolved at the row's end.
  * tl: per region id r, tl[2r] = sweeps of the row that touch r, tl[2r + 1] = the last
  * sweep (global number) that did. Counting a sweep again when another came in between
  * overcounts only where two sweeps touch r, so "exactly one" stays exact. */
 typedef struct row_pass {
     uint32_t *cand, *tl, *touched; /* touched: ids with tl[2r] > 0 in this row */
     uint32_t scap, rcap, tcap;
+    uint32_t *ssize, *sinfo;       /* sinfo[k] = area | band << 8 */
+    uint32_t s2cap, s3cap;
+    uint32_t *rec, *ovl; /* (k, other, count) triples; (k, k') pairs */
+    uint32_t reccap, ovlcap;
 } row_pass;
 
 static void row_pass_free(op_ctx *ctx, row_pass *p)
@@ -161,32 +168,103 @@ static void row_pass_free(op_ctx *ctx, row_pass *p)
     op_mem_free(&ctx->alloc, p->cand);
     op_mem_free(&ctx->alloc, p->tl);
     op_mem_free(&ctx->alloc, p->touched);
+    op_mem_free(&ctx->alloc, p->ssize);
+    op_mem_free(&ctx->alloc, p->sinfo);
+    op_mem_free(&ctx->alloc, p->rec);
+    op_mem_free(&ctx->alloc, p->ovl);
 }
 
-/* Returns OP_OK, OP_NO_MEMORY / OP_UNSUPPORTED (message set), or OP_INTERNAL (no
- * message) when a predecessor is not in the cell before: the caller walks chains. */
+#define NOMEM(what) op_fail(ctx, OP_NO_MEMORY, "monotone: out of memory (%s)", what)
+
+/* The row's sweeps, links and overlaps into the graph, once the sweeps' ids
+ * (p->cand) are known: a link between a sweep and the region it continues is inside
+ * that region. Regions have one area each, so the span at either end of a link has its
+ * region's area. */
+static op_status st_graph_row(op_ctx *ctx, row_pass *p, op_regions_graph *g, uint32_t ns,
+                              uint32_t nrec, uint32_t novl, uint32_t next_id)
+{
+    if (!op_regions_graph_grow_ids(ctx, g, next_id))
+        return NOMEM("regions");
+    for (uint32_t k = 0; k < ns; k++) {
+        const uint32_t r = p->cand[k];
+        if (g->size[r] == 0)
+            g->rarea[r] = (uint8_t)p->sinfo[k];
+        g->size[r] += p->ssize[k];
+        if (p->sinfo[k] >> 8)
+            g->band[r] = g->flag[r] = 1;
+    }
+    for (uint32_t i = 0; i < nrec; i++) {
+        const uint32_t *rc = p->rec + 3 * (size_t)i;
+        const uint32_t r = p->cand[rc[0]];
+        const uint32_t q = rc[1] > TAG ? p->cand[rc[1] - TAG - 1] : rc[1];
+        if (q == r)
+            continue;
+        g->flag[r] = g->flag[q] = 1;
+        if (!op_regions_graph_link(ctx, g, r, q, rc[2], g->rarea[q], g->rarea[r]))
+            return NOMEM("region links");
+    }
+    for (uint32_t i = 0; i < novl; i++)
+        if (!op_regions_graph_overlap(ctx, g, p->cand[p->ovl[2 * (size_t)i]],
+                                     p->cand[p->ovl[2 * (size_t)i + 1]]))
+            return NOMEM("overlaps");
+    return OP_OK;
+}
+
+/* The row pass. With g, every -x and -z mutual link must stay in the neighbouring cell
+ * (links to sweeps of this row and regions of the row before are then all that is met);
+ * without, only predecessors must. OP_INTERNAL (no message) otherwise. */
 static op_status monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
-                               uint32_t *region_count, row_pass *p)
+                               uint32_t *region_count, row_pass *p, op_regions_graph *gr)
 {
     const uint8_t *area = chf->area, *mutual = chf->mutual;
     const uint32_t *l0 = chf->link[0], *l3 = chf->link[3];
     const uint32_t w = chf->width, dpt = chf->depth;
     const int band = chf->border_size > 0; /* else no span holds OP_BORDER_REGION */
+    const int ovl = gr && gr->want_ovl;
     uint32_t next_id = 0;
     uint32_t g = 0; /* sweeps before this row (a sweep's global number is g + k + 1) */
     for (uint32_t z = 0; z < dpt; z++) {
         uint32_t ns = 0, nt = 0, pf = 0, pe = 0; /* pf, pe: spans of the cell before */
+        uint32_t nrec = 0, novl = 0;
         uint32_t prev_r = 0, prev_k = 0;          /* the last looked-at pair noted */
         uint32_t last_s = OP_NO_LINK, last_k = 0; /* the last span tagged, its sweep */
+        uint32_t lrec[2] = {UINT32_MAX, UINT32_MAX}; /* last record per direction */
         for (uint32_t x = 0; x < w; x++) {
             const uint32_t c = x + z * w;
             const uint32_t f = chf->cell_first[c], e = f + chf->cell_count[c];
+            uint32_t bf = 0, be = 0; /* spans of the cell below (-z), with a graph */
+            if (gr && z > 0) {
+                bf = chf->cell_first[c - w];
+                be = bf + chf->cell_count[c - w];
+            }
             for (uint32_t s = f; s < e; s++) {
                 const uint8_t as = area[s];
-                if (as == 0 || (band && region[s] == OP_BORDER_REGION))
+                if (as == 0)
                     continue;
                 const uint8_t ms = mutual[s];
-                uint32_t k = UINT32_MAX;
+                if (band && region[s] == OP_BORDER_REGION) {
+                    if (!gr)
+                        continue;
+                    /* A band span: the partition regions it touches. */
+                    if (ms & 1) {
+                        const uint32_t t = l0[s];
+                        if (t - pf >= pe - pf)
+                            return OP_INTERNAL;
+                        const uint32_t q = region[t];
+                        if (q > TAG)
+                            p->sinfo[q - TAG - 1] |= 1u << 8;
+                    }
+                    if (ms & 8) {
+                        const uint32_t t = l3[s];
+                        if (t - bf >= be - bf)
+                            return OP_INTERNAL;
+                        const uint32_t q = region[t];
+                        if (q != 0 && q != OP_BORDER_REGION)
+                            gr->band[q] = gr->flag[q] = 1;
+                    }
+                    continue;
+                }
+                uint32_t k = UINT32_MAX, xo = 0; /* xo: the -x neighbour's region value */
                 if (ms & 1) {
                     const uint32_t t = l0[s];
                     if (area[t] == as && (!band || region[t] != OP_BORDER_REGION)) {
@@ -194,27 +272,90 @@ static op_status monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
                             return OP_INTERNAL;
                         /* visited, so tagged (the last span tagged, most of the time) */
                         k = t == last_s ? last_k : (region[t] & ~TAG) - 1;
+                    } else if (gr) {
+                        if (t - pf >= pe - pf)
+                            return OP_INTERNAL;
+                        xo = region[t];
                     }
                 }
                 if (k == UINT32_MAX) {
                     if (ns == OP_MAX_REGION_ID)
-                        return op_fail(ctx, OP_UNSUPPORTED, "monotone: more than %u sweeps in row %u",
+                        return op_fail(ctx, OP_UNSUPPORTED,
+                                       "monotone: more than %u sweeps in row %u",
                                        OP_MAX_REGION_ID, z);
                     if (!grow(ctx, &p->cand, &p->scap, (uint64_t)ns + 1))
-                        return op_fail(ctx, OP_NO_MEMORY, "monotone: out of memory (%u sweeps in a row)",
-                                       ns + 1);
+                        return NOMEM("sweeps of a row");
+                    if (gr && (!grow(ctx, &p->ssize, &p->s2cap, (uint64_t)ns + 1) ||
+                               !grow(ctx, &p->sinfo, &p->s3cap, (uint64_t)ns + 1)))
+                        return NOMEM("sweeps of a row");
                     k = ns++;
                     p->cand[k] = 0;
+                    if (gr) {
+                        p->ssize[k] = 0;
+                        p->sinfo[k] = as;
+                    }
                 }
                 region[s] = TAG | (k + 1);
                 last_s = s;
                 last_k = k;
+                if (gr) {
+                    p->ssize[k]++;
+                    /* The -x link when it is not the predecessor's: another sweep of
+                     * this row, the band, or a span without a region. */
+                    if (xo == OP_BORDER_REGION) {
+                        p->sinfo[k] |= 1u << 8;
+                    } else if (xo) {
+                        uint32_t *rc = p->rec + 3 * (size_t)lrec[0];
+                        if (lrec[0] != UINT32_MAX && rc[0] == k && rc[1] == xo) {
+                            rc[2]++;
+                        } else {
+                            if (!grow(ctx, &p->rec, &p->reccap, 3 * ((uint64_t)nrec + 1)))
+                                return NOMEM("links of a row");
+                            rc = p->rec + 3 * (size_t)nrec;
+                            rc[0] = k;
+                            rc[1] = xo;
+                            rc[2] = 1;
+                            lrec[0] = nrec++;
+                        }
+                    }
+                    if (ovl && e - f > 1) {
+                        for (uint32_t t = f; t < s; t++) {
+                            if (region[t] <= TAG)
+                                continue;
+                            if (!grow(ctx, &p->ovl, &p->ovlcap, 2 * ((uint64_t)novl + 1)))
+                                return NOMEM("overlaps of a row");
+                            p->ovl[2 * (size_t)novl] = k;
+                            p->ovl[2 * (size_t)novl + 1] = region[t] - TAG - 1;
+                            novl++;
+                        }
+                    }
+                }
                 /* Looked-at neighbour (§9.3): -z, with a region, same area. Spans of this
                  * row (tagged) and of later rows count as without a region. */
                 if (!(ms >> 3 & 1))
                     continue;
                 const uint32_t t = l3[s];
                 const uint32_t r = region[t];
+                if (gr) {
+                    if (t - bf >= be - bf)
+                        return OP_INTERNAL;
+                    if (r == OP_BORDER_REGION) {
+                        p->sinfo[k] |= 1u << 8;
+                    } else if (r) {
+                        uint32_t *rc = p->rec + 3 * (size_t)lrec[1];
+                        if (lrec[1] != UINT32_MAX && rc[0] == k && rc[1] == r) {
+                            rc[2]++;
+                        } else {
+                            if (!grow(ctx, &p->rec, &p->reccap, 3 * ((uint64_t)nrec + 1)))
+                                return NOMEM("links of a row");
+                            rc = p->rec + 3 * (size_t)nrec;
+                            rc[0] = k;
+                            rc[1] = r;
+                            rc[2] = 1;
+                            lrec[1] = nrec++;
+                        }
+                    }
+                }
                 if (r == 0 || r >= TAG || area[t] != as || (r == prev_r && k == prev_k))
                     continue; /* the same sweep saw r last time: nothing changes */
                 prev_r = r;
@@ -223,7 +364,7 @@ static op_status monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
                     p->tl[2 * (size_t)r + 1] = g + k + 1;
                     if (p->tl[2 * (size_t)r]++ == 0) {
                         if (!grow(ctx, &p->touched, &p->tcap, (uint64_t)nt + 1))
-                            return op_fail(ctx, OP_NO_MEMORY, "monotone: out of memory");
+                            return NOMEM("regions of a row");
                         p->touched[nt++] = r;
                     }
                 }
@@ -247,13 +388,17 @@ static op_status monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
                 return op_fail(ctx, OP_UNSUPPORTED, "monotone: more than %u regions",
                                OP_MAX_REGION_ID);
             if (!grow(ctx, &p->tl, &p->rcap, 2 * ((uint64_t)next_id + 2)))
-                return op_fail(ctx, OP_NO_MEMORY, "monotone: out of memory (%u regions)",
-                               next_id + 1);
+                return NOMEM("regions");
             p->cand[k] = ++next_id;
             p->tl[2 * (size_t)next_id] = p->tl[2 * (size_t)next_id + 1] = 0;
         }
         for (uint32_t i = 0; i < nt; i++)
             p->tl[2 * (size_t)p->touched[i]] = 0;
+        if (gr) {
+            const op_status st = st_graph_row(ctx, p, gr, ns, nrec, novl, next_id);
+            if (st != OP_OK)
+                return st;
+        }
         /* The row's spans take their sweep's id. */
         for (uint32_t x = 0; x < w; x++) {
             const uint32_t c = x + z * w;
@@ -267,7 +412,23 @@ static op_status monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
         g += ns;
     }
     *region_count = next_id;
+    if (gr)
+        gr->maxid = next_id;
     return OP_OK;
+}
+
+op_status op_regions_monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
+                                   uint32_t *region_count, op_regions_graph *g)
+{
+    *region_count = 0;
+    if (chf->span_count == 0)
+        return OP_OK;
+    op_regions_init_band(chf, region);
+    row_pass p;
+    memset(&p, 0, sizeof p);
+    op_status st = monotone_rows(ctx, chf, region, region_count, &p, g);
+    row_pass_free(ctx, &p);
+    return st;
 }
 
 op_status op_build_regions_monotone_raw(op_ctx *ctx, const op_chf *chf, uint32_t *region,
@@ -276,17 +437,28 @@ op_status op_build_regions_monotone_raw(op_ctx *ctx, const op_chf *chf, uint32_t
     op_status st = op_regions_check_args(ctx, chf, region, region_count, "monotone");
     if (st != OP_OK)
         return st;
-    *region_count = 0;
-    if (chf->span_count == 0)
-        return OP_OK;
-    op_regions_init_band(chf, region);
-    row_pass p;
-    memset(&p, 0, sizeof p);
-    st = monotone_rows(ctx, chf, region, region_count, &p);
-    row_pass_free(ctx, &p);
+    st = op_regions_monotone_rows(ctx, chf, region, region_count, NULL);
     if (st == OP_INTERNAL)
         return op_regions_monotone_raw_chains(ctx, chf, region, region_count);
     return st;
+}
+
+/* §3 and the graph of its raw regions (links, and overlaps when g wants them): from the
+ * row pass, or the chain walk and a scan on a hand-made field. g is initialised here. */
+op_status op_regions_monotone_graph(op_ctx *ctx, const op_chf *chf, uint32_t *region,
+                                    uint32_t *region_count, op_regions_graph *g, int want_ovl)
+{
+    op_status st = op_regions_graph_init(ctx, g, 0, 1, want_ovl);
+    if (st == OP_OK)
+        st = op_regions_monotone_rows(ctx, chf, region, region_count, g);
+    if (st != OP_INTERNAL)
+        return st;
+    op_regions_graph_free(ctx, g);
+    if ((st = op_regions_monotone_raw_chains(ctx, chf, region, region_count)) != OP_OK)
+        return st;
+    if ((st = op_regions_graph_init(ctx, g, *region_count, 1, want_ovl)) != OP_OK)
+        return st;
+    return op_regions_graph_scan(ctx, chf, region, g);
 }
 
 op_status op_build_regions_monotone(op_ctx *ctx, const op_chf *chf, const op_region_settings *s,
@@ -295,8 +467,13 @@ op_status op_build_regions_monotone(op_ctx *ctx, const op_chf *chf, const op_reg
     op_status st = op_region_settings_validate(ctx, s);
     if (st != OP_OK)
         return st;
-    if ((st = op_build_regions_monotone_raw(ctx, chf, region, region_count)) != OP_OK)
+    if ((st = op_regions_check_args(ctx, chf, region, region_count, "monotone")) != OP_OK)
         return st;
-    return op_regions_filter_impl(ctx, chf, s->min_region_area, s->merge_region_area, 1, region,
-                                  region_count);
+    op_regions_graph g;
+    st = op_regions_monotone_graph(ctx, chf, region, region_count, &g, 0);
+    if (st == OP_OK)
+        st = op_regions_filter_graph(ctx, chf, &g, s->min_region_area, s->merge_region_area, 1,
+                                     region, region_count);
+    op_regions_graph_free(ctx, &g);
+    return st;
 }

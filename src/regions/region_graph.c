@@ -1,0 +1,198 @@
+/* The region graph (region_graph.h): allocation and the pass over any region array. */
+#include "regions/region_graph.h"
+#include "core/alloc.h"
+
+#include <string.h>
+
+int op_regions_graph_grow_ids(op_ctx *ctx, op_regions_graph *g, uint32_t maxid)
+{
+    const size_t need = (size_t)maxid + 1;
+    if (need <= g->capid)
+        return 1;
+    size_t cap = g->capid ? g->capid : 1024;
+    while (cap < need)
+        cap *= 2;
+    uint32_t *size = op_mem_realloc(&ctx->alloc, g->size, cap * sizeof *size);
+    if (!size)
+        return 0;
+    g->size = size;
+    uint8_t **b[3] = {&g->rarea, &g->flag, &g->band};
+    for (int i = 0; i < 3; i++) {
+        uint8_t *p = op_mem_realloc(&ctx->alloc, *b[i], cap);
+        if (!p)
+            return 0;
+        *b[i] = p;
+        memset(p + g->capid, 0, cap - g->capid);
+    }
+    memset(size + g->capid, 0, (cap - g->capid) * sizeof *size);
+    g->capid = cap;
+    return 1;
+}
+
+op_status op_regions_graph_init(op_ctx *ctx, op_regions_graph *g, uint32_t maxid, int want_links,
+                               int want_ovl)
+{
+    memset(g, 0, sizeof *g);
+    g->maxid = maxid;
+    g->want_links = want_links;
+    g->want_ovl = want_ovl;
+    if (!op_regions_graph_grow_ids(ctx, g, maxid))
+        return op_fail(ctx, OP_NO_MEMORY, "regions: out of memory for %u regions", maxid);
+    return OP_OK;
+}
+
+void op_regions_graph_free(op_ctx *ctx, op_regions_graph *g)
+{
+    op_mem_free(&ctx->alloc, g->size);
+    op_mem_free(&ctx->alloc, g->rarea);
+    op_mem_free(&ctx->alloc, g->flag);
+    op_mem_free(&ctx->alloc, g->band);
+    op_mem_free(&ctx->alloc, g->link);
+    op_mem_free(&ctx->alloc, g->ovl);
+    memset(g, 0, sizeof *g);
+}
+
+int op_regions_graph_grow_links(op_ctx *ctx, op_regions_graph *g, size_t need)
+{
+    size_t cap = g->caplink ? g->caplink : 4096;
+    while (cap < need)
+        cap *= 2;
+    op_regions_link *p = op_mem_realloc(&ctx->alloc, g->link, cap * sizeof *p);
+    if (!p)
+        return 0;
+    g->link = p;
+    g->caplink = cap;
+    return 1;
+}
+
+int op_regions_graph_overlap(op_ctx *ctx, op_regions_graph *g, uint32_t r, uint32_t q)
+{
+    if (g->novl + 2 > g->capovl) {
+        size_t cap = g->capovl ? g->capovl * 2 : 4096;
+        uint32_t *p = op_mem_realloc(&ctx->alloc, g->ovl, cap * 2 * sizeof *p);
+        if (!p)
+            return 0;
+        g->ovl = p;
+        g->capovl = cap;
+    }
+    uint32_t *o = g->ovl + 2 * g->novl;
+    o[0] = r;
+    o[1] = q;
+    o[2] = q;
+    o[3] = r;
+    g->novl += 2;
+    return 1;
+}
+
+/* Sizes, first-span areas, flags and links: each mutual link once, from the span whose
+ * -x or -z link it is, for both regions (links are symmetric). Consecutive spans of one
+ * border repeat a link: each direction extends its last entry. An id not yet checked
+ * (a later span's) is passed over until its own span reports it. */
+static op_status scan_spans(op_ctx *ctx, const op_chf *chf, const uint32_t *region,
+                            op_regions_graph *g)
+{
+    const uint32_t n = chf->span_count, maxid = g->maxid;
+    const uint8_t *area = chf->area, *mutual = chf->mutual;
+    const uint32_t *l0 = chf->link[0], *l3 = chf->link[3];
+    uint32_t *size = g->size;
+    uint8_t *flag = g->flag, *band = g->band, *rarea = g->rarea;
+    size_t last[2] = {SIZE_MAX, SIZE_MAX};
+    uint32_t run = 0, run_n = 0; /* sizes counted per run of one region, added on change */
+    for (uint32_t s = 0; s < n; s++) {
+        const uint32_t r = region[s];
+        if (r == 0)
+            continue;
+        if (r != OP_BORDER_REGION && r > maxid)
+            return op_fail(ctx, OP_INVALID_ARGUMENT,
+                           "filter regions: span %u has region %u above the count %u", s, r,
+                           maxid);
+        const uint8_t as = area[s];
+        if (as == 0)
+            return op_fail(ctx, OP_INVALID_ARGUMENT,
+                           "filter regions: span %u has area 0 but region %u", s, r);
+        const int rb = r == OP_BORDER_REGION;
+        if (!rb) {
+            if (r != run) {
+                size[run] += run_n;
+                run = r;
+                run_n = 0;
+                if (size[r] == 0)
+                    rarea[r] = as;
+            }
+            run_n++;
+        }
+        /* Most spans are inside their region: one test for both links (a missing
+         * link reads the span itself). */
+        const uint8_t ms = mutual[s];
+        const uint32_t t0 = ms & 1 ? l0[s] : s, t3 = ms & 8 ? l3[s] : s;
+        const uint32_t q0 = region[t0], q3 = region[t3];
+        if ((q0 == r) & (q3 == r))
+            continue;
+        for (int k = 0; k < 2; k++) {
+            const uint32_t t = k ? t3 : t0;
+            const uint32_t q = k ? q3 : q0;
+            if (q == r || q == 0 || (q > maxid && q != OP_BORDER_REGION))
+                continue;
+            if (rb) {
+                flag[q] = band[q] = 1;
+                continue;
+            }
+            flag[r] = 1;
+            if (q == OP_BORDER_REGION) {
+                band[r] = 1;
+                continue;
+            }
+            flag[q] = 1;
+            if (!g->want_links)
+                continue;
+            const uint8_t at = area[t];
+            if (last[k] != SIZE_MAX) {
+                op_regions_link *e = &g->link[last[k]];
+                if (e[0].r == r && e[0].q == q && e[0].a == at && e[1].a == as) {
+                    e[0].n++;
+                    e[1].n++;
+                    continue;
+                }
+            }
+            last[k] = g->nlink;
+            if (!op_regions_graph_link(ctx, g, r, q, 1, at, as))
+                return op_fail(ctx, OP_NO_MEMORY,
+                               "regions: out of memory listing region links (%zu)", g->nlink);
+        }
+    }
+    size[run] += run_n; /* size[0] only ever gets the empty first run */
+    return OP_OK;
+}
+
+/* Overlap pairs: every two partition regions of one column, once per pair of spans. */
+static op_status scan_columns(op_ctx *ctx, const op_chf *chf, const uint32_t *region,
+                              op_regions_graph *g)
+{
+    const uint32_t cells = chf->width * chf->depth, maxid = g->maxid;
+    for (uint32_t c = 0; c < cells; c++) {
+        if (chf->cell_count[c] < 2)
+            continue;
+        const uint32_t f = chf->cell_first[c], e = f + chf->cell_count[c];
+        for (uint32_t s = f + 1; s < e; s++) {
+            const uint32_t r = region[s];
+            if (r == 0 || r > maxid)
+                continue;
+            for (uint32_t t = f; t < s; t++) {
+                const uint32_t q = region[t];
+                if (q != 0 && q <= maxid && q != r && !op_regions_graph_overlap(ctx, g, r, q))
+                    return op_fail(ctx, OP_NO_MEMORY,
+                                   "regions: out of memory listing overlaps (%zu)", g->novl);
+            }
+        }
+    }
+    return OP_OK;
+}
+
+op_status op_regions_graph_scan(op_ctx *ctx, const op_chf *chf, const uint32_t *region,
+                               op_regions_graph *g)
+{
+    op_status st = scan_spans(ctx, chf, region, g);
+    if (st == OP_OK && g->want_ovl)
+        st = scan_columns(ctx, chf, region, g);
+    return st;
+}

@@ -1,0 +1,87 @@
+/* The region graph (issue 12): what §5 (filter) and §4 (layers) need to know of a raw
+ * partition, so that they decide on regions instead of passes over the spans. Built by
+ * one pass over the spans (op_regions_graph_scan, any region array) or by the partition
+ * itself (the monotone row pass). */
+#ifndef ONEPATH_REGIONS_REGION_GRAPH_H
+#define ONEPATH_REGIONS_REGION_GRAPH_H
+
+#include "regions/regions_internal.h"
+
+/* One end of a mutual link between partition regions r != q (neither 0 nor the band)
+ * whose span in q has area a, counted n times (a run of spans along one border). Every
+ * link is listed at both ends, (r, q, ., area of q's span) and (q, r, ., area of r's). */
+typedef struct op_regions_link {
+    uint32_t r, q, n;
+    uint8_t a;
+} op_regions_link;
+
+typedef struct op_regions_graph {
+    uint32_t maxid; /* raw ids 1..maxid */
+    /* Per raw id (maxid + 1 entries at least, zeroed when made): spans, the area of the
+     * first span (in span order), a mutual link to another non-zero region or to the
+     * band (§5.1), a mutual link to the band. */
+    uint32_t *size;
+    uint8_t *rarea, *flag, *band;
+    size_t capid;
+    /* Everything is allocated through the allocator hook (op_regions_graph_free). */
+    op_regions_link *link; /* NULL count when not wanted */
+    size_t nlink, caplink;
+    uint32_t *ovl; /* overlap pairs r, q (a column holds both), both ways round */
+    size_t novl, capovl;
+    int want_links, want_ovl;
+} op_regions_graph;
+
+/* An empty graph with room for ids 1..maxid (zeroed). */
+op_status op_regions_graph_init(op_ctx *ctx, op_regions_graph *g, uint32_t maxid, int want_links,
+                               int want_ovl);
+/* Room for ids up to maxid (new entries zeroed); g->maxid is not changed. Returns 0 when
+ * out of memory. */
+int op_regions_graph_grow_ids(op_ctx *ctx, op_regions_graph *g, uint32_t maxid);
+void op_regions_graph_free(op_ctx *ctx, op_regions_graph *g);
+
+/* Both ends of n links between r and q (a: area of q's span, b: of r's). Returns 0 when
+ * out of memory. */
+static inline int op_regions_graph_link(op_ctx *ctx, op_regions_graph *g, uint32_t r, uint32_t q,
+                                       uint32_t n, uint8_t a, uint8_t b);
+/* Both ways round. Returns 0 when out of memory. */
+int op_regions_graph_overlap(op_ctx *ctx, op_regions_graph *g, uint32_t r, uint32_t q);
+
+/* One pass over the spans of any region array (ids 1..maxid, 0, OP_BORDER_REGION): sizes,
+ * first-span areas, flags, band contacts, links (when wanted) and overlaps (when wanted).
+ * A region id above maxid (not the band) or a region on an area-0 span is reported
+ * (OP_INVALID_ARGUMENT, "filter regions: ...") before anything is counted for it; no
+ * region is written. */
+op_status op_regions_graph_scan(op_ctx *ctx, const op_chf *chf, const uint32_t *region,
+                               op_regions_graph *g);
+
+/* §5 on a graph of region[]: islands (decided on the graph's raw regions), merging when
+ * merge and merge_area > 0, numbering by first span, written to region[]. */
+op_status op_regions_filter_graph(op_ctx *ctx, const op_chf *chf, const op_regions_graph *g,
+                                  uint32_t min_area, uint32_t merge_area, int merge,
+                                  uint32_t *region, uint32_t *region_count);
+
+/* The monotone row pass (§3) with the graph of its raw regions (g may be NULL).
+ * Returns OP_INTERNAL without a message when a -x or -z link leaves the neighbouring
+ * cell (a hand-made field): the caller then walks chains and scans. */
+op_status op_regions_monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
+                                   uint32_t *region_count, op_regions_graph *g);
+
+/* §3 and the graph of its raw regions (links; overlaps when want_ovl): from the row
+ * pass, or from the chain walk and op_regions_graph_scan on a hand-made field. g is
+ * initialised here (free it with op_regions_graph_free, also after a failure). */
+op_status op_regions_monotone_graph(op_ctx *ctx, const op_chf *chf, uint32_t *region,
+                                    uint32_t *region_count, op_regions_graph *g, int want_ovl);
+
+int op_regions_graph_grow_links(op_ctx *ctx, op_regions_graph *g, size_t need);
+
+static inline int op_regions_graph_link(op_ctx *ctx, op_regions_graph *g, uint32_t r, uint32_t q,
+                                       uint32_t n, uint8_t a, uint8_t b)
+{
+    if (g->nlink + 2 > g->caplink && !op_regions_graph_grow_links(ctx, g, g->nlink + 2))
+        return 0;
+    g->link[g->nlink++] = (op_regions_link){r, q, n, a};
+    g->link[g->nlink++] = (op_regions_link){q, r, n, b};
+    return 1;
+}
+
+#endif
