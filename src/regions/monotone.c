@@ -149,8 +149,8 @@ static int grow(op_ctx *ctx, uint32_t **p, uint32_t *cap, uint64_t need)
 
 /* Per row: cand[k], sweep k's looked-at region (0, R or MIXED), then its id; with a
  * graph also ssize[k] (spans), sarea[k] (area) and sband[k] (a link to the band), and
- * the links and overlaps met, as records (k, other, count) whose other end is a region
- * id or a sweep of this row (tagged), resolved at the row's end.
+ * the links met, as records (k, other, count) whose other end is a region id or a sweep
+ * of this row (tagged), resolved at the row's end.
  * tl: per region id r, tl[2r] = sweeps of the row that touch r, tl[2r + 1] = the last
  * sweep (global number) that did. Counting a sweep again when another came in between
  * overcounts only where two sweeps touch r, so "exactly one" stays exact. */
@@ -159,8 +159,8 @@ typedef struct row_pass {
     uint32_t scap, rcap, tcap;
     uint32_t *ssize, *sinfo;       /* sinfo[k] = area | band << 8 */
     uint32_t s2cap, s3cap;
-    uint32_t *rec, *ovl; /* (k, other, count) triples; (k, k') pairs */
-    uint32_t reccap, ovlcap;
+    uint32_t *rec; /* (k, other, count) triples */
+    uint32_t reccap;
 } row_pass;
 
 static void row_pass_free(op_ctx *ctx, row_pass *p)
@@ -171,17 +171,16 @@ static void row_pass_free(op_ctx *ctx, row_pass *p)
     op_mem_free(&ctx->alloc, p->ssize);
     op_mem_free(&ctx->alloc, p->sinfo);
     op_mem_free(&ctx->alloc, p->rec);
-    op_mem_free(&ctx->alloc, p->ovl);
 }
 
 #define NOMEM(what) op_fail(ctx, OP_NO_MEMORY, "monotone: out of memory (%s)", what)
 
-/* The row's sweeps, links and overlaps into the graph, once the sweeps' ids
+/* The row's sweeps and links into the graph, once the sweeps' ids
  * (p->cand) are known: a link between a sweep and the region it continues is inside
  * that region. Regions have one area each, so the span at either end of a link has its
  * region's area. */
-static op_status st_graph_row(op_ctx *ctx, row_pass *p, op_regions_graph *g, uint32_t ns,
-                              uint32_t nrec, uint32_t novl, uint32_t next_id)
+static op_status graph_row(op_ctx *ctx, row_pass *p, op_regions_graph *g, uint32_t ns,
+                           uint32_t nrec, uint32_t next_id)
 {
     if (!op_regions_graph_grow_ids(ctx, g, next_id))
         return NOMEM("regions");
@@ -203,176 +202,186 @@ static op_status st_graph_row(op_ctx *ctx, row_pass *p, op_regions_graph *g, uin
         if (!op_regions_graph_link(ctx, g, r, q, rc[2], g->rarea[q], g->rarea[r]))
             return NOMEM("region links");
     }
-    for (uint32_t i = 0; i < novl; i++)
-        if (!op_regions_graph_overlap(ctx, g, p->cand[p->ovl[2 * (size_t)i]],
-                                     p->cand[p->ovl[2 * (size_t)i + 1]]))
-            return NOMEM("overlaps");
     return OP_OK;
 }
 
-/* The row pass. With g, every -x and -z mutual link must stay in the neighbouring cell
- * (links to sweeps of this row and regions of the row before are then all that is met);
- * without, only predecessors must. OP_INTERNAL (no message) otherwise. */
+/* Whether spans are numbered cell after cell (cell_first is the prefix sum of
+ * cell_count from 0 to span_count), so that a row's spans are one range in cell order. */
+static int canonical_cells(const op_chf *chf)
+{
+    const size_t cells = (size_t)chf->width * chf->depth;
+    const uint32_t *first = chf->cell_first, *count = chf->cell_count;
+    if (cells == 0)
+        return 0;
+    uint32_t bad = first[0];
+    for (size_t c = 0; c + 1 < cells; c++)
+        bad |= first[c + 1] ^ (first[c] + count[c]);
+    return !bad && (uint64_t)first[cells - 1] + count[cells - 1] == chf->span_count;
+}
+
+/* c link ends met in a row from sweep k: v is the region value of the span at the
+ * other end as it is now. A sweep of this row (tagged) or a region of a row before:
+ * record (k, v, c) (extending the last record when it is the same pair). The band: the
+ * sweep touches it. 0: nothing, unless that span is a walkable one not visited yet (a
+ * link that leaves the rows around it; other_area is its area): the caller falls back.
+ * Returns 1, 0 to fall back, -1 when out of memory. */
+static inline int note_link(op_ctx *ctx, row_pass *p, uint32_t *nrec, uint32_t *last, uint32_t k,
+                            uint32_t v, uint8_t other_area, uint32_t c)
+{
+    if (v == 0)
+        return other_area == 0;
+    if (v == OP_BORDER_REGION) {
+        p->sinfo[k] |= 1u << 8;
+        return 1;
+    }
+    uint32_t *rc = p->rec + 3 * (size_t)*last;
+    if (*last != UINT32_MAX && rc[0] == k && rc[1] == v) {
+        rc[2] += c;
+        return 1;
+    }
+    if (!grow(ctx, &p->rec, &p->reccap, 3 * ((uint64_t)*nrec + 1)))
+        return -1;
+    rc = p->rec + 3 * (size_t)*nrec;
+    rc[0] = k;
+    rc[1] = v;
+    rc[2] = c;
+    *last = (*nrec)++;
+    return 1;
+}
+
+/* The row pass, rows as span ranges (canonical_cells). A predecessor must be a span of
+ * this row visited already (tagged); the chain walk's sweeps are then the same. With
+ * g, every -x and -z link end is noted once (each mutual link is the -x or -z link of
+ * exactly one of its spans); a link to a walkable span not visited yet would be missed
+ * and sends the field to the fallback. OP_INTERNAL (no message): fall back. */
 static op_status monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
                                uint32_t *region_count, row_pass *p, op_regions_graph *gr)
 {
     const uint8_t *area = chf->area, *mutual = chf->mutual;
     const uint32_t *l0 = chf->link[0], *l3 = chf->link[3];
-    const uint32_t w = chf->width, dpt = chf->depth;
+    const uint32_t w = chf->width, dpt = chf->depth, n = chf->span_count;
     const int band = chf->border_size > 0; /* else no span holds OP_BORDER_REGION */
-    const int ovl = gr && gr->want_ovl;
+    if (!canonical_cells(chf))
+        return OP_INTERNAL;
     uint32_t next_id = 0;
     uint32_t g = 0; /* sweeps before this row (a sweep's global number is g + k + 1) */
     for (uint32_t z = 0; z < dpt; z++) {
-        uint32_t ns = 0, nt = 0, pf = 0, pe = 0; /* pf, pe: spans of the cell before */
-        uint32_t nrec = 0, novl = 0;
-        uint32_t prev_r = 0, prev_k = 0;          /* the last looked-at pair noted */
-        uint32_t last_s = OP_NO_LINK, last_k = 0; /* the last span tagged, its sweep */
-        uint32_t lrec[2] = {UINT32_MAX, UINT32_MAX}; /* last record per direction */
-        for (uint32_t x = 0; x < w; x++) {
-            const uint32_t c = x + z * w;
-            const uint32_t f = chf->cell_first[c], e = f + chf->cell_count[c];
-            uint32_t bf = 0, be = 0; /* spans of the cell below (-z), with a graph */
-            if (gr && z > 0) {
-                bf = chf->cell_first[c - w];
-                be = bf + chf->cell_count[c - w];
-            }
-            for (uint32_t s = f; s < e; s++) {
-                const uint8_t as = area[s];
-                if (as == 0)
+        const uint32_t rs = chf->cell_first[(size_t)z * w];
+        const uint32_t re = z + 1 < dpt ? chf->cell_first[(size_t)(z + 1) * w] : n;
+        uint32_t ns = 0, nt = 0, nrec = 0;
+        uint32_t last_s = OP_NO_LINK, last_k = 0; /* the last span tagged, its sweep, */
+        uint8_t last_a = 0;                       /* and its area */
+        uint32_t lrec = UINT32_MAX; /* the last -x record */
+        /* The run of -z link ends with one pair (sweep zk, region value zr != 0): counted
+         * in zc, recorded when the pair changes; its looked-at effect is taken once. */
+        uint32_t zk = UINT32_MAX, zr = 0, zc = 0;
+        for (uint32_t s = rs; s < re; s++) {
+            const uint8_t as = area[s];
+            if (as == 0)
+                continue;
+            const uint8_t ms = mutual[s];
+            if (band && region[s] == OP_BORDER_REGION) {
+                if (!gr)
                     continue;
-                const uint8_t ms = mutual[s];
-                if (band && region[s] == OP_BORDER_REGION) {
-                    if (!gr)
+                /* A band span: the partition regions it touches. */
+                for (int d = 0; d < 4; d += 3) {
+                    if (!(ms >> d & 1))
                         continue;
-                    /* A band span: the partition regions it touches. */
-                    if (ms & 1) {
-                        const uint32_t t = l0[s];
-                        if (t - pf >= pe - pf)
-                            return OP_INTERNAL;
-                        const uint32_t q = region[t];
-                        if (q > TAG)
-                            p->sinfo[q - TAG - 1] |= 1u << 8;
-                    }
-                    if (ms & 8) {
-                        const uint32_t t = l3[s];
-                        if (t - bf >= be - bf)
-                            return OP_INTERNAL;
-                        const uint32_t q = region[t];
-                        if (q != 0 && q != OP_BORDER_REGION)
-                            gr->band[q] = gr->flag[q] = 1;
-                    }
-                    continue;
-                }
-                uint32_t k = UINT32_MAX, xo = 0; /* xo: the -x neighbour's region value */
-                if (ms & 1) {
-                    const uint32_t t = l0[s];
-                    if (area[t] == as && (!band || region[t] != OP_BORDER_REGION)) {
-                        if (t - pf >= pe - pf) /* not in the cell before */
-                            return OP_INTERNAL;
-                        /* visited, so tagged (the last span tagged, most of the time) */
-                        k = t == last_s ? last_k : (region[t] & ~TAG) - 1;
-                    } else if (gr) {
-                        if (t - pf >= pe - pf)
-                            return OP_INTERNAL;
-                        xo = region[t];
-                    }
-                }
-                if (k == UINT32_MAX) {
-                    if (ns == OP_MAX_REGION_ID)
-                        return op_fail(ctx, OP_UNSUPPORTED,
-                                       "monotone: more than %u sweeps in row %u",
-                                       OP_MAX_REGION_ID, z);
-                    if (!grow(ctx, &p->cand, &p->scap, (uint64_t)ns + 1))
-                        return NOMEM("sweeps of a row");
-                    if (gr && (!grow(ctx, &p->ssize, &p->s2cap, (uint64_t)ns + 1) ||
-                               !grow(ctx, &p->sinfo, &p->s3cap, (uint64_t)ns + 1)))
-                        return NOMEM("sweeps of a row");
-                    k = ns++;
-                    p->cand[k] = 0;
-                    if (gr) {
-                        p->ssize[k] = 0;
-                        p->sinfo[k] = as;
-                    }
-                }
-                region[s] = TAG | (k + 1);
-                last_s = s;
-                last_k = k;
-                if (gr) {
-                    p->ssize[k]++;
-                    /* The -x link when it is not the predecessor's: another sweep of
-                     * this row, the band, or a span without a region. */
-                    if (xo == OP_BORDER_REGION) {
-                        p->sinfo[k] |= 1u << 8;
-                    } else if (xo) {
-                        uint32_t *rc = p->rec + 3 * (size_t)lrec[0];
-                        if (lrec[0] != UINT32_MAX && rc[0] == k && rc[1] == xo) {
-                            rc[2]++;
-                        } else {
-                            if (!grow(ctx, &p->rec, &p->reccap, 3 * ((uint64_t)nrec + 1)))
-                                return NOMEM("links of a row");
-                            rc = p->rec + 3 * (size_t)nrec;
-                            rc[0] = k;
-                            rc[1] = xo;
-                            rc[2] = 1;
-                            lrec[0] = nrec++;
-                        }
-                    }
-                    if (ovl && e - f > 1) {
-                        for (uint32_t t = f; t < s; t++) {
-                            if (region[t] <= TAG)
-                                continue;
-                            if (!grow(ctx, &p->ovl, &p->ovlcap, 2 * ((uint64_t)novl + 1)))
-                                return NOMEM("overlaps of a row");
-                            p->ovl[2 * (size_t)novl] = k;
-                            p->ovl[2 * (size_t)novl + 1] = region[t] - TAG - 1;
-                            novl++;
-                        }
-                    }
-                }
-                /* Looked-at neighbour (§9.3): -z, with a region, same area. Spans of this
-                 * row (tagged) and of later rows count as without a region. */
-                if (!(ms >> 3 & 1))
-                    continue;
-                const uint32_t t = l3[s];
-                const uint32_t r = region[t];
-                if (gr) {
-                    if (t - bf >= be - bf)
+                    const uint32_t t = chf->link[d][s], v = region[t];
+                    if (v > TAG)
+                        p->sinfo[v - TAG - 1] |= 1u << 8;
+                    else if (v != 0 && v != OP_BORDER_REGION)
+                        gr->band[v] = gr->flag[v] = 1;
+                    else if (v == 0 && area[t] != 0)
                         return OP_INTERNAL;
-                    if (r == OP_BORDER_REGION) {
-                        p->sinfo[k] |= 1u << 8;
-                    } else if (r) {
-                        uint32_t *rc = p->rec + 3 * (size_t)lrec[1];
-                        if (lrec[1] != UINT32_MAX && rc[0] == k && rc[1] == r) {
-                            rc[2]++;
-                        } else {
-                            if (!grow(ctx, &p->rec, &p->reccap, 3 * ((uint64_t)nrec + 1)))
-                                return NOMEM("links of a row");
-                            rc = p->rec + 3 * (size_t)nrec;
-                            rc[0] = k;
-                            rc[1] = r;
-                            rc[2] = 1;
-                            lrec[1] = nrec++;
-                        }
-                    }
                 }
-                if (r == 0 || r >= TAG || area[t] != as || (r == prev_r && k == prev_k))
-                    continue; /* the same sweep saw r last time: nothing changes */
-                prev_r = r;
-                prev_k = k;
-                if (p->tl[2 * (size_t)r + 1] != g + k + 1) {
-                    p->tl[2 * (size_t)r + 1] = g + k + 1;
-                    if (p->tl[2 * (size_t)r]++ == 0) {
-                        if (!grow(ctx, &p->touched, &p->tcap, (uint64_t)nt + 1))
-                            return NOMEM("regions of a row");
-                        p->touched[nt++] = r;
-                    }
-                }
-                const uint32_t cd = p->cand[k];
-                p->cand[k] = cd == 0 ? r : (cd == r ? r : MIXED);
+                continue;
             }
-            pf = f;
-            pe = e;
+            uint32_t k = UINT32_MAX, xt = OP_NO_LINK; /* xt: the -x span if not the pred */
+            if (ms & 1) {
+                const uint32_t t = l0[s];
+                if (t == last_s && as == last_a) {
+                    k = last_k; /* the span just visited (not band: tagged) */
+                } else if (area[t] == as && (!band || region[t] != OP_BORDER_REGION)) {
+                    const uint32_t v = region[t];
+                    if (v <= TAG) /* not visited in this row */
+                        return OP_INTERNAL;
+                    k = v - TAG - 1;
+                } else {
+                    xt = t;
+                }
+            }
+            if (k == UINT32_MAX) {
+                if (ns == OP_MAX_REGION_ID)
+                    return op_fail(ctx, OP_UNSUPPORTED, "monotone: more than %u sweeps in row %u",
+                                   OP_MAX_REGION_ID, z);
+                if (!grow(ctx, &p->cand, &p->scap, (uint64_t)ns + 1))
+                    return NOMEM("sweeps of a row");
+                if (gr && (!grow(ctx, &p->ssize, &p->s2cap, (uint64_t)ns + 1) ||
+                           !grow(ctx, &p->sinfo, &p->s3cap, (uint64_t)ns + 1)))
+                    return NOMEM("sweeps of a row");
+                k = ns++;
+                p->cand[k] = 0;
+                if (gr) {
+                    p->ssize[k] = 0;
+                    p->sinfo[k] = as;
+                }
+            }
+            region[s] = TAG | (k + 1);
+            last_s = s;
+            last_k = k;
+            last_a = as;
+            if (gr) {
+                p->ssize[k]++;
+                if (xt != OP_NO_LINK) {
+                    const int r = note_link(ctx, p, &nrec, &lrec, k, region[xt], area[xt], 1);
+                    if (r <= 0)
+                        return r ? NOMEM("links of a row") : OP_INTERNAL;
+                }
+            }
+            if (!(ms >> 3 & 1))
+                continue;
+            const uint32_t t = l3[s];
+            const uint32_t r = region[t];
+            if (r == zr && k == zk) {
+                zc++; /* the pair just seen (zr != 0): nothing else changes */
+                continue;
+            }
+            if (r == 0) {
+                /* no region: nothing, unless a walkable span not visited yet */
+                if (gr && area[t] != 0)
+                    return OP_INTERNAL;
+                continue;
+            }
+            if (gr && zc) {
+                uint32_t dummy = UINT32_MAX;
+                const int ok = note_link(ctx, p, &nrec, &dummy, zk, zr, 1, zc);
+                if (ok <= 0)
+                    return ok ? NOMEM("links of a row") : OP_INTERNAL;
+            }
+            zk = k;
+            zr = r;
+            zc = 1;
+            /* Looked-at neighbour (§9.3): -z, with a region, same area. Spans of this
+             * row (tagged) and of later rows count as without a region. */
+            if (r >= TAG || area[t] != as)
+                continue;
+            if (p->tl[2 * (size_t)r + 1] != g + k + 1) {
+                p->tl[2 * (size_t)r + 1] = g + k + 1;
+                if (p->tl[2 * (size_t)r]++ == 0) {
+                    if (!grow(ctx, &p->touched, &p->tcap, (uint64_t)nt + 1))
+                        return NOMEM("regions of a row");
+                    p->touched[nt++] = r;
+                }
+            }
+            const uint32_t cd = p->cand[k];
+            p->cand[k] = cd == 0 ? r : (cd == r ? r : MIXED);
+        }
+        if (gr && zc) {
+            uint32_t dummy = UINT32_MAX;
+            const int ok = note_link(ctx, p, &nrec, &dummy, zk, zr, 1, zc);
+            if (ok <= 0)
+                return ok ? NOMEM("links of a row") : OP_INTERNAL;
         }
         if (ns == 0)
             continue;
@@ -395,18 +404,14 @@ static op_status monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
         for (uint32_t i = 0; i < nt; i++)
             p->tl[2 * (size_t)p->touched[i]] = 0;
         if (gr) {
-            const op_status st = st_graph_row(ctx, p, gr, ns, nrec, novl, next_id);
+            const op_status st = graph_row(ctx, p, gr, ns, nrec, next_id);
             if (st != OP_OK)
                 return st;
         }
         /* The row's spans take their sweep's id. */
-        for (uint32_t x = 0; x < w; x++) {
-            const uint32_t c = x + z * w;
-            const uint32_t f = chf->cell_first[c], e = f + chf->cell_count[c];
-            for (uint32_t s = f; s < e; s++)
-                if (region[s] > TAG)
-                    region[s] = p->cand[region[s] - TAG - 1];
-        }
+        for (uint32_t s = rs; s < re; s++)
+            if (region[s] > TAG)
+                region[s] = p->cand[region[s] - TAG - 1];
         if (g > UINT32_MAX - 1 - ns)
             return op_fail(ctx, OP_UNSUPPORTED, "monotone: more than %u sweeps", UINT32_MAX - 1);
         g += ns;
@@ -451,6 +456,8 @@ op_status op_regions_monotone_graph(op_ctx *ctx, const op_chf *chf, uint32_t *re
     op_status st = op_regions_graph_init(ctx, g, 0, 1, want_ovl);
     if (st == OP_OK)
         st = op_regions_monotone_rows(ctx, chf, region, region_count, g);
+    if (st == OP_OK && want_ovl)
+        st = op_regions_graph_overlaps(ctx, chf, region, g);
     if (st != OP_INTERNAL)
         return st;
     op_regions_graph_free(ctx, g);

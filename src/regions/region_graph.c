@@ -165,7 +165,7 @@ static op_status scan_spans(op_ctx *ctx, const op_chf *chf, const uint32_t *regi
 }
 
 /* Overlap pairs: every two partition regions of one column, once per pair of spans. */
-static op_status scan_columns(op_ctx *ctx, const op_chf *chf, const uint32_t *region,
+op_status op_regions_graph_overlaps(op_ctx *ctx, const op_chf *chf, const uint32_t *region,
                               op_regions_graph *g)
 {
     const uint32_t cells = chf->width * chf->depth, maxid = g->maxid;
@@ -193,6 +193,6 @@ op_status op_regions_graph_scan(op_ctx *ctx, const op_chf *chf, const uint32_t *
 {
     op_status st = scan_spans(ctx, chf, region, g);
     if (st == OP_OK && g->want_ovl)
-        st = scan_columns(ctx, chf, region, g);
+        st = op_regions_graph_overlaps(ctx, chf, region, g);
     return st;
 }

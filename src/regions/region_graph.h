@@ -54,15 +54,21 @@ int op_regions_graph_overlap(op_ctx *ctx, op_regions_graph *g, uint32_t r, uint3
 op_status op_regions_graph_scan(op_ctx *ctx, const op_chf *chf, const uint32_t *region,
                                op_regions_graph *g);
 
+/* The overlap pairs of region[] (g->maxid set): every two partition regions of one
+ * column. */
+op_status op_regions_graph_overlaps(op_ctx *ctx, const op_chf *chf, const uint32_t *region,
+                                    op_regions_graph *g);
+
 /* §5 on a graph of region[]: islands (decided on the graph's raw regions), merging when
  * merge and merge_area > 0, numbering by first span, written to region[]. */
 op_status op_regions_filter_graph(op_ctx *ctx, const op_chf *chf, const op_regions_graph *g,
                                   uint32_t min_area, uint32_t merge_area, int merge,
                                   uint32_t *region, uint32_t *region_count);
 
-/* The monotone row pass (§3) with the graph of its raw regions (g may be NULL).
- * Returns OP_INTERNAL without a message when a -x or -z link leaves the neighbouring
- * cell (a hand-made field): the caller then walks chains and scans. */
+/* The monotone row pass (§3) with the graph of its raw regions' links (g may be NULL;
+ * no overlaps). Returns OP_INTERNAL without a message on a hand-made field it does not
+ * handle (spans not numbered cell after cell, a predecessor not visited before, a link
+ * to a walkable span of a later row): the caller then walks chains and scans. */
 op_status op_regions_monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
                                    uint32_t *region_count, op_regions_graph *g);
 

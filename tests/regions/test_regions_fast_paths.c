@@ -4,9 +4,12 @@
  *   several areas (the region's area is its first span's), the band, islands;
  * - the monotone row pass against the chain walk it falls back to (random fields with
  *   and without a band, several areas and floors), and a hand-made field whose
- *   predecessor links skip a cell (the fallback itself). */
+ *   predecessor links skip a cell (the fallback itself);
+ * - the region graph the row pass builds on the way against the pass over the spans
+ *   (sizes, areas, flags, band contacts, link counts per pair and area). */
 #include "regions/regions_testlib.h"
 #include "regions/regions_internal.h"
+#include "regions/region_graph.h"
 
 #define BR OP_BORDER_REGION
 
@@ -255,12 +258,105 @@ static void test_monotone_skipping_links(void **state)
     op_ctx_free(&ctx);
 }
 
+/* Link ends summed per (r, q, a), sorted: the graph's links as a set with counts. */
+typedef struct link_sum {
+    uint32_t r, q, a;
+    uint64_t n;
+} link_sum;
+
+static int cmp_link(const void *x, const void *y)
+{
+    const link_sum *a = x, *b = y;
+    if (a->r != b->r)
+        return a->r < b->r ? -1 : 1;
+    if (a->q != b->q)
+        return a->q < b->q ? -1 : 1;
+    return a->a < b->a ? -1 : a->a > b->a;
+}
+
+static size_t sum_links(const op_regions_graph *g, link_sum **out)
+{
+    link_sum *v = malloc((g->nlink ? g->nlink : 1) * sizeof *v);
+    assert_non_null(v);
+    for (size_t i = 0; i < g->nlink; i++)
+        v[i] = (link_sum){g->link[i].r, g->link[i].q, g->link[i].a, g->link[i].n};
+    qsort(v, g->nlink, sizeof *v, cmp_link);
+    size_t k = 0;
+    for (size_t i = 0; i < g->nlink; i++) {
+        if (k && !cmp_link(&v[k - 1], &v[i]))
+            v[k - 1].n += v[i].n;
+        else
+            v[k++] = v[i];
+    }
+    *out = v;
+    return k;
+}
+
+static void test_monotone_graph_against_scan(void **state)
+{
+    (void)state;
+    op_ctx ctx;
+    assert_int_equal(op_ctx_init(&ctx, OP_ISA_SCALAR), OP_OK);
+    uint64_t links_seen = 0;
+    for (uint64_t seed = 1; seed <= 200; seed++) {
+        op_random_chf_opts o;
+        op_random_chf_defaults(&o, 5 + (uint32_t)(seed % 43), 4 + (uint32_t)(seed % 31));
+        o.area_count = 1 + (uint32_t)(seed % 3);
+        o.max_floors = 1 + (uint32_t)(seed % 4);
+        o.hole_percent = (uint32_t)(seed % 7);
+        o.empty_percent = (uint32_t)(seed % 5);
+        o.y_jitter = (uint32_t)(seed % 3);
+        op_chf chf;
+        assert_int_equal(op_random_chf(&ctx, &chf, seed, &o), OP_OK);
+        chf.border_size = (int32_t)(seed % 3);
+        const uint32_t n = chf.span_count;
+        uint32_t *a = u32_alloc(n), *b = u32_alloc(n), ca, cb;
+        op_regions_graph ga, gb;
+        assert_int_equal(op_regions_monotone_graph(&ctx, &chf, a, &ca, &ga, 1), OP_OK);
+        assert_int_equal(op_regions_monotone_raw_chains(&ctx, &chf, b, &cb), OP_OK);
+        compare(a, ca, b, cb, n, "monotone graph regions", seed);
+        assert_int_equal(op_regions_graph_init(&ctx, &gb, cb, 1, 1), OP_OK);
+        assert_int_equal(op_regions_graph_scan(&ctx, &chf, b, &gb), OP_OK);
+        assert_int_equal(ga.maxid, gb.maxid);
+        for (uint32_t r = 1; r <= ga.maxid; r++) {
+            if (ga.size[r] != gb.size[r] || ga.rarea[r] != gb.rarea[r] ||
+                ga.flag[r] != gb.flag[r] || ga.band[r] != gb.band[r])
+                fail_msg("seed %llu region %u: size %u/%u area %u/%u flag %u/%u band %u/%u",
+                         (unsigned long long)seed, r, ga.size[r], gb.size[r], ga.rarea[r],
+                         gb.rarea[r], ga.flag[r], gb.flag[r], ga.band[r], gb.band[r]);
+        }
+        link_sum *la, *lb;
+        const size_t na = sum_links(&ga, &la), nb = sum_links(&gb, &lb);
+        if (na != nb)
+            fail_msg("seed %llu: %zu linked pairs, the scan finds %zu", (unsigned long long)seed,
+                     na, nb);
+        for (size_t i = 0; i < na; i++)
+            if (cmp_link(&la[i], &lb[i]) || la[i].n != lb[i].n)
+                fail_msg("seed %llu: link (%u, %u, area %u) x%llu, the scan (%u, %u, %u) x%llu",
+                         (unsigned long long)seed, la[i].r, la[i].q, la[i].a,
+                         (unsigned long long)la[i].n, lb[i].r, lb[i].q, lb[i].a,
+                         (unsigned long long)lb[i].n);
+        links_seen += na;
+        assert_int_equal(ga.novl, gb.novl);
+        free(la);
+        free(lb);
+        op_regions_graph_free(&ctx, &ga);
+        op_regions_graph_free(&ctx, &gb);
+        free(a);
+        free(b);
+        op_chf_free(&chf);
+    }
+    assert_true(links_seen > 1000); /* the fields have borders between regions */
+    op_ctx_free(&ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_filter_against_former),
         cmocka_unit_test(test_monotone_rows_against_chains),
         cmocka_unit_test(test_monotone_skipping_links),
+        cmocka_unit_test(test_monotone_graph_against_scan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
