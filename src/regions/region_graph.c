@@ -84,20 +84,15 @@ int op_regions_graph_overlap(op_ctx *ctx, op_regions_graph *g, uint32_t r, uint3
     return 1;
 }
 
-/* Sizes, first-span areas, flags and links: each mutual link once, from the span whose
- * -x or -z link it is, for both regions (links are symmetric). Consecutive spans of one
- * border repeat a link: each direction extends its last entry. An id not yet checked
- * (a later span's) is passed over until its own span reports it. */
+/* Sizes, first-span areas, flags and links (op_regions_graph_span). An id not yet
+ * checked (a later span's) is passed over until its own span reports it. */
 static op_status scan_spans(op_ctx *ctx, const op_chf *chf, const uint32_t *region,
                             op_regions_graph *g)
 {
     const uint32_t n = chf->span_count, maxid = g->maxid;
     const uint8_t *area = chf->area, *mutual = chf->mutual;
     const uint32_t *l0 = chf->link[0], *l3 = chf->link[3];
-    uint32_t *size = g->size;
-    uint8_t *flag = g->flag, *band = g->band, *rarea = g->rarea;
-    size_t last[2] = {SIZE_MAX, SIZE_MAX};
-    uint32_t run = 0, run_n = 0; /* sizes counted per run of one region, added on change */
+    op_regions_scanner sc = OP_REGIONS_SCANNER_INIT;
     for (uint32_t s = 0; s < n; s++) {
         const uint32_t r = region[s];
         if (r == 0)
@@ -110,57 +105,13 @@ static op_status scan_spans(op_ctx *ctx, const op_chf *chf, const uint32_t *regi
         if (as == 0)
             return op_fail(ctx, OP_INVALID_ARGUMENT,
                            "filter regions: span %u has area 0 but region %u", s, r);
-        const int rb = r == OP_BORDER_REGION;
-        if (!rb) {
-            if (r != run) {
-                size[run] += run_n;
-                run = r;
-                run_n = 0;
-                if (size[r] == 0)
-                    rarea[r] = as;
-            }
-            run_n++;
-        }
-        /* Most spans are inside their region: one test for both links (a missing
-         * link reads the span itself). */
         const uint8_t ms = mutual[s];
         const uint32_t t0 = ms & 1 ? l0[s] : s, t3 = ms & 8 ? l3[s] : s;
-        const uint32_t q0 = region[t0], q3 = region[t3];
-        if ((q0 == r) & (q3 == r))
-            continue;
-        for (int k = 0; k < 2; k++) {
-            const uint32_t t = k ? t3 : t0;
-            const uint32_t q = k ? q3 : q0;
-            if (q == r || q == 0 || (q > maxid && q != OP_BORDER_REGION))
-                continue;
-            if (rb) {
-                flag[q] = band[q] = 1;
-                continue;
-            }
-            flag[r] = 1;
-            if (q == OP_BORDER_REGION) {
-                band[r] = 1;
-                continue;
-            }
-            flag[q] = 1;
-            if (!g->want_links)
-                continue;
-            const uint8_t at = area[t];
-            if (last[k] != SIZE_MAX) {
-                op_regions_link *e = &g->link[last[k]];
-                if (e[0].r == r && e[0].q == q && e[0].a == at && e[1].a == as) {
-                    e[0].n++;
-                    e[1].n++;
-                    continue;
-                }
-            }
-            last[k] = g->nlink;
-            if (!op_regions_graph_link(ctx, g, r, q, 1, at, as))
-                return op_fail(ctx, OP_NO_MEMORY,
-                               "regions: out of memory listing region links (%zu)", g->nlink);
-        }
+        if (!op_regions_graph_span(ctx, g, &sc, area, r, as, t0, region[t0], t3, region[t3]))
+            return op_fail(ctx, OP_NO_MEMORY,
+                           "regions: out of memory listing region links (%zu)", g->nlink);
     }
-    size[run] += run_n; /* size[0] only ever gets the empty first run */
+    op_regions_graph_span_end(g, &sc);
     return OP_OK;
 }
 
