@@ -80,8 +80,23 @@ static void order_by_distance(const uint8_t *area, const uint32_t *region, int b
         for (uint32_t k = 1; k < nbuckets; k++)
             cnt[k] += cnt[k - 1];
         /* cnt[k] = start of bucket k; used as a running cursor below. */
-        for (uint32_t s = 0; s < n; s++)
-            pos[s] = in_set(area, region, band, s) ? cnt[maxd - dist[s]]++ : none;
+        /* Neighbouring spans often share a distance: the cursor of the last bucket
+         * stays in a register until the bucket changes. */
+        uint32_t kb = 0, cur = cnt[0];
+        for (uint32_t s = 0; s < n; s++) {
+            if (!in_set(area, region, band, s)) {
+                pos[s] = none;
+                continue;
+            }
+            const uint32_t k = maxd - dist[s];
+            if (k != kb) {
+                cnt[kb] = cur;
+                kb = k;
+                cur = cnt[k];
+            }
+            pos[s] = cur++;
+        }
+        cnt[kb] = cur;
         /* Now cnt[k] = end of bucket k = start of bucket k + 1. */
     } else {
         uint32_t k = 0;
@@ -156,15 +171,14 @@ static void grow_level(const uint32_t *nb, uint32_t *reg, uint32_t lo, uint32_t 
 {
     uint32_t nc = 0;
     for (uint32_t p = lo; p < hi; p++) {
+        /* Without branches per direction (every nb entry indexes reg[], none included):
+         * a neighbour not above counts as UINT32_MAX. */
         const uint32_t *q = nb + (size_t)p * 4;
-        uint32_t best = UINT32_MAX;
-        for (int d = 0; d < 4; d++) {
-            const uint32_t t = q[d];
-            if (t < lo) {
-                const uint32_t r = reg[t];
-                best = r < best ? r : best;
-            }
-        }
+        const uint32_t v0 = reg[q[0]], v1 = reg[q[1]], v2 = reg[q[2]], v3 = reg[q[3]];
+        const uint32_t r0 = q[0] < lo ? v0 : UINT32_MAX, r1 = q[1] < lo ? v1 : UINT32_MAX;
+        const uint32_t r2 = q[2] < lo ? v2 : UINT32_MAX, r3 = q[3] < lo ? v3 : UINT32_MAX;
+        const uint32_t a = r0 < r1 ? r0 : r1, b = r2 < r3 ? r2 : r3;
+        const uint32_t best = a < b ? a : b;
         if (best != UINT32_MAX)
             reg[p] = best;
         else
@@ -275,14 +289,20 @@ op_status op_build_regions_watershed_raw(op_ctx *ctx, const op_chf *chf, const u
         return OP_NO_MEMORY;
     }
     memset(hist, 0, WS_HIST * sizeof *hist);
-    uint32_t m = 0, maxd = 0;
+    uint32_t m = 0, maxd = 0, hd = 0, hn = 0; /* hn spans at distance hd not yet added */
     for (uint32_t s = 0; s < n; s++)
         if (in_set(area, region, band, s)) {
             const uint32_t d = dist[s];
             m++;
             maxd = d > maxd ? d : maxd;
-            hist[d < WS_HIST ? d : 0]++;
+            if (d != hd) {
+                hist[hd < WS_HIST ? hd : 0] += hn;
+                hd = d;
+                hn = 0;
+            }
+            hn++;
         }
+    hist[hd < WS_HIST ? hd : 0] += hn;
     if (m == 0) {
         if (!band)
             memset(region, 0, (size_t)n * sizeof *region);
