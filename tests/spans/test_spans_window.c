@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "onepath/onepath.h"
+#include "util/quick.h"
 #include "util/testutil.h"
 #include "util/testscene.h"
 
@@ -203,7 +204,8 @@ static void test_random_meshes(void **state)
     (void)state;
     const uint32_t Ts[] = {1, 7, 16, 64};
     const uint32_t Bs[] = {0, 2, 5, 8};
-    for (uint64_t seed = 1; seed <= 4; seed++) {
+    const uint64_t seeds = op_test_quick() ? 1 : 4; /* util/quick.h */
+    for (uint64_t seed = 1; seed <= seeds; seed++) {
         op_scene s;
         op_config cfg;
         assert_int_equal(op_test_random_scene(&g_ctx, &s, &cfg, seed * 7919, 40, 40), OP_OK);
@@ -238,7 +240,8 @@ static void test_demo_world(void **state)
     assert_int_equal(op_demo_world(&g_ctx, 512, &s, &cfg), OP_OK);
     const uint32_t Ts[] = {128, 100};
     const uint32_t Bs[] = {5, 9};
-    assert_true(check_world(&cfg, &s, Ts, 2, Bs, 2) > 100000);
+    const size_t n = op_test_quick() ? 1 : 2; /* util/quick.h: T 128, B 5 only */
+    assert_true(check_world(&cfg, &s, Ts, n, Bs, n) > 100000);
     op_scene_free(&s);
 }
 

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/quick.h"
 #include "json.h"
 #include "svg.h"
 #include "util/testutil.h"
@@ -142,7 +143,8 @@ static void test_random_round_trip(void **state)
     (void)state;
     op_rng rng = {20240611u};
     char buf[OP_JSON_NUMBER_MAX], shorter[64];
-    for (int i = 0; i < 100000; i++) {
+    const int scale = op_test_quick() ? 10 : 1; /* util/quick.h */
+    for (int i = 0; i < 100000 / scale; i++) {
         uint32_t bits = (uint32_t)op_rng_next(&rng);
         float f;
         memcpy(&f, &bits, 4);
@@ -162,7 +164,7 @@ static void test_random_round_trip(void **state)
                          p, shorter);
         }
     }
-    for (int i = 0; i < 50000; i++) {
+    for (int i = 0; i < 50000 / scale; i++) {
         uint64_t bits = op_rng_next(&rng);
         double d;
         memcpy(&d, &bits, 8);
