@@ -1,5 +1,6 @@
 /* Out of memory as a status (issue 10): with the failing allocator (tests/util/testalloc),
- * every allocation of a small bake is failed in turn, for each partition, and of an
+ * every allocation of a small bake is failed in turn, for each partition (whole grid and
+ * tiled), and of an
  * OPCHF1 round trip, an OBJ load and the demo world's construction. Each failure must
  * give OP_NO_MEMORY with a message, leave nothing allocated once the results are freed
  * (the allocator's own count; ASan in the sanitizer build), free nothing it did not
@@ -145,6 +146,49 @@ static void test_bake_each_partition(void **state)
     }
 }
 
+/* The tiled bake (supplement §2) of the same world, 32-cell tiles, one thread (so the
+ * allocation order is fixed). */
+static op_status run_tiled(op_ctx *ctx, void *argp, uint64_t *print)
+{
+    const bake_arg *a = argp;
+    op_scene scene;
+    op_bake_settings s;
+    op_bake_settings_defaults(&s);
+    op_status st = op_demo_world(ctx, a->size, &scene, &s.config);
+    if (st != OP_OK)
+        return st;
+    s.regions.partition = a->partition;
+    s.config.tile_size = 32;
+    op_tiled_options o;
+    op_tiled_options_defaults(&o);
+    o.threads = 1;
+    op_tiled_result r;
+    st = op_bake_tiled(ctx, &scene, &s, &o, &r);
+    if (st == OP_OK && r.contours == 0)
+        st = op_fail(ctx, OP_INTERNAL, "tiled bake made no contours");
+    *print = r.digest;
+    op_tiled_result_free(&r);
+    op_scene_free(&scene);
+    return st;
+}
+
+static void test_tiled_each_partition(void **state)
+{
+    (void)state;
+    static const struct {
+        bake_arg a;
+        const char *name;
+    } runs[] = {{{OP_PARTITION_WATERSHED, DEMO_SIZE, 0}, "tiled watershed"},
+                {{OP_PARTITION_MONOTONE, DEMO_SIZE, 0}, "tiled monotone"},
+                {{OP_PARTITION_LAYERS, DEMO_SIZE, 0}, "tiled layers"}};
+    /* util/quick.h: under qemu the watershed one only */
+    const size_t nruns = op_test_quick() ? 1 : sizeof runs / sizeof runs[0];
+    for (size_t i = 0; i < nruns; i++) {
+        bake_arg a = runs[i].a;
+        fail_each(run_tiled, &a, runs[i].name);
+    }
+}
+
 /* OPCHF1: encode a baked field, decode it, compare. */
 static op_status run_opchf(op_ctx *ctx, void *argp, uint64_t *print)
 {
@@ -274,6 +318,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bake_each_partition),
+        cmocka_unit_test(test_tiled_each_partition),
         cmocka_unit_test(test_opchf_round_trip),
         cmocka_unit_test(test_obj_load),
         cmocka_unit_test(test_heightmap_load),
