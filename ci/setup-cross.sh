@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs what the AArch64 cross build (ci/cross-aarch64.sh) needs, only what is
-# missing (idempotent): the cross compiler, qemu user mode, and an arm64 cmocka through
-# Debian multiarch (dpkg --add-architecture arm64).
+# Installs what the AArch64 cross build (ci/cross-aarch64.sh) and the big-endian check
+# (ci/cross-bigendian.sh, s390x) need, only what is missing (idempotent): the cross
+# compilers, qemu user mode, and an arm64 cmocka through Debian multiarch
+# (dpkg --add-architecture arm64).
 set -euo pipefail
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO=sudo
@@ -19,7 +20,8 @@ apt_update() {
 
 # g++ too: the top-level project() enables CXX (the bench shim), even with OP_BENCH=OFF.
 host=(gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user cmake pkg-config
-      libsimde-dev libcmocka-dev libxxhash-dev)
+      libsimde-dev libcmocka-dev libxxhash-dev
+      gcc-s390x-linux-gnu g++-s390x-linux-gnu) # big-endian digests (ci/cross-bigendian.sh)
 missing=()
 for p in "${host[@]}"; do have "$p" || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

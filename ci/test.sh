@@ -2,7 +2,8 @@
 # Newcomer command 2 and CI (.ci/run): set up, build and run the whole test suite:
 # plain build (warnings fatal), sanitizer build (ASan + UBSan), the command-line tool
 # on the demo world, the installed package with its consumers and the shared library,
-# and the AArch64 cross build under qemu.
+# the AArch64 cross build under qemu (every test), and the golden digests on big-endian
+# s390x under qemu.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -34,4 +35,7 @@ if [ -f ci/cross-aarch64.sh ]; then
   echo "== AArch64 cross build under qemu"
   bash ci/cross-aarch64.sh
 fi
+
+echo "== big-endian (s390x) golden digests under qemu"
+OP_BE_SKIP_SETUP=1 bash ci/cross-bigendian.sh
 echo "== all done in $(( $(date +%s) - start )) s"
