@@ -293,10 +293,12 @@ static op_status check_contour(op_ctx *ctx, chk *c, uint32_t i, const op_contour
             h += ct->raw_hole_sizes[q];
         }
     }
-    /* §6 / supplement §9.12: the loops that a rule crossing-checks. */
+    /* §6 / supplement §9.11, §9.12: the loops that a rule crossing-checks; the MaxError 0
+     * retry whatever StraightRegionBorders is, a raw outline never (traces do not cross). */
     const int checked = ct->hole_count ? !(ct->flags & OP_CONTOUR_JOIN_RAW)
-                                       : straight_eff && !(ct->flags & (OP_CONTOUR_OUTLINE_RAW |
-                                                                       OP_CONTOUR_OUTLINE_RETRY0));
+                        : (ct->flags & OP_CONTOUR_OUTLINE_RETRY0)
+                            ? 1
+                            : straight_eff && !(ct->flags & OP_CONTOUR_OUTLINE_RAW);
     if (checked) {
         int crosses = 0;
         c->rep->crossing_checks++;

@@ -217,11 +217,80 @@ static void test_pinched_hole(void **state)
     op_ctx_free(&ctx);
 }
 
+/* The checker no longer exempts a MaxError 0 retry from the crossing check: the pinched
+ * loop's crossing retry, handed over as if the builder had kept it (flag
+ * OP_CONTOUR_OUTLINE_RETRY0), fails op_check_contours with straight borders on and off;
+ * the same loop flagged raw is not checked, and the raw loop itself passes. */
+static void test_checker_sees_crossing_retry(void **state)
+{
+    (void)state;
+    op_ctx ctx;
+    assert_int_equal(op_ctx_init(&ctx, OP_ISA_SCALAR), OP_OK);
+    span_at sp[64];
+    const uint32_t n = add_figure_eight(sp, 0, 1, 1, 0);
+    op_chf chf;
+    build_field(&ctx, &chf, 9, 9, sp, n);
+    uint32_t *region = malloc(n * sizeof *region), *one = malloc(n * sizeof *one);
+    for (uint32_t s = 0; s < n; s++)
+        one[s] = 1;
+    assert_int_equal(ct_relabel_connected(&chf, one, region), 1);
+    free(one);
+    op_ctrace tr;
+    assert_int_equal(op__contour_trace(&ctx, &chf, region, 0, &tr), OP_OK);
+    assert_int_equal(tr.loop_count, 1);
+    const op_contour_vert *raw = tr.verts + tr.loops[0].first;
+    const uint32_t rn = tr.loops[0].count;
+    op_contour_vert *retry = malloc(rn * sizeof *retry);
+    const uint8_t areas[2] = {0, 63};
+    const op_csimp p = {0.0, 0, 0, 0, 63, areas, 1};
+    uint32_t m;
+    int kind;
+    assert_int_equal(op__contour_simplify(&ctx, raw, rn, tr.loops[0].area2, &p, retry, &m, &kind),
+                     OP_OK);
+    op_contour c;
+    memset(&c, 0, sizeof c);
+    c.region = 1;
+    c.area = 63;
+    c.verts = retry;
+    c.vert_count = m;
+    c.flags = OP_CONTOUR_OUTLINE_RETRY0;
+    op_contour_set set;
+    memset(&set, 0, sizeof set);
+    set.contours = &c;
+    set.count = 1;
+    for (int straight = 0; straight <= 1; straight++) {
+        op_contour_settings st;
+        settings(&st, straight);
+        st.keep_raw = 0;
+        op_contour_report rep;
+        assert_int_equal(op_check_contours(&ctx, &chf, region, 1, &st, &set, &rep), OP_INTERNAL);
+        assert_int_equal(rep.crossing_checks, 1);
+        assert_non_null(strstr(rep.first_failures, "crossing-checked loop crosses itself"));
+        /* Flagged raw it is not crossing-checked; the raw loop itself passes. */
+        c.flags = OP_CONTOUR_OUTLINE_RAW;
+        c.verts = (op_contour_vert *)raw;
+        c.vert_count = rn;
+        set.raw_fallbacks = 1;
+        assert_int_equal(op_check_contours(&ctx, &chf, region, 1, &st, &set, &rep), OP_OK);
+        assert_int_equal(rep.crossing_checks, 0);
+        c.flags = OP_CONTOUR_OUTLINE_RETRY0;
+        c.verts = retry;
+        c.vert_count = m;
+        set.raw_fallbacks = 0;
+    }
+    free(retry);
+    op__contour_trace_free(&tr);
+    free(region);
+    op_chf_free(&chf);
+    op_ctx_free(&ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pinched_outline),
         cmocka_unit_test(test_pinched_hole),
+        cmocka_unit_test(test_checker_sees_crossing_retry),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
