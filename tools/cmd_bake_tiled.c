@@ -138,6 +138,7 @@ static op_status write_json(op_ctx *ctx, const char *path, const cli_args *a,
     op_json_key(&j, "spans");
     op_json_begin_object(&j);
     op_json_kv_u64(&j, "solid", r->solid_spans);
+    op_json_kv_u64(&j, "world", r->owned_spans);
     op_json_kv_u64(&j, "compact", r->spans);
     op_json_kv_u64(&j, "walkable", r->walkable_spans);
     op_json_end_object(&j);
@@ -196,10 +197,12 @@ static void print_summary(const cli_args *a, const op_ctx *ctx, const op_tiled_r
                           double ms_total)
 {
     char buf[512], h[17];
-    printf("%s: %u x %u cells in %u x %u tiles of %u (border %u), %llu spans (%llu walkable)",
+    printf("%s: %u x %u cells in %u x %u tiles of %u (border %u), %llu spans (%llu in the "
+           "windows, %llu walkable)",
            cli_input_describe(&a->in, buf, sizeof buf), r->world_width, r->world_depth,
            r->tiles_x, r->tiles_z, r->tile_size, r->border_size,
-           (unsigned long long)r->spans, (unsigned long long)r->walkable_spans);
+           (unsigned long long)r->owned_spans, (unsigned long long)r->spans,
+           (unsigned long long)r->walkable_spans);
     if (r->reached >= OP_STAGE_REGIONS)
         printf(", %llu %s regions", (unsigned long long)r->regions,
                op_partition_name(r->partition));

@@ -66,9 +66,9 @@ int cmd_inspect(int argc, char **argv)
     printf("  stage      %s; holds contours%s%s\n", op_stage_name(r.reached),
            (flags & OP_OPBAKE_RAW) ? ", raw loops" : "",
            (flags & OP_OPBAKE_REGIONS) ? ", per-span region ids" : "");
-    printf("  spans      %llu in the windows (%llu walkable, %llu solid)\n",
-           (unsigned long long)r.spans, (unsigned long long)r.walkable_spans,
-           (unsigned long long)r.solid_spans);
+    printf("  spans      %llu in the world, %llu in the windows (%llu walkable, %llu solid)\n",
+           (unsigned long long)r.owned_spans, (unsigned long long)r.spans,
+           (unsigned long long)r.walkable_spans, (unsigned long long)r.solid_spans);
     if (r.reached >= OP_STAGE_REGIONS)
         printf("  regions    %llu\n", (unsigned long long)r.regions);
     if (r.reached >= OP_STAGE_CONTOURS)

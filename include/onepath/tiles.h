@@ -58,6 +58,8 @@ typedef struct op_tile {
     uint32_t triangles;      /* triangles binned to the window */
     uint64_t solid_spans;    /* solid spans of the window after rasterization */
     uint32_t span_count;     /* compact spans of the window (band included) */
+    uint32_t owned_spans;    /* of those, in the owned cells: with B >= walkable_radius + 3
+                                the solo bake's spans of those world cells */
     uint32_t walkable_spans; /* of those, area != 0 at the end of the spans stage */
     uint32_t max_dist;
     uint32_t region_count;   /* regions 1..region_count; band spans hold BorderRegion */
@@ -92,6 +94,7 @@ typedef struct op_tiled_result {
     uint64_t digest;                   /* build3d/tiles (op_digest_tiles) */
     /* Totals over tiles. */
     uint64_t solid_spans, spans, walkable_spans, triangle_refs;
+    uint64_t owned_spans; /* the world's spans (each counted once, by its owner tile) */
     uint64_t regions, contours, contour_verts;
     uint32_t largest_tile;             /* index of the tile with the most compact spans */
     /* Wall times [ms]: the serial part (validation, bounds, walkable marks, binning), the

@@ -14,7 +14,7 @@
 #define TAG_ENDS TAG('E', 'N', 'D', 'S')
 #define WRLD_SIZE 88u
 /* Fixed part of a TILE payload, and of one contour with its vertex count. */
-#define TILE_FIXED 76u
+#define TILE_FIXED 80u
 #define CONTOUR_FIXED 17u
 #define VERT_SIZE 16u
 #define ENDS_SIZE 12u

@@ -417,6 +417,7 @@ static op_status read_tile(reader *r, op_tiled_result *out, uint32_t index, unsi
     t->triangles = get_u32(r, "triangles");
     t->solid_spans = get_u64(r, "solid_spans");
     t->span_count = get_u32(r, "span_count");
+    t->owned_spans = get_u32(r, "owned_spans");
     t->walkable_spans = get_u32(r, "walkable_spans");
     t->max_dist = get_u32(r, "max_dist");
     t->region_count = get_u32(r, "region_count");
@@ -432,11 +433,13 @@ static op_status read_tile(reader *r, op_tiled_result *out, uint32_t index, unsi
                    t->tx, t->tz, index % out->tiles_x, index / out->tiles_x);
     t->x0 = (int32_t)((int64_t)t->tx * out->tile_size - out->border_size);
     t->z0 = (int32_t)((int64_t)t->tz * out->tile_size - out->border_size);
-    if (t->walkable_spans > t->span_count || t->region_count > OP_MAX_REGION_ID)
-        return bad(r, p0 + 24, "tile (%u, %u): walkable spans or region count out of range",
+    if (t->owned_spans > t->span_count || t->walkable_spans > t->span_count ||
+        t->region_count > OP_MAX_REGION_ID)
+        return bad(r, p0 + 24, "tile (%u, %u): owned or walkable spans or region count out of "
+                               "range",
                    t->tx, t->tz);
     if (out->reached < OP_STAGE_REGIONS && (t->region_count || t->digest_regions))
-        return bad(r, p0 + 32, "tile (%u, %u): regions in a bake that stopped after spans",
+        return bad(r, p0 + 36, "tile (%u, %u): regions in a bake that stopped after spans",
                    t->tx, t->tz);
     if (read_contours(r, t, flags) != OP_OK)
         return r->st;

@@ -193,6 +193,7 @@ static void write_tile(sink *k, const op_tiled_result *r, const op_tile *t, unsi
     put_u32(k, t->triangles);
     put_u64(k, t->solid_spans);
     put_u32(k, t->span_count);
+    put_u32(k, t->owned_spans);
     put_u32(k, t->walkable_spans);
     put_u32(k, t->max_dist);
     put_u32(k, t->region_count);

@@ -192,11 +192,12 @@ void op_tiles_assemble(op_tiled_result *r)
 {
     uint32_t best = 0;
     r->solid_spans = r->spans = r->walkable_spans = r->triangle_refs = 0;
-    r->regions = r->contours = r->contour_verts = 0;
+    r->regions = r->contours = r->contour_verts = r->owned_spans = 0;
     for (uint32_t i = 0; i < r->tile_count; i++) {
         const op_tile *t = &r->tiles[i];
         r->solid_spans += t->solid_spans;
         r->spans += t->span_count;
+        r->owned_spans += t->owned_spans;
         r->walkable_spans += t->walkable_spans;
         r->triangle_refs += t->triangles;
         r->regions += t->region_count;

@@ -62,6 +62,7 @@ static void same_result(const op_tiled_result *a, const op_tiled_result *b, unsi
         assert_int_equal(x->tx, y->tx);
         assert_int_equal(x->x0, y->x0);
         assert_int_equal(x->span_count, y->span_count);
+        assert_int_equal(x->owned_spans, y->owned_spans);
         assert_int_equal(x->solid_spans, y->solid_spans);
         assert_int_equal(x->digest_owned, y->digest_owned);
         assert_int_equal(x->contours.count, y->contours.count);
@@ -231,7 +232,7 @@ static void test_consistency(void **state)
     const size_t wrld = 16, tile0 = wrld + 16 + 88 + 8;
     size_t tile = tile0, with_contours = 0;
     for (uint32_t i = 0; i < r.tile_count; i++) {
-        if (!with_contours && op_le_get32(buf + tile + 16 + 76) > 0)
+        if (!with_contours && op_le_get32(buf + tile + 16 + 80) > 0)
             with_contours = tile;
         tile += 16 + op_le_get32(buf + tile + 8) + 8;
     }
@@ -266,17 +267,17 @@ static void test_consistency(void **state)
     expect_bad(cp, len, "(tz, tx) order");
 
     memcpy(cp, buf, len); /* first contour's region 0 */
-    op_le_put32(cp + pay + 76 + 12, 0);
+    op_le_put32(cp + pay + 80 + 12, 0);
     reseal(cp, with_contours);
     expect_bad(cp, len, "region 0 outside");
 
     memcpy(cp, buf, len); /* a vertex moved: the contour digest catches it */
-    op_le_put32(cp + pay + 76 + 12 + 17, op_le_get32(cp + pay + 76 + 12 + 17) + 1);
+    op_le_put32(cp + pay + 80 + 12 + 17, op_le_get32(cp + pay + 80 + 12 + 17) + 1);
     reseal(cp, with_contours);
     expect_bad(cp, len, "contours digest");
 
     memcpy(cp, buf, len); /* a vertex count larger than the section */
-    op_le_put32(cp + pay + 76 + 12 + 13, 0x10000000);
+    op_le_put32(cp + pay + 80 + 12 + 13, 0x10000000);
     reseal(cp, with_contours);
     expect_bad(cp, len, "ends inside");
 

@@ -161,6 +161,7 @@ static void owned_equal_solo(const op_scene *s, op_bake_settings *bs, int T, int
     }
     /* Every solo span is owned by exactly one tile. */
     assert_int_equal(owned_spans, solo.span_count);
+    assert_int_equal(r.owned_spans, solo.span_count);
     op_tiled_result_free(&r);
     op_chf_free(&solo);
 }
