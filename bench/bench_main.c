@@ -908,6 +908,8 @@ static void register_bake(field *f) { (void)f; }
 #endif
 
 void op_bench_register_topology(int quick); /* bench_topology.c */
+void op_bench_register_tiles(int quick, const uint32_t *sizes, int nsizes, const int *threads,
+                             int nthreads); /* bench_tiles.c */
 
 /* ---- main ------------------------------------------------------------------------- */
 
@@ -969,6 +971,11 @@ static void usage(void)
             "  --chf FILE    also run every kernel and stage on an OPCHF1 file\n"
             "  --inject-mismatch[=after]  corrupt the mutual_links reference at start\n"
             "                (or after the first check): a self-test that must fail\n"
+            "  --tiled-demo=N  also time the tiled bake (T = 256) on the demo world of N\n"
+            "                cells a side (repeatable; default 1024 and 2048, 512 with\n"
+            "                --quick; 4096 ~18 M spans, 8192 ~70 M, 16384 ~280 M)\n"
+            "  --tiled-threads=K  thread counts of the tiled cases (repeatable; default 1\n"
+            "                and OpenMP's default)\n"
             "  --inject-mismatch=bake  corrupt the scalar bake's contours digest: every\n"
             "                stage/bake case must fail (scalar too: it is compared with\n"
             "                the corrupted reference)\n"
@@ -979,6 +986,8 @@ static void usage(void)
 int main(int argc, char **argv)
 {
     int quick = 0, kernels = 1, stages = 1, inject = 0;
+    uint32_t tiled_sizes[8];
+    int tiled_threads[8], ntiled_sizes = 0, ntiled_threads = 0;
     const char *files[MAX_FIELDS];
     int nfiles = 0;
     char **rest = xmalloc(sizeof *rest * ((size_t)argc + 1));
@@ -991,6 +1000,10 @@ int main(int argc, char **argv)
             kernels = 0;
         else if (!strcmp(argv[i], "--no-stages"))
             stages = 0;
+        else if (!strncmp(argv[i], "--tiled-demo=", 13) && ntiled_sizes < 8)
+            tiled_sizes[ntiled_sizes++] = (uint32_t)strtoul(argv[i] + 13, NULL, 10);
+        else if (!strncmp(argv[i], "--tiled-threads=", 16) && ntiled_threads < 8)
+            tiled_threads[ntiled_threads++] = atoi(argv[i] + 16);
         else if (!strcmp(argv[i], "--inject-mismatch"))
             inject = 1;
         else if (!strcmp(argv[i], "--inject-mismatch=after"))
@@ -1041,8 +1054,12 @@ int main(int argc, char **argv)
             register_bake(g_fields[i]);
         }
     }
-    if (stages)
+    if (stages) {
         op_bench_register_topology(quick);
+#if OP_BENCH_HAVE_BAKE
+        op_bench_register_tiles(quick, tiled_sizes, ntiled_sizes, tiled_threads, ntiled_threads);
+#endif
+    }
     int rc = op_bench_run(nrest, rest, quick ? 0.05 : 0.0);
     free(rest);
     free_all();
