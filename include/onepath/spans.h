@@ -154,6 +154,13 @@ op_status op_erode_walkable_area(op_ctx *ctx, op_chf *chf, int radius);
  * Arithmetic: docs/decisions.md (spans, §1.7). OP_INVALID_ARGUMENT for a bad volume. */
 op_status op_apply_volumes(op_ctx *ctx, op_chf *chf, const op_volume *volumes, uint32_t count);
 
+/* The checks op_apply_volumes makes first (kind, finite values, y range, prism vertex
+ * count): OP_INVALID_ARGUMENT naming the volume. */
+op_status op_volumes_validate(op_ctx *ctx, const op_volume *volumes, uint32_t count);
+/* The footprint's xz bounds [Units: wu] (prism vertices, box, cylinder's square): a cell
+ * whose centre is inside the footprint lies in them. */
+void op_volume_footprint(const op_volume *v, double *x0, double *x1, double *z0, double *z1);
+
 /* The same on a window of the world grid whose local cell (0, 0) is world cell
  * (origin_x, origin_z): the cell centre is world_bmin.x + (gx + 0.5)·cs with the world
  * index gx (likewise z, and the floor from world_bmin.y), so every span gets the area

@@ -85,6 +85,23 @@ static void mark_walkable(const op_mesh *m, float slope, uint8_t *areas, int thr
     }
 }
 
+/* Per volume, its footprint's cells grown by two (op_apply_volumes_window's cell range
+ * is the footprint's plus one), as world cells: x0, x1, z0, z1. */
+static void volume_rects(const op_scene *scene, const op_config *cfg, int64_t *rect)
+{
+    const double cs = cfg->cs;
+    for (uint32_t i = 0; i < scene->volume_count; i++) {
+        double x0, x1, z0, z1;
+        op_volume_footprint(&scene->volumes[i], &x0, &x1, &z0, &z1);
+        const double c[4] = {floor((x0 - cfg->bmin[0]) / cs) - 2, floor((x1 - cfg->bmin[0]) / cs) + 2,
+                             floor((z0 - cfg->bmin[2]) / cs) - 2, floor((z1 - cfg->bmin[2]) / cs) + 2};
+        for (int k = 0; k < 4; k++)
+            rect[4 * (size_t)i + k] = c[k] < -1e12 ? (int64_t)-1e12
+                                      : c[k] > 1e12 ? (int64_t)1e12
+                                                    : (int64_t)c[k];
+    }
+}
+
 /* Largest first: more binned triangles first, ties by tile index (deterministic; the
  * order only changes the schedule, never the bytes). Keys are (~count << 32 | index). */
 static int cmp_u64(const void *a, const void *b)
@@ -224,6 +241,10 @@ static op_status setup(op_ctx *ctx, const op_scene *scene, const op_bake_setting
     if (scene->volume_count && !scene->volumes)
         return op_fail(ctx, OP_INVALID_ARGUMENT, "scene lists %u volumes but no array",
                        scene->volume_count);
+    /* All volumes once here: a tile sees only those near it. */
+    st = op_volumes_validate(ctx, scene->volumes, scene->volume_count);
+    if (st != OP_OK)
+        return st;
     st = validate_mesh(ctx, &scene->mesh, threads);
     if (st != OP_OK)
         return st;
@@ -298,23 +319,29 @@ op_status op_bake_tiled(op_ctx *ctx, const op_scene *scene, const op_bake_settin
     r->threads = threads;
     r->reached = s->until;
 
+    op_tile_bins bins;
+    memset(&bins, 0, sizeof bins);
+    uint32_t *order = NULL;
+    worker_slot *slots = NULL;
     uint8_t *areas = op_ctx_alloc(ctx, scene->mesh.tri_count, 1, "walkable marks of the triangles");
-    if (!areas)
-        return OP_NO_MEMORY;
+    int64_t *vol_rect = op_ctx_alloc(ctx, (size_t)scene->volume_count * 4 + 1, sizeof *vol_rect,
+                                     "volume rectangles");
+    if (!areas || !vol_rect) {
+        st = OP_NO_MEMORY;
+        goto out;
+    }
+    volume_rects(scene, &cfg, vol_rect);
     mark_walkable(&scene->mesh, cfg.walkable_slope_deg, areas, threads);
     double t1 = op_now_ms();
     r->ms_setup = t1 - t_start;
 
-    op_tile_bins bins;
     st = op_tile_bins_build(ctx, &scene->mesh, &cfg, r->world_width, r->world_depth,
                             r->tile_size, r->border_size, threads, &bins);
-    if (st != OP_OK) {
-        op_mem_free(&ctx->alloc, areas);
-        return st;
-    }
+    if (st != OP_OK)
+        goto out;
     r->tiles = op_ctx_calloc(ctx, r->tile_count, sizeof *r->tiles, "tile results");
-    uint32_t *order = op_ctx_alloc(ctx, r->tile_count, sizeof *order, "tile order");
-    worker_slot *slots = op_ctx_calloc(ctx, (size_t)threads, sizeof *slots, "worker contexts");
+    order = op_ctx_alloc(ctx, r->tile_count, sizeof *order, "tile order");
+    slots = op_ctx_calloc(ctx, (size_t)threads, sizeof *slots, "worker contexts");
     if (!r->tiles || !order || !slots) {
         st = OP_NO_MEMORY;
         goto out;
@@ -334,9 +361,9 @@ op_status op_bake_tiled(op_ctx *ctx, const op_scene *scene, const op_bake_settin
     double t2 = op_now_ms();
     r->ms_bin = t2 - t1;
 
-    const op_tile_job job = {scene, s, cfg, r->tile_size, r->border_size, r->world_width,
-                             r->world_depth, r->tiles_x, areas, &bins, opt.keep_regions,
-                             opt.keep_fields};
+    const op_tile_job job = {scene,      s,        cfg,          r->tile_size,     r->border_size,
+                             r->world_width, r->world_depth, r->tiles_x, areas, &bins, vol_rect,
+                             opt.keep_regions, opt.keep_fields};
     run_tiles(&job, r, order, slots, threads, &opt);
     double t3 = op_now_ms();
     r->ms_tiles = t3 - t2;
@@ -364,6 +391,7 @@ out:
     op_mem_free(&ctx->alloc, order);
     op_tile_bins_free(&bins);
     op_mem_free(&ctx->alloc, areas);
+    op_mem_free(&ctx->alloc, vol_rect);
     if (st != OP_OK) {
         /* Keep the description, drop every tile (the result owns nothing then). */
         const op_allocator a = r->alloc;

@@ -47,6 +47,9 @@ typedef struct op_tile_job {
     uint32_t T, B, world_w, world_d, tiles_x;
     const uint8_t *tri_areas; /* per mesh triangle */
     const op_tile_bins *bins;
+    /* Per volume, the cells its footprint may touch, grown by two cells: x0, x1, z0, z1
+     * (a tile applies only the volumes whose rectangle meets its window, in order). */
+    const int64_t *vol_rect;
     int keep_regions, keep_fields;
 } op_tile_job;
 

@@ -97,10 +97,30 @@ op_status op_tile_bake(op_ctx *w, const op_tile_job *job, uint32_t index, op_til
     t->triangles = (uint32_t)(e - f);
 
     const op_window win = {t->x0, t->z0, job->T + 2 * job->B, job->T + 2 * job->B};
+    /* The volumes that may reach the window, in their order (the others change nothing
+     * here), so a tile's cost does not grow with the world's volume count. */
+    op_arena_mark vmark = op_arena_get_mark(&w->arena);
+    op_scene sub = *job->scene;
+    sub.volumes = NULL;
+    sub.volume_count = 0;
+    if (job->scene->volume_count) {
+        op_volume *vols = op_scratch(w, job->scene->volume_count, sizeof *vols);
+        if (!vols)
+            return OP_NO_MEMORY;
+        for (uint32_t i = 0; i < job->scene->volume_count; i++) {
+            const int64_t *r = job->vol_rect + 4 * (size_t)i;
+            if (r[1] < win.x0 || r[0] >= (int64_t)win.x0 + win.width || r[3] < win.z0 ||
+                r[2] >= (int64_t)win.z0 + win.depth)
+                continue;
+            vols[sub.volume_count++] = job->scene->volumes[i];
+        }
+        sub.volumes = vols;
+    }
     op_spans_stats ss;
     op_chf chf;
-    op_status st = op_build_spans_window(w, &job->cfg, job->scene, &win, job->bins->tris + f,
+    op_status st = op_build_spans_window(w, &job->cfg, &sub, &win, job->bins->tris + f,
                                          t->triangles, job->tri_areas, &chf, &ss);
+    op_arena_release(&w->arena, vmark);
     if (st != OP_OK)
         return st;
     chf.border_size = (int32_t)job->B;

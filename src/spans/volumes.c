@@ -107,6 +107,23 @@ static int cell_range(double a, double b, double origin, double cs, int32_t org,
     return *lo <= *hi;
 }
 
+op_status op_volumes_validate(op_ctx *ctx, const op_volume *volumes, uint32_t count)
+{
+    if (count && !volumes)
+        return op_fail(ctx, OP_INVALID_ARGUMENT, "%u volumes but no array", count);
+    for (uint32_t i = 0; i < count; i++) {
+        op_status st = check_volume(ctx, &volumes[i], i);
+        if (st != OP_OK)
+            return st;
+    }
+    return OP_OK;
+}
+
+void op_volume_footprint(const op_volume *v, double *x0, double *x1, double *z0, double *z1)
+{
+    footprint_bounds(v, x0, x1, z0, z1);
+}
+
 op_status op_apply_volumes(op_ctx *ctx, op_chf *chf, const op_volume *volumes, uint32_t count)
 {
     return op_apply_volumes_window(ctx, chf, volumes, count, chf->bmin, 0, 0);
@@ -118,11 +135,9 @@ op_status op_apply_volumes_window(op_ctx *ctx, op_chf *chf, const op_volume *vol
                                   uint32_t count, const float world_bmin[3], int32_t origin_x,
                                   int32_t origin_z)
 {
-    for (uint32_t i = 0; i < count; i++) {
-        op_status st = check_volume(ctx, &volumes[i], i);
-        if (st != OP_OK)
-            return st;
-    }
+    op_status st = op_volumes_validate(ctx, volumes, count);
+    if (st != OP_OK)
+        return st;
     const float bx = world_bmin[0], by = world_bmin[1], bz = world_bmin[2];
     for (uint32_t i = 0; i < count; i++) {
         const op_volume *v = &volumes[i];

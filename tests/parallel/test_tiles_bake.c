@@ -301,6 +301,16 @@ static void test_bad_settings(void **state)
     op_tiled_options_defaults(&o);
     o.threads = -2;
     assert_int_equal(op_bake_tiled(&g_ctx, &s, &bs, &o, &r), OP_INVALID_ARGUMENT);
+    /* A bad volume far from every tile is refused all the same (as the solo bake does). */
+    op_volume v;
+    memset(&v, 0, sizeof v);
+    v.kind = OP_VOLUME_CYLINDER;
+    v.center[0] = v.center[1] = 1e6f;
+    v.radius = -1.0f;
+    assert_int_equal(op_scene_add_volume(&g_ctx, &s, &v), OP_OK);
+    assert_int_equal(op_bake_tiled(&g_ctx, &s, &bs, NULL, &r), OP_INVALID_ARGUMENT);
+    assert_non_null(strstr(op_ctx_error(&g_ctx), "volume 6"));
+    s.volume_count--;
     s.mesh.verts[4] = 1.0f / 0.0f;
     assert_int_equal(op_bake_tiled(&g_ctx, &s, &bs, NULL, &r), OP_BAD_INPUT);
     assert_non_null(strstr(op_ctx_error(&g_ctx), "vertex 1 "));

@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Tiled-bake measurements of issue 11: thread scaling, tiling overhead, the serial part
+and the speed-up it implies on many cores, and large worlds with their peak memory.
+
+  python3 bench/tiles_scaling.py [--build build] [--sizes 1936,4096] [--reps 5]
+                                 [--threads 1,2] [--large 8192,16384] [--markdown]
+
+1. Scaling and overhead (Google Benchmark, bench/bench_tiles.c): per demo size, the
+   cases stage/tiled-256/<K>t/demo<N> for each K and stage/solo/1t/demo<N>, with
+   --benchmark_repetitions; medians of wall time. Ratios: K threads vs 1 (tiled), and
+   1-thread tiled vs solo (the tiling overhead; below 1 means the tiled bake is faster).
+   The solo bake has no threads inside one grid yet (another issue's work), so its
+   scaling is not measured here.
+2. Serial part and projection (the tool's JSON, 1 thread, median of --reps runs): input
+   (demo world generation), setup (validation, bounds, walkable marks), binning, the
+   tile loop, assembly, and writing the bake file. With s the serial share of the
+   1-thread time and p the per-tile share, the projected speed-up on n cores is
+   1 / (s + p / n) (Amdahl), printed for 16 and 64 cores; the largest tile bounds the
+   loop from below and is printed too.
+3. Large worlds (--large): the tool once per size with the largest thread count, wall
+   time and peak RSS (getrusage, in the JSON).
+
+The machine's load average (1 minute) is printed before and after each part: on a
+shared machine, read ratios only from runs with a low load.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+
+def load():
+    with open("/proc/loadavg") as f:
+        return float(f.read().split()[0])
+
+
+def bench(binary, sizes, threads, reps):
+    filt = "stage/(tiled-256|solo)/.*/demo(%s)$" % "|".join(str(s) for s in sizes)
+    cmd = [binary, "--no-kernels", "--benchmark_filter=" + filt,
+           "--benchmark_repetitions=%d" % reps, "--benchmark_format=json",
+           "--benchmark_report_aggregates_only=false"]
+    cmd += ["--tiled-demo=%d" % s for s in sizes]
+    cmd += ["--tiled-threads=%d" % t for t in threads]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    runs = {}
+    for b in json.loads(out)["benchmarks"]:
+        if b.get("run_type") != "iteration":
+            continue
+        name = b["run_name"].split("/min_time")[0].replace("/real_time", "")
+        runs.setdefault(name, []).append(b["real_time"] / (1e6 if b["time_unit"] == "ns" else
+                                                            1e3 if b["time_unit"] == "us" else 1))
+    return {k: statistics.median(v) for k, v in runs.items()}, runs
+
+
+def tool(binary, size, threads, out_file=None):
+    with tempfile.TemporaryDirectory() as d:
+        js = os.path.join(d, "b.json")
+        cmd = [binary, "bake", "--demo", "--demo-size", str(size), "--tile-size", "256",
+               "--threads", str(threads), "--quiet", "--json", js]
+        if out_file:
+            cmd += ["--out", os.path.join(d, "b.opbake")]
+        subprocess.run(cmd, check=True)
+        with open(js) as f:
+            return json.load(f)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--sizes", default="1936,4096")
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--large", default="")
+    ap.add_argument("--skip-bench", action="store_true")
+    a = ap.parse_args()
+    sizes = [int(s) for s in a.sizes.split(",") if s]
+    threads = [int(t) for t in a.threads.split(",") if t]
+    onepath = os.path.join(a.build, "onepath")
+    ob = os.path.join(a.build, "bench", "onepath_bench")
+
+    if not a.skip_bench:
+        l0 = load()
+        med, runs = bench(ob, sizes, threads, a.reps)
+        l1 = load()
+        print("## 1. Scaling and overhead (wall ms, median of %d; load %.2f -> %.2f)" %
+              (a.reps, l0, l1))
+        print("| world | case | median ms | runs | vs 1-thread tiled | vs solo |")
+        print("| --- | --- | --- | --- | --- | --- |")
+        for s in sizes:
+            t1 = med.get("stage/tiled-256/1t/demo%d" % s)
+            solo = med.get("stage/solo/1t/demo%d" % s)
+            for name in sorted(k for k in med if k.endswith("demo%d" % s)):
+                m = med[name]
+                r1 = "%.3f" % (t1 / m) if t1 else ""
+                rs = "%.3f" % (solo / m) if solo else ""
+                print("| demo%d | %s | %.1f | %s | %s | %s |" % (
+                    s, name.split("/")[1] + "/" + name.split("/")[2], m,
+                    " ".join("%.0f" % x for x in runs[name]), r1, rs))
+        print()
+
+    print("## 2. Serial part and projection (1 thread, median of %d tool runs)" % a.reps)
+    for s in sizes:
+        l0 = load()
+        js = [tool(onepath, s, 1, out_file=True) for _ in range(a.reps)]
+        l1 = load()
+        def m(path):
+            vals = []
+            for j in js:
+                v = j
+                for p in path:
+                    v = v[p]
+                vals.append(v)
+            return statistics.median(vals)
+        total = m(["ms", "total"])
+        bake = m(["ms", "bake"])
+        setup, binning, tiles, asm = (m(["ms", k]) for k in ("setup", "bin", "tiles", "assemble"))
+        inp = total - bake  # demo generation and the bake file (outside op_bake_tiled)
+        serial = total - tiles
+        sh = serial / total
+        big = js[0]["tiles"]["largest"]
+        count = js[0]["tiles"]["count"]
+        print("demo%d (load %.2f -> %.2f): %d spans, %d tiles; total %.0f ms = input+output "
+              "%.0f + setup %.0f + binning %.0f + tiles %.0f + assembly %.1f" % (
+                  s, l0, l1, js[0]["spans"]["world"], count, total, inp, setup, binning,
+                  tiles, asm))
+        for n in (2, 16, 64):
+            # Binning and setup run on every thread too; count them as serial anyway
+            # (upper bound on the serial share).
+            amdahl = 1.0 / (sh + (1 - sh) / n)
+            bound = tiles / max(tiles / count * 1.0, 1e-9)  # tiles of equal cost
+            print("  projected speed-up on %2d cores: %.1fx (serial share %.1f%%; %d tiles "
+                  "keep %d cores busy)" % (n, amdahl, 100 * sh, count, min(n, count)))
+        print("  largest tile (%d, %d): %d spans, %d triangles" % (
+            big["tx"], big["tz"], big["spans"], big["triangles"]))
+    print()
+
+    if a.large:
+        print("## 3. Large worlds (%d threads)" % max(threads))
+        for s in [int(x) for x in a.large.split(",") if x]:
+            l0 = load()
+            j = tool(onepath, s, max(threads), out_file=True)
+            print("demo%d (load %.2f): %d spans in %d tiles, %.1f s total (bake %.1f s), peak "
+                  "RSS %.0f MiB (%.1f bytes per span)" % (
+                      s, l0, j["spans"]["world"], j["tiles"]["count"], j["ms"]["total"] / 1e3,
+                      j["ms"]["bake"] / 1e3, j["peak_rss_mib"],
+                      j["peak_rss_mib"] * 1048576 / j["spans"]["world"]))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
