@@ -142,20 +142,7 @@ op_status op_regions_filter_graph(op_ctx *ctx, const op_chf *chf, const op_regio
     for (uint32_t r = 1; r <= maxid; r++)
         parent[r] = parent[r] ? find_root(parent, r) : 0;
     memset(map, 0, nr * sizeof *map);
-    uint32_t k = 0, pr = 0, pv = 0; /* the last raw id seen and its final id */
-    for (uint32_t s = 0; s < n; s++) {
-        const uint32_t r = region[s];
-        if (r == 0 || r == OP_BORDER_REGION)
-            continue;
-        if (r != pr) {
-            const uint32_t f = parent[r];
-            if (f && !map[f])
-                map[f] = ++k;
-            pr = r;
-            pv = f ? map[f] : 0;
-        }
-        region[s] = pv;
-    }
+    const uint32_t k = op_regions_number(region, n, parent, maxid, map);
     *region_count = k;
     op_arena_release(&ctx->arena, mark);
     return OP_OK;

@@ -228,20 +228,7 @@ static op_status layers_general(op_ctx *ctx, const op_chf *chf, uint32_t min_are
     }
     /* §5.3 numbering by first span. */
     memset(map, 0, nr * sizeof *map);
-    uint32_t k = 0, pr = 0, pv = 0; /* the last raw id seen and its final id */
-    for (uint32_t s = 0; s < n; s++) {
-        const uint32_t r = region[s];
-        if (r == 0 || r > m)
-            continue;
-        if (r != pr) {
-            const uint32_t f = fin[r];
-            if (f && !map[f])
-                map[f] = ++k;
-            pr = r;
-            pv = f ? map[f] : 0;
-        }
-        region[s] = pv;
-    }
+    const uint32_t k = op_regions_number(region, n, fin, m, map);
     *region_count = k;
     return OP_OK;
 }

@@ -115,24 +115,41 @@ static op_status scan_spans(op_ctx *ctx, const op_chf *chf, const uint32_t *regi
     return OP_OK;
 }
 
-/* Overlap pairs: every two partition regions of one column, once per pair of spans. */
+/* Overlap pairs: every two partition regions of one column. Columns of one span are
+ * skipped eight at a time (a count with a bit above bit 0 is at least 2); a pair equal
+ * to the last one listed (the next column of the same bridge) is not listed again. */
 op_status op_regions_graph_overlaps(op_ctx *ctx, const op_chf *chf, const uint32_t *region,
-                              op_regions_graph *g)
+                                    op_regions_graph *g)
 {
     const uint32_t cells = chf->width * chf->depth, maxid = g->maxid;
+    const uint32_t *count = chf->cell_count;
+    uint32_t lr = 0, lq = 0;
     for (uint32_t c = 0; c < cells; c++) {
-        if (chf->cell_count[c] < 2)
+        if (c + 8 <= cells) {
+            uint32_t many = 0;
+            for (int i = 0; i < 8; i++)
+                many |= count[c + i] & ~1u;
+            if (!many) {
+                c += 7;
+                continue;
+            }
+        }
+        if (count[c] < 2)
             continue;
-        const uint32_t f = chf->cell_first[c], e = f + chf->cell_count[c];
+        const uint32_t f = chf->cell_first[c], e = f + count[c];
         for (uint32_t s = f + 1; s < e; s++) {
             const uint32_t r = region[s];
             if (r == 0 || r > maxid)
                 continue;
             for (uint32_t t = f; t < s; t++) {
                 const uint32_t q = region[t];
-                if (q != 0 && q <= maxid && q != r && !op_regions_graph_overlap(ctx, g, r, q))
+                if (q == 0 || q > maxid || q == r || (r == lr && q == lq))
+                    continue;
+                if (!op_regions_graph_overlap(ctx, g, r, q))
                     return op_fail(ctx, OP_NO_MEMORY,
                                    "regions: out of memory listing overlaps (%zu)", g->novl);
+                lr = r;
+                lq = q;
             }
         }
     }
@@ -146,4 +163,41 @@ op_status op_regions_graph_scan(op_ctx *ctx, const op_chf *chf, const uint32_t *
     if (st == OP_OK && g->want_ovl)
         st = op_regions_graph_overlaps(ctx, chf, region, g);
     return st;
+}
+
+uint32_t op_regions_number(uint32_t *region, uint32_t n, const uint32_t *fin, uint32_t maxid,
+                           uint32_t *map)
+{
+    uint32_t k = 0, pr = 0, pv = 0; /* the last raw id seen and its number */
+    uint32_t s = 0;
+    while (s < n) {
+        /* Runs of the last raw id, eight spans at a time, two per 64-bit word. */
+        if (pr) {
+            const uint64_t p2 = (uint64_t)pr << 32 | pr, v2 = (uint64_t)pv << 32 | pv;
+            while (s + 8 <= n) {
+                uint64_t w[4];
+                memcpy(w, region + s, sizeof w);
+                if ((w[0] ^ p2) | (w[1] ^ p2) | (w[2] ^ p2) | (w[3] ^ p2))
+                    break;
+                w[0] = w[1] = w[2] = w[3] = v2;
+                memcpy(region + s, w, sizeof w);
+                s += 8;
+            }
+        }
+        const uint32_t e = s + 8 < n ? s + 8 : n;
+        for (; s < e; s++) {
+            const uint32_t r = region[s];
+            if (r == 0 || r > maxid)
+                continue;
+            if (r != pr) {
+                const uint32_t f = fin[r];
+                if (f && !map[f])
+                    map[f] = ++k;
+                pr = r;
+                pv = f ? map[f] : 0;
+            }
+            region[s] = pv;
+        }
+    }
+    return k;
 }

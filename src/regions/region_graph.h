@@ -90,6 +90,12 @@ static inline int op_regions_graph_link(op_ctx *ctx, op_regions_graph *g, uint32
     return 1;
 }
 
+/* §5.3 numbering by first span: region[s] = the number (1, 2, ... in order of first
+ * span) of fin[region[s]], or 0 when that is 0, for ids 1..maxid; other values (0, the
+ * band) stay. map (maxid + 1 entries, zeroed) receives the numbers. Returns the count. */
+uint32_t op_regions_number(uint32_t *region, uint32_t n, const uint32_t *fin, uint32_t maxid,
+                           uint32_t *map);
+
 /* The pass over the spans one span at a time, for passes that write the regions as
  * they go (the scan, the watershed's last pass). Each mutual link is taken once, from
  * the span whose -x or -z link it is, for both regions (links are symmetric);
