@@ -78,29 +78,32 @@ static void mark_two(const op_chf *chf, uint8_t *d, uint8_t *m, uint32_t lo, uin
 /* Pass 3: a non-boundary span with no boundary neighbour has four non-boundary
  * neighbours, each with four mutual links, so its diagonal targets are exactly the
  * neighbours' neighbours in the perpendicular directions: it is at 3 when neighbour a
- * in direction d has a boundary neighbour in direction d+1 or d+3 (bits of m[a]). */
+ * in direction d has a boundary neighbour in direction d+1 or d+3 (bits of m[a]).
+ * When limit <= 4 nothing follows, so the areas are eroded here too (limit 0: not). */
 static void mark_three(const op_chf *chf, uint8_t *d, const uint8_t *m, uint32_t lo,
-                       uint32_t hi)
+                       uint32_t hi, uint32_t limit)
 {
     const uint32_t *l0 = chf->link[0], *l1 = chf->link[1], *l2 = chf->link[2],
                    *l3 = chf->link[3];
+    uint8_t *area = chf->area;
     /* Directions perpendicular to 0 and 2 are 1 and 3 (mask 0xa), to 1 and 3, 0x5. */
     for (uint32_t s = lo; s < hi; s++) {
-        if (d[s] != FAR)
-            continue;
-        if ((m[l0[s]] | m[l2[s]]) & 0xa || (m[l1[s]] | m[l3[s]]) & 0x5)
-            d[s] = 3;
+        uint8_t ds = d[s];
+        if (ds == FAR && ((m[l0[s]] | m[l2[s]]) & 0xa || (m[l1[s]] | m[l3[s]]) & 0x5))
+            d[s] = ds = 3;
+        if (ds < limit)
+            area[s] = OP_NULL_AREA;
     }
 }
 
-/* Passes 1 to 3 over the whole field: right for any link graph. */
-static void three_passes(const op_chf *chf, uint8_t *d, uint8_t *m, int three)
+/* Passes 1 to 3 over the whole field (right for any link graph); with limit <= 4 the
+ * third also erodes. */
+static void three_passes(const op_chf *chf, uint8_t *d, uint8_t *m, uint32_t limit)
 {
     const uint32_t n = chf->span_count;
     mark_boundary(chf, d, 0, n);
     mark_two(chf, d, m, 0, n);
-    if (three)
-        mark_three(chf, d, m, 0, n);
+    mark_three(chf, d, m, 0, n, limit <= 4 ? limit : 0);
 }
 
 /* Dial's search from the spans at 2 and 3 up to limit - 1 (limit > 4): four circular
@@ -186,20 +189,22 @@ op_status op_erode_walkable_area(op_ctx *ctx, op_chf *chf, int radius)
         op_arena_release(&ctx->arena, mark);
         return op_fail(ctx, OP_NO_MEMORY, "erosion: out of scratch memory (%u spans)", n);
     }
-    if (limit == 2) /* radius 1 erodes the boundary spans alone */
+    uint8_t *area = chf->area;
+    if (limit == 2) { /* radius 1 erodes the boundary spans alone */
         mark_boundary(chf, d, 0, n);
-    else
-        three_passes(chf, d, m, limit > 3);
-    if (limit > 2) {
-        if (limit > 4 && (st = bounded_search(ctx, chf, d, (uint32_t)limit)) != OP_OK) {
-            op_arena_release(&ctx->arena, mark);
-            return op_fail(ctx, st, "erosion: out of scratch memory (%u spans)", n);
+        for (uint32_t s = 0; s < n; s++)
+            area[s] = d[s] == 0 ? OP_NULL_AREA : area[s];
+    } else { /* limit is even: 4 (distances 0, 2, 3) or more */
+        three_passes(chf, d, m, (uint32_t)limit);
+        if (limit > 4) {
+            if ((st = bounded_search(ctx, chf, d, (uint32_t)limit)) != OP_OK) {
+                op_arena_release(&ctx->arena, mark);
+                return op_fail(ctx, st, "erosion: out of scratch memory (%u spans)", n);
+            }
+            for (uint32_t s = 0; s < n; s++)
+                area[s] = d[s] < limit ? OP_NULL_AREA : area[s];
         }
     }
-    uint8_t *area = chf->area;
-    for (uint32_t s = 0; s < n; s++)
-        if (d[s] < limit)
-            area[s] = OP_NULL_AREA;
     op_arena_release(&ctx->arena, mark);
     return OP_OK;
 }
