@@ -214,7 +214,11 @@ static int canonical_cells(const op_chf *chf)
     if (cells == 0)
         return 0;
     uint32_t bad = first[0];
-    for (size_t c = 0; c + 1 < cells; c++)
+    size_t c = 0;
+    for (; c + 9 <= cells; c += 8) /* fixed blocks: vectorised at -O2 too */
+        for (int i = 0; i < 8; i++)
+            bad |= first[c + i + 1] ^ (first[c + i] + count[c + i]);
+    for (; c + 1 < cells; c++)
         bad |= first[c + 1] ^ (first[c] + count[c]);
     return !bad && (uint64_t)first[cells - 1] + count[cells - 1] == chf->span_count;
 }
