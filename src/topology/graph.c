@@ -419,6 +419,12 @@ op_status op_region_graph_build(op_ctx *ctx, const op_world *world, const op_mov
 
     /* 1. Local topology of every chunk. */
     const int use_template = s.use_open_template != 0;
+    op_grid_label_fn gl = NULL;
+    if (s.use_grid_label) {
+        gl = op_topo_grid_label_for(ctx ? ctx->isa : OP_ISA_SCALAR);
+        if (!gl)
+            gl = op_grid_label_scalar;
+    }
     int failed = 0;
 #if OP_HAVE_OPENMP
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (par) reduction(| : failed)
@@ -428,7 +434,7 @@ op_status op_region_graph_build(op_ctx *ctx, const op_world *world, const op_mov
         t->labels = g->labels + (size_t)k * tiles;
         t->owns_labels = 0;
         if (op_topo_label_chunk(world, cls, &w->plan, &w->thread[thread_id()].flood, (op_chunk_key)k,
-                                use_template, s.use_grid_label ? op_grid_label_scalar : NULL, t))
+                                use_template, gl, t))
             failed |= 1;
         else
             op_topo_face_strips(&w->plan, t->labels, w->strips + (size_t)k * w->plan.face_total);

@@ -968,7 +968,9 @@ op_status op_local_topology_build(op_ctx *ctx, const op_world *w, const op_movem
         if (!out->labels)
             return op_fail(ctx, OP_NO_MEMORY, "out of memory for %u chunk labels", w->chunk_tiles);
     }
-    if (op_topo_label_chunk(w, c, &ls->plan, &ls->flood, chunk, 1, op_grid_label_scalar, out)) {
+    op_grid_label_fn gl = op_topo_grid_label_for(ctx ? ctx->isa : OP_ISA_SCALAR);
+    if (op_topo_label_chunk(w, c, &ls->plan, &ls->flood, chunk, 1, gl ? gl : op_grid_label_scalar,
+                            out)) {
         out->region_count = out->exit_count = 0;
         out->chunk = OP_INVALID_CHUNK;
         return op_fail(ctx, OP_NO_MEMORY, "out of memory for the regions and exits of chunk %u",

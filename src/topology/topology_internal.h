@@ -125,6 +125,10 @@ size_t op_grid_label_scratch_size(uint32_t cx, uint32_t cy, uint32_t cz);
 uint32_t op_grid_label_scalar(const uint8_t *pass, uint32_t cx, uint32_t cy, uint32_t cz, int hex,
                               uint32_t *labels, void *scratch);
 
+/* The variant's grid-labelling kernel, or NULL when this build lacks the variant
+ * (grid_label_table.c; the kernel tables of core/kernels.h take it over with issue 9). */
+op_grid_label_fn op_topo_grid_label_for(op_isa isa);
+
 /* gl: the grid-labelling kernel, used for chunks without neighbour chunks (no exits, so
  * no pop order to keep); NULL floods them too. */
 int op_topo_label_chunk(const op_world *world, const op_movement_class *c, const op_topo_plan *p,
