@@ -82,9 +82,18 @@ op_status op_config_check_resolution(op_ctx *ctx, const op_config *cfg, uint32_t
      * floor with fewer than walkable_height cells below 0xffff (the ceiling of the
      * topmost span, §1.4) is filtered as too low. Both would vanish silently. */
     const float by = cfg->bmax[1] - cfg->bmin[1];
+    if (!isfinite(by))
+        return op_fail(ctx, OP_INVALID_ARGUMENT,
+                       "heights from %g to %g: their difference is beyond binary32", cfg->bmin[1],
+                       cfg->bmax[1]);
     const float top = ceilf(by * (1.0f / cfg->ch));
     const int wh = cfg->walkable_height > 0 ? cfg->walkable_height : 0;
     const float room = (float)(OP_HF_MAX_HEIGHT - (uint32_t)(wh < 0xffff ? wh : 0xffff));
+    if (!(top <= room) && room < 1.0f)
+        return op_fail(ctx, OP_INVALID_ARGUMENT,
+                       "heights from %g to %g: walkable_height %d leaves no room in the %u "
+                       "cells of 16-bit span heights for any range above 0",
+                       cfg->bmin[1], cfg->bmax[1], wh, OP_HF_MAX_HEIGHT);
     if (!(top <= room))
         return op_fail(ctx, OP_INVALID_ARGUMENT,
                        "heights from %g to %g (%g world units) are %.0f cells of ch %g; with "

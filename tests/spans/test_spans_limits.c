@@ -239,6 +239,21 @@ static void test_height_range(void **state)
     memcpy(cfg.bmax, hi, sizeof hi);
     assert_int_equal(op_build_spans(&ctx, &cfg, &sc, &chf, NULL), OP_INVALID_ARGUMENT);
     assert_non_null(strstr(op_ctx_error(&ctx), "heights from -10000 to 10000"));
+    /* Degenerate corners: a difference beyond binary32, and an agent as tall as the
+     * whole 16-bit range (only a flat field fits). Messages, no NaN advice. */
+    cfg.bmin[1] = -3e38f;
+    cfg.bmax[1] = 3e38f;
+    cfg.ch = 1e35f;
+    assert_int_equal(op_config_validate(&ctx, &cfg), OP_INVALID_ARGUMENT);
+    assert_non_null(strstr(op_ctx_error(&ctx), "beyond binary32"));
+    cfg.bmin[1] = 0;
+    cfg.bmax[1] = 1;
+    cfg.ch = 0.2f;
+    cfg.walkable_height = 0xffff;
+    assert_int_equal(op_config_validate(&ctx, &cfg), OP_INVALID_ARGUMENT);
+    assert_non_null(strstr(op_ctx_error(&ctx), "leaves no room"));
+    cfg.bmax[1] = 0;
+    assert_int_equal(op_config_validate(&ctx, &cfg), OP_OK);
     op_scene_free(&sc);
     op_ctx_free(&ctx);
 }
