@@ -46,9 +46,12 @@ void op_mark_walkable_triangles(const op_mesh *mesh, float slope_deg, uint8_t *t
  * vertices with δ = offset − v[axis] >= 0 go to out1, <= 0 to out2, and each crossing
  * edge (δ signs differ as >= 0 vs < 0) adds b + (a − b)·(δb/(δb − δa)) to both.
  * Returns 0, or -1 (outputs unusable) when either output would exceed
- * OP_CLIP_MAX_VERTS: the writes stop before leaving the buffers. */
-static int divide_poly(const float *in, int n, float *out1, int *n1, float *out2, int *n2,
-                       float offset, int axis)
+ * OP_CLIP_MAX_VERTS: with `checked`, the writes stop before leaving the buffers. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int divide_poly_impl(const float *in, int n, float *out1, int *n1, float *out2,
+                                   int *n2, float offset, int axis, const int checked)
 {
     float delta[OP_CLIP_MAX_VERTS]; /* n <= OP_CLIP_MAX_VERTS: inputs are earlier outputs */
     for (int i = 0; i < n; i++)
@@ -56,11 +59,13 @@ static int divide_poly(const float *in, int n, float *out1, int *n1, float *out2
     int m1 = 0, m2 = 0;
     for (int a = 0, b = n - 1; a < n; b = a, a++) {
         const int same = (delta[a] >= 0) == (delta[b] >= 0);
-        /* What this step writes: a crossing point to both, then a itself by its side. */
-        const int add1 = same ? delta[a] >= 0 : 1 + (delta[a] > 0);
-        const int add2 = same ? delta[a] <= 0 : 1 + (delta[a] < 0);
-        if (m1 + add1 > OP_CLIP_MAX_VERTS || m2 + add2 > OP_CLIP_MAX_VERTS)
-            return -1;
+        if (checked) {
+            /* What this step writes: a crossing point to both, then a by its side. */
+            const int add1 = same ? delta[a] >= 0 : 1 + (delta[a] > 0);
+            const int add2 = same ? delta[a] <= 0 : 1 + (delta[a] < 0);
+            if (m1 + add1 > OP_CLIP_MAX_VERTS || m2 + add2 > OP_CLIP_MAX_VERTS)
+                return -1;
+        }
         if (!same) {
             const float s = delta[b] / (delta[b] - delta[a]);
             for (int k = 0; k < 3; k++) {
@@ -97,6 +102,18 @@ static int divide_poly(const float *in, int n, float *out1, int *n1, float *out2
     *n1 = m1;
     *n2 = m2;
     return 0;
+}
+
+/* Each output gets at most one vertex per input vertex and one per crossing edge, so at
+ * most 2n: up to n = OP_CLIP_MAX_VERTS / 2 no step can overflow (in exact arithmetic a
+ * triangle cut by a row strip and one column plane has at most 6 vertices), and only
+ * larger polygons pay for the check of each step. */
+static int divide_poly(const float *in, int n, float *out1, int *n1, float *out2, int *n2,
+                       float offset, int axis)
+{
+    if (2 * n <= OP_CLIP_MAX_VERTS)
+        return divide_poly_impl(in, n, out1, n1, out2, n2, offset, axis, 0);
+    return divide_poly_impl(in, n, out1, n1, out2, n2, offset, axis, 1);
 }
 
 /* (int)f clamped to [lo, hi] without converting an out-of-range float (which would be
