@@ -3,7 +3,9 @@
 # (into build-fuzz, everything instrumented, ASan + UBSan) and runs each (or the NAMEs
 # given: opchf obj heightmap bake ...) for SECONDS, one process, niced. The working
 # corpus build-fuzz/fuzz-corpus/NAME grows from the committed seeds and is kept between
-# runs, so several short runs add up. Findings land in build-fuzz/fuzz-artifacts/NAME;
+# runs, so several short runs add up; the kept crash reproducers (tests/fuzz/crashes/NAME)
+# are read first too, so clang's sanitizers see them again (gcc's UBSan, in the ctest
+# replay, misses some, e.g. an offset applied to a null pointer). Findings land in build-fuzz/fuzz-artifacts/NAME;
 # minimise one (fuzz_NAME -minimize_crash=1 FILE), fix it, and commit it to
 # tests/fuzz/crashes/NAME so the replay test keeps it fixed. Prints the executions per
 # harness and in all; exits 1 when anything was found.
@@ -34,7 +36,8 @@ for n in "${names[@]}"; do
   # shellcheck disable=SC2086
   nice -n 10 "$bdir/tests/fuzz/fuzz_$n" -max_total_time="$secs" -print_final_stats=1 \
     -artifact_prefix="$art/" -rss_limit_mb=2048 -timeout=60 "${extra[@]}" ${OP_FUZZ_ARGS:-} \
-    "$work" "tests/fuzz/corpus/$n" >"$log" 2>&1 || rc=$?
+    "$work" "tests/fuzz/corpus/$n" $( [ -d "tests/fuzz/crashes/$n" ] && echo "tests/fuzz/crashes/$n" ) \
+    >"$log" 2>&1 || rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   execs=${execs:-0}
   arts=$(find "$art" -type f | wc -l)

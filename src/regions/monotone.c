@@ -238,14 +238,16 @@ static inline int note_link(op_ctx *ctx, row_pass *p, uint32_t *nrec, uint32_t *
         p->sinfo[k] |= 1u << 8;
         return 1;
     }
-    uint32_t *rc = p->rec + 3 * (size_t)*last;
-    if (*last != UINT32_MAX && rc[0] == k && rc[1] == v) {
-        rc[2] += c;
-        return 1;
+    if (*last != UINT32_MAX) { /* no record yet: rec may be NULL (fuzz_obj, issue 10) */
+        uint32_t *lr = p->rec + 3 * (size_t)*last;
+        if (lr[0] == k && lr[1] == v) {
+            lr[2] += c;
+            return 1;
+        }
     }
     if (!grow(ctx, &p->rec, &p->reccap, 3 * ((uint64_t)*nrec + 1)))
         return -1;
-    rc = p->rec + 3 * (size_t)*nrec;
+    uint32_t *rc = p->rec + 3 * (size_t)*nrec;
     rc[0] = k;
     rc[1] = v;
     rc[2] = c;
