@@ -105,6 +105,32 @@ typedef struct op_topo_flood {
     op_allocator alloc;
 } op_topo_flood;
 
+/* Steps of the lattices in exit and push order (plan.c): hex (+1,0), (-1,0), (0,+1),
+ * (0,-1), (+1,-1), (-1,+1) with their faces (supplement §10.4); orthogonal faces -x, +x,
+ * -y, +y, -z, +z (§10.3). */
+extern const int8_t op_topo_hex_step[6][2];
+extern const uint8_t op_topo_hex_face[6];
+extern const int8_t op_topo_face_dir[6][3];
+
+/* One chunk being labelled. */
+typedef struct op_topo_chunk {
+    const op_topo_plan *p;
+    const op_world *w;
+    op_local_topology *t;
+    op_chunk_key key;
+    uint32_t k[3];   /* chunk coordinate */
+    int32_t o[3];    /* world origin */
+    uint8_t fm;      /* faces whose neighbour chunk exists */
+    int64_t dkey[6]; /* key delta per orthogonal face */
+} op_topo_chunk;
+
+/* Exits of a popped boundary tile (supplement §10.3, §10.4). The chunk's exit array was
+ * reserved for plan->max_exits before the flood. */
+
+/* Floods a chunk whose passability is in f->st (flood.c): labels, regions, exits.
+ * open: at least 95 % of the tiles passable (the branchy loop). 0 or -1 (out of memory). */
+int op_topo_flood_chunk(const op_topo_chunk *cc, op_topo_flood *f, uint32_t *labels, int open);
+
 /* Builds the plan of a validated shape (the open template included). 0 or -1 (out of
  * memory). */
 int op_topo_plan_make(op_topo_plan *p, const op_world_shape *shape, const op_allocator *a);
