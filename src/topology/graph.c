@@ -266,13 +266,6 @@ static int reserve_regions(op_region_graph *g, size_t regions)
     return -1;
 }
 
-static int same_shape(const op_world_shape *a, const op_world_shape *b)
-{
-    for (int i = 0; i < 3; i++)
-        if (a->size[i] != b->size[i] || a->chunk[i] != b->chunk[i])
-            return 0;
-    return a->lattice == b->lattice;
-}
 
 /* ---- provider portals ------------------------------------------------------------------- */
 
@@ -355,6 +348,226 @@ static int thread_id(void)
 #endif
 }
 
+/* What the steps of one build share. */
+typedef struct build_state {
+    op_ctx *ctx;
+    const op_world *world;
+    const op_movement_class *cls;
+    op_region_graph *g;
+    op_region_graph_work *w;
+    op_region_graph_settings s;
+    const op_transition_provider *prov; /* NULL: AdjacentTransitions */
+    uint32_t slots, tiles;
+    int nt, par;
+    uint64_t regions, exits, portals, versions;
+    uint32_t max_regions;
+} build_state;
+
+/* Storage for every step, the plan of the shape, and the shape stamp (provider portals
+ * locate tiles through it). */
+static op_status prepare(build_state *b)
+{
+    op_region_graph *g = b->g;
+    if (reserve_slots(g, b->slots) || reserve_threads(g, b->nt))
+        return build_failed(b->ctx, g, OP_NO_MEMORY, "its chunk tables");
+    op_region_graph_work *w = b->w = g->work;
+    if (!w->have_plan || !op_topo_same_shape(&w->plan.shape, &b->world->shape)) {
+        w->have_plan = 0;
+        if (op_topo_plan_make(&w->plan, &b->world->shape, &g->alloc))
+            return build_failed(b->ctx, g, OP_NO_MEMORY, "the flood plan");
+        w->have_plan = 1;
+    }
+    for (int i = 0; i < b->nt; i++)
+        if (op_topo_flood_reserve(&w->thread[i].flood, &w->plan, b->cls, &g->alloc))
+            return build_failed(b->ctx, g, OP_NO_MEMORY, "the flood scratch");
+    uint64_t nlabels = (uint64_t)b->slots * b->tiles;
+    if (nlabels > SIZE_MAX / sizeof(uint32_t) ||
+        grow(&g->alloc, (void **)&g->labels, &g->labels_cap, (size_t)nlabels, sizeof(uint32_t), 0))
+        return build_failed(b->ctx, g, OP_NO_MEMORY, "the tile labels");
+    if (grow(&g->alloc, (void **)&w->strips, &w->strips_cap,
+             (size_t)b->slots * w->plan.face_total, sizeof(uint32_t), 0))
+        return build_failed(b->ctx, g, OP_NO_MEMORY, "the face strips");
+    g->chunk_tiles = b->tiles;
+    g->slot_count = b->slots;
+    g->residency = OP_RESIDENCY_DENSE;
+    g->stamp.shape = b->world->shape;
+    memcpy(g->stamp.chunks, b->world->chunks, sizeof g->stamp.chunks);
+    g->stamp.lattice_version = OP_LATTICE_VERSION;
+    return OP_OK;
+}
+
+/* Pass 1: the local topology of every chunk and its face strips. */
+static op_status label_pass(build_state *b)
+{
+    op_region_graph *g = b->g;
+    op_region_graph_work *w = b->w;
+    const int use_template = b->s.use_open_template != 0;
+    op_grid_label_fn gl = NULL;
+    if (b->s.use_grid_label) {
+        gl = op_topo_grid_label_for(b->ctx ? b->ctx->isa : OP_ISA_SCALAR);
+        if (!gl)
+            gl = op_grid_label_scalar;
+    }
+    const uint32_t slots = b->slots, tiles = b->tiles;
+    const int nt = b->nt, par = b->par;
+    (void)nt;
+    (void)par;
+    int failed = 0;
+#if OP_HAVE_OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (par) reduction(| : failed)
+#endif
+    for (int64_t k = 0; k < (int64_t)slots; k++) {
+        op_local_topology *t = &g->locals[k];
+        t->labels = g->labels + (size_t)k * tiles;
+        t->owns_labels = 0;
+        if (op_topo_label_chunk(b->world, b->cls, &w->plan, &w->thread[thread_id()].flood,
+                                (op_chunk_key)k, use_template, gl, t))
+            failed |= 1;
+        else
+            op_topo_face_strips(&w->plan, t->labels, w->strips + (size_t)k * w->plan.face_total);
+    }
+    if (failed)
+        return build_failed(b->ctx, g, OP_NO_MEMORY, "regions and exits");
+    return OP_OK;
+}
+
+/* The dense index (supplement §10.7: offsets are prefix sums in key order) and the
+ * offsets of each chunk's exits. */
+static op_status index_regions(build_state *b)
+{
+    op_region_graph *g = b->g;
+    op_region_graph_work *w = b->w;
+    uint64_t regions = 0, exits = 0, versions = 0;
+    uint32_t max_regions = 0;
+    for (uint32_t k = 0; k < b->slots; k++) {
+        const op_local_topology *t = &g->locals[k];
+        g->region_offsets[k] = (uint32_t)regions;
+        regions += t->region_count;
+        if (regions >= OP_INVALID_REGION_INDEX)
+            return build_failed(b->ctx, g, OP_UNSUPPORTED, "regions");
+        if (t->region_count > max_regions)
+            max_regions = t->region_count;
+        exits += t->exit_count;
+        versions += t->topology_version;
+    }
+    g->region_offsets[b->slots] = (uint32_t)regions;
+    if (exits >= UINT32_MAX)
+        return build_failed(b->ctx, g, OP_UNSUPPORTED, "exits");
+    if (grow(&g->alloc, (void **)&w->exit_offsets, &w->exit_offsets_cap, (size_t)b->slots + 1,
+             sizeof(uint32_t), 0) ||
+        grow(&g->alloc, (void **)&w->exit_to, &w->exit_to_cap, (size_t)exits, sizeof(uint32_t), 0))
+        return build_failed(b->ctx, g, OP_NO_MEMORY, "the exit pairing");
+    uint32_t at = 0;
+    for (uint32_t k = 0; k < b->slots; k++) {
+        w->exit_offsets[k] = at;
+        at += g->locals[k].exit_count;
+    }
+    w->exit_offsets[b->slots] = at;
+    b->regions = regions;
+    b->exits = exits;
+    b->versions = versions;
+    b->max_regions = max_regions;
+    return OP_OK;
+}
+
+/* Pass 2: the region across every exit, and the provider's portals, enumerated once per
+ * chunk (supplement §10.6); then each chunk's portal offset. */
+static op_status pair_pass(build_state *b)
+{
+    op_region_graph *g = b->g;
+    op_region_graph_work *w = b->w;
+    const op_transition_provider *prov = b->prov;
+    const op_world *world = b->world;
+    const uint32_t slots = b->slots;
+    const int nt = b->nt, par = b->par;
+    (void)nt;
+    (void)par;
+    int failed = 0;
+#if OP_HAVE_OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (par) reduction(| : failed)
+#endif
+    for (int64_t k = 0; k < (int64_t)slots; k++) {
+        w->exit_portals[k] = op_topo_count_exit_portals(g, &g->locals[k], &w->plan, w->strips,
+                                                        w->exit_to + w->exit_offsets[k]);
+        w->extra_count[k] = 0;
+        if (prov) {
+            provider_sink ps = {g, (op_chunk_key)k, &w->extra[k], &w->extra_count[k],
+                                &w->extra_cap[k], 0};
+            prov->ops->for_each_transition(prov->instance, world, (op_chunk_key)k, provider_emit,
+                                           &ps);
+            failed |= ps.failed;
+        }
+    }
+    if (failed)
+        return build_failed(b->ctx, g, OP_NO_MEMORY, "provider portals");
+    uint64_t portals = 0;
+    for (uint32_t k = 0; k < slots; k++) {
+        g->portal_offsets[k] = (uint32_t)portals;
+        portals += (uint64_t)w->exit_portals[k] + w->extra_count[k];
+        if (portals >= UINT32_MAX)
+            return build_failed(b->ctx, g, OP_UNSUPPORTED, "portals");
+    }
+    g->portal_offsets[slots] = (uint32_t)portals;
+    b->portals = portals;
+    return OP_OK;
+}
+
+/* Pass 3: each chunk's portals at its offset (exit portals, then provider portals), its
+ * CSR buckets and first-occurrence adjacency. */
+static op_status assemble_pass(build_state *b)
+{
+    op_region_graph *g = b->g;
+    op_region_graph_work *w = b->w;
+    if (reserve_portals(g, (size_t)b->portals) || reserve_regions(g, (size_t)b->regions))
+        return build_failed(b->ctx, g, OP_NO_MEMORY, "portals and the CSR adjacency");
+    w->serial = (w->serial + 1) & 0xffffffffu;
+    const int wrapped = w->serial == 0;
+    if (wrapped)
+        w->serial = 1;
+    for (int i = 0; i < b->nt; i++) {
+        op_topo_thread *th = &w->thread[i];
+        if (wrapped && th->seen)
+            memset(th->seen, 0, th->seen_cap * sizeof *th->seen);
+        if (grow(&g->alloc, (void **)&th->seen, &th->seen_cap, (size_t)b->regions, sizeof(uint64_t), 1) ||
+            grow(&g->alloc, (void **)&th->fill, &th->fill_cap, b->max_regions, sizeof(uint32_t), 0))
+            return build_failed(b->ctx, g, OP_NO_MEMORY, "the adjacency marks");
+    }
+    g->portal_count = (uint32_t)b->portals;
+    g->region_count = (uint32_t)b->regions;
+    const uint64_t serial = w->serial;
+    const uint32_t slots = b->slots;
+    const int nt = b->nt, par = b->par;
+    (void)nt;
+    (void)par;
+#if OP_HAVE_OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (par)
+#endif
+    for (int64_t k = 0; k < (int64_t)slots; k++) {
+        uint32_t at = g->portal_offsets[k];
+        uint32_t n = op_topo_fill_exit_portals(g, &g->locals[k], w->exit_to + w->exit_offsets[k],
+                                               g->portals + at);
+        if (w->extra_count[k])
+            memcpy(g->portals + at + n, w->extra[k], (size_t)w->extra_count[k] * sizeof *g->portals);
+        op_topo_thread *th = &w->thread[thread_id()];
+        op_topo_index_slot(g, (uint32_t)k, th->fill, th->seen, serial);
+    }
+    g->adj_start[b->regions] = (uint32_t)b->portals;
+    return OP_OK;
+}
+
+/* Stamps (topology.md "Public Surface": class, provider type, live instance, revision). */
+static void stamp(build_state *b)
+{
+    op_region_graph *g = b->g;
+    op_movement_class_normalize(b->cls, &g->stamp.cls);
+    g->stamp.step_identity = op_movement_step_identity(b->cls);
+    g->stamp.cost_scale = op_movement_cost_scale(b->cls);
+    g->stamp.provider_ops = b->prov ? b->prov->ops : NULL;
+    g->stamp.provider_instance = b->prov ? b->prov->instance : NULL;
+    g->stamp.provider_revision = b->prov ? b->prov->revision : 0;
+    g->stamp.built = 1;
+}
+
 op_status op_region_graph_build(op_ctx *ctx, const op_world *world, const op_movement_class *cls,
                                 const op_region_graph_settings *settings, op_region_graph *g,
                                 op_region_graph_build_result *result)
@@ -373,275 +586,43 @@ op_status op_region_graph_build(op_ctx *ctx, const op_world *world, const op_mov
         return op_fail(ctx, OP_UNSUPPORTED, "region graph build: sparse worlds are not "
                                             "implemented (issue 16)");
     }
-    op_region_graph_settings s;
-    op_region_graph_settings_defaults(&s);
+    build_state b;
+    memset(&b, 0, sizeof b);
+    b.ctx = ctx;
+    b.world = world;
+    b.cls = cls;
+    b.g = g;
+    op_region_graph_settings_defaults(&b.s);
     if (settings)
-        s = *settings;
-    /* build_region_graph starts with clear(): the build advances the revision by one
-     * (supplement §10.13). */
-    op_region_graph_clear(g);
-
-    const uint32_t slots = world->chunk_count, tiles = world->chunk_tiles;
-    const int nt = thread_count(&s);
-    if (reserve_slots(g, slots) || reserve_threads(g, nt))
-        return build_failed(ctx, g, OP_NO_MEMORY, "its chunk tables");
-    op_region_graph_work *w = g->work;
-    if (!w->have_plan || !same_shape(&w->plan.shape, &world->shape)) {
-        w->have_plan = 0;
-        if (op_topo_plan_make(&w->plan, &world->shape, &g->alloc))
-            return build_failed(ctx, g, OP_NO_MEMORY, "the flood plan");
-        w->have_plan = 1;
-    }
-    for (int i = 0; i < nt; i++)
-        if (op_topo_flood_reserve(&w->thread[i].flood, &w->plan, cls, &g->alloc))
-            return build_failed(ctx, g, OP_NO_MEMORY, "the flood scratch");
-    uint64_t nlabels = (uint64_t)slots * tiles;
-    if (nlabels > SIZE_MAX / sizeof(uint32_t) ||
-        grow(&g->alloc, (void **)&g->labels, &g->labels_cap, (size_t)nlabels, sizeof(uint32_t), 0))
-        return build_failed(ctx, g, OP_NO_MEMORY, "the tile labels");
-    g->chunk_tiles = tiles;
-    g->slot_count = slots;
-    g->residency = OP_RESIDENCY_DENSE;
-    /* The shape stamp first: provider portals locate tiles through it. */
-    g->stamp.shape = world->shape;
-    memcpy(g->stamp.chunks, world->chunks, sizeof g->stamp.chunks);
-    g->stamp.lattice_version = OP_LATTICE_VERSION;
-
+        b.s = *settings;
+    b.prov = b.s.provider && b.s.provider->ops && b.s.provider->ops->for_each_transition
+                 ? b.s.provider
+                 : NULL;
+    b.slots = world->chunk_count;
+    b.tiles = world->chunk_tiles;
+    b.nt = thread_count(&b.s);
     /* With the default thread count, threads only pay off past a few chunks' worth of
      * tiles: starting and joining a team costs more than labelling a small world. An
      * explicit count is always used (the tests compare counts on small worlds). */
-    const int par = nt > 1 && slots > 1 && (s.threads > 0 || (uint64_t)slots * tiles >= 32768);
-    (void)par;
-
-    if (grow(&g->alloc, (void **)&w->strips, &w->strips_cap,
-             (size_t)slots * w->plan.face_total, sizeof(uint32_t), 0))
-        return build_failed(ctx, g, OP_NO_MEMORY, "the face strips");
-
-    /* 1. Local topology of every chunk. */
-    const int use_template = s.use_open_template != 0;
-    op_grid_label_fn gl = NULL;
-    if (s.use_grid_label) {
-        gl = op_topo_grid_label_for(ctx ? ctx->isa : OP_ISA_SCALAR);
-        if (!gl)
-            gl = op_grid_label_scalar;
-    }
-    int failed = 0;
-#if OP_HAVE_OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (par) reduction(| : failed)
-#endif
-    for (int64_t k = 0; k < (int64_t)slots; k++) {
-        op_local_topology *t = &g->locals[k];
-        t->labels = g->labels + (size_t)k * tiles;
-        t->owns_labels = 0;
-        if (op_topo_label_chunk(world, cls, &w->plan, &w->thread[thread_id()].flood, (op_chunk_key)k,
-                                use_template, gl, t))
-            failed |= 1;
-        else
-            op_topo_face_strips(&w->plan, t->labels, w->strips + (size_t)k * w->plan.face_total);
-    }
-    if (failed)
-        return build_failed(ctx, g, OP_NO_MEMORY, "regions and exits");
-
-    uint64_t regions = 0, passable = 0, exits = 0, versions = 0;
-    uint32_t max_regions = 0;
-    for (uint32_t k = 0; k < slots; k++) {
-        const op_local_topology *t = &g->locals[k];
-        g->region_offsets[k] = (uint32_t)regions;
-        regions += t->region_count;
-        if (regions >= OP_INVALID_REGION_INDEX)
-            return build_failed(ctx, g, OP_UNSUPPORTED, "regions");
-        if (t->region_count > max_regions)
-            max_regions = t->region_count;
-        exits += t->exit_count;
-        versions += t->topology_version;
-    }
-    g->region_offsets[slots] = (uint32_t)regions;
-    if (exits >= UINT32_MAX)
-        return build_failed(ctx, g, OP_UNSUPPORTED, "exits");
-    if (grow(&g->alloc, (void **)&w->exit_offsets, &w->exit_offsets_cap, (size_t)slots + 1,
-             sizeof(uint32_t), 0) ||
-        grow(&g->alloc, (void **)&w->exit_to, &w->exit_to_cap, (size_t)exits, sizeof(uint32_t), 0))
-        return build_failed(ctx, g, OP_NO_MEMORY, "the exit pairing");
-    {
-        uint32_t at = 0;
-        for (uint32_t k = 0; k < slots; k++) {
-            w->exit_offsets[k] = at;
-            at += g->locals[k].exit_count;
-        }
-        w->exit_offsets[slots] = at;
-    }
-
-    /* 2. Paired exits per chunk; provider portals, enumerated once per chunk. */
-    const op_transition_provider *prov =
-        s.provider && s.provider->ops && s.provider->ops->for_each_transition ? s.provider : NULL;
-    failed = 0;
-#if OP_HAVE_OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (par) reduction(| : failed)
-#endif
-    for (int64_t k = 0; k < (int64_t)slots; k++) {
-        w->exit_portals[k] =
-            op_topo_count_exit_portals(g, &g->locals[k], &w->plan, w->strips,
-                                       w->exit_to + w->exit_offsets[k]);
-        w->extra_count[k] = 0;
-        if (prov) {
-            provider_sink ps = {g, (op_chunk_key)k, &w->extra[k], &w->extra_count[k],
-                                &w->extra_cap[k], 0};
-            prov->ops->for_each_transition(prov->instance, world, (op_chunk_key)k, provider_emit,
-                                           &ps);
-            failed |= ps.failed;
-        }
-    }
-    if (failed)
-        return build_failed(ctx, g, OP_NO_MEMORY, "provider portals");
-    uint64_t portals = 0;
-    for (uint32_t k = 0; k < slots; k++) {
-        g->portal_offsets[k] = (uint32_t)portals;
-        portals += (uint64_t)w->exit_portals[k] + w->extra_count[k];
-        if (portals >= UINT32_MAX)
-            return build_failed(ctx, g, OP_UNSUPPORTED, "portals");
-    }
-    g->portal_offsets[slots] = (uint32_t)portals;
-
-    /* 3. Portals, CSR and first-occurrence adjacency. */
-    if (reserve_portals(g, (size_t)portals) || reserve_regions(g, (size_t)regions))
-        return build_failed(ctx, g, OP_NO_MEMORY, "portals and the CSR adjacency");
-    w->serial = (w->serial + 1) & 0xffffffffu;
-    int wrapped = w->serial == 0;
-    if (wrapped)
-        w->serial = 1;
-    for (int i = 0; i < nt; i++) {
-        op_topo_thread *th = &w->thread[i];
-        if (wrapped && th->seen)
-            memset(th->seen, 0, th->seen_cap * sizeof *th->seen);
-        if (grow(&g->alloc, (void **)&th->seen, &th->seen_cap, (size_t)regions, sizeof(uint64_t), 1) ||
-            grow(&g->alloc, (void **)&th->fill, &th->fill_cap, max_regions, sizeof(uint32_t), 0))
-            return build_failed(ctx, g, OP_NO_MEMORY, "the adjacency marks");
-    }
-    g->portal_count = (uint32_t)portals;
-    g->region_count = (uint32_t)regions;
-    const uint64_t serial = w->serial;
-#if OP_HAVE_OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (par)
-#endif
-    for (int64_t k = 0; k < (int64_t)slots; k++) {
-        uint32_t at = g->portal_offsets[k];
-        uint32_t n = op_topo_fill_exit_portals(g, &g->locals[k], w->exit_to + w->exit_offsets[k],
-                                               g->portals + at);
-        if (w->extra_count[k])
-            memcpy(g->portals + at + n, w->extra[k], (size_t)w->extra_count[k] * sizeof *g->portals);
-        op_topo_thread *th = &w->thread[thread_id()];
-        op_topo_index_slot(g, (uint32_t)k, th->fill, th->seen, serial);
-    }
-    g->adj_start[regions] = (uint32_t)portals;
-
-    /* Stamps (topology.md "Public Surface": class, provider type, live instance, revision). */
-    op_movement_class_normalize(cls, &g->stamp.cls);
-    g->stamp.step_identity = op_movement_step_identity(cls);
-    g->stamp.cost_scale = op_movement_cost_scale(cls);
-    g->stamp.provider_ops = prov ? prov->ops : NULL;
-    g->stamp.provider_instance = prov ? prov->instance : NULL;
-    g->stamp.provider_revision = prov ? prov->revision : 0;
-    g->stamp.built = 1;
+    b.par = b.nt > 1 && b.slots > 1 &&
+            (b.s.threads > 0 || (uint64_t)b.slots * b.tiles >= 32768);
+    /* build_region_graph starts with clear(): the build advances the revision by one
+     * (supplement §10.13). Every step clears again on failure. */
+    op_region_graph_clear(g);
+    if ((st = prepare(&b)) != OP_OK || (st = label_pass(&b)) != OP_OK ||
+        (st = index_regions(&b)) != OP_OK || (st = pair_pass(&b)) != OP_OK ||
+        (st = assemble_pass(&b)) != OP_OK)
+        return st;
+    stamp(&b);
     if (result) {
-        result->region_count = regions;
-        result->boundary_exit_count = exits;
-        result->topology_version_sum = versions;
-        for (uint32_t k = 0; k < slots; k++)
+        result->region_count = b.regions;
+        result->boundary_exit_count = b.exits;
+        result->topology_version_sum = b.versions;
+        uint64_t passable = 0;
+        for (uint32_t k = 0; k < b.slots; k++)
             for (uint32_t r = 0; r < g->locals[k].region_count; r++)
                 passable += g->locals[k].regions[r].tile_count;
         result->passable_tile_count = passable;
     }
     return OP_OK;
-}
-
-/* ---- accessors and stamps ----------------------------------------------------------------- */
-
-const op_local_topology *op_region_graph_local(const op_region_graph *g, op_chunk_key chunk)
-{
-    if (!g || !g->stamp.built || chunk >= g->slot_count)
-        return NULL;
-    return &g->locals[chunk];
-}
-
-op_region_ref op_region_graph_region_of(const op_region_graph *g, op_coord3 c)
-{
-    op_region_ref r = {OP_INVALID_CHUNK, OP_INVALID_LOCAL_REGION};
-    if (!g || !g->stamp.built || !op_topo_shape_contains(&g->stamp.shape, c))
-        return r;
-    uint32_t local;
-    op_topo_locate(&g->stamp, c, &r.chunk, &local);
-    r.region = g->labels[(size_t)r.chunk * g->chunk_tiles + local];
-    return r;
-}
-
-uint32_t op_region_graph_region_index(const op_region_graph *g, op_region_ref ref)
-{
-    if (!g || !g->stamp.built || ref.region == OP_INVALID_LOCAL_REGION || ref.chunk >= g->slot_count)
-        return OP_INVALID_REGION_INDEX;
-    uint64_t i = (uint64_t)g->region_offsets[ref.chunk] + ref.region - 1;
-    if (i >= g->region_offsets[ref.chunk + 1])
-        return OP_INVALID_REGION_INDEX;
-    return (uint32_t)i;
-}
-
-op_region_ref op_region_graph_region_ref(const op_region_graph *g, uint32_t index)
-{
-    op_region_ref r = {OP_INVALID_CHUNK, OP_INVALID_LOCAL_REGION};
-    if (!g || !g->stamp.built || index >= g->region_count)
-        return r;
-    /* The last slot whose offset is <= index (upper bound - 1). */
-    uint32_t lo = 0, hi = g->slot_count;
-    while (hi - lo > 1) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (g->region_offsets[mid] <= index)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    r.chunk = lo;
-    r.region = index - g->region_offsets[lo] + 1;
-    return r;
-}
-
-int op_region_graph_matches_shape(const op_region_graph *g, const op_world_shape *shape)
-{
-    return g && shape && g->stamp.built && same_shape(&g->stamp.shape, shape) &&
-           g->stamp.lattice_version == OP_LATTICE_VERSION;
-}
-
-int op_region_graph_matches_class(const op_region_graph *g, const op_movement_class *c)
-{
-    /* False until the first build; normalized, so a raw field and its unit-cost
-     * identity class agree. */
-    return g && c && g->stamp.built && op_movement_class_same(&g->stamp.cls, c) &&
-           g->stamp.step_identity == op_movement_step_identity(c) &&
-           g->stamp.cost_scale == op_movement_cost_scale(c);
-}
-
-int op_region_graph_matches_provider(const op_region_graph *g, const op_transition_provider *p)
-{
-    if (!g || !g->stamp.built)
-        return 0;
-    const op_transition_provider_ops *ops = p && p->ops ? p->ops : NULL;
-    const void *instance = ops ? p->instance : NULL;
-    uint64_t revision = ops ? p->revision : 0;
-    return g->stamp.provider_ops == ops && g->stamp.provider_instance == instance &&
-           g->stamp.provider_revision == revision;
-}
-
-int op_region_graph_is_fresh(const op_world *world, const op_region_graph *g)
-{
-    if (!world || !g || !world->topology_version || g->residency != world->residency ||
-        !op_region_graph_matches_shape(g, &world->shape) || g->slot_count != world->chunk_count)
-        return 0;
-    for (uint32_t k = 0; k < g->slot_count; k++)
-        if (g->locals[k].topology_version != world->topology_version[k])
-            return 0;
-    return 1;
-}
-
-int op_region_graph_is_fresh_for(const op_world *world, const op_region_graph *g,
-                                 const op_movement_class *c)
-{
-    return op_region_graph_matches_class(g, c) && op_region_graph_is_fresh(world, g);
 }

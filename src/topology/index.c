@@ -10,7 +10,8 @@
  * The first-occurrence adjacency keeps, per bucket, each target's first entry only. A
  * traversal that skips marked targets never acts on a repeated target of one bucket (the
  * first occurrence marked it, or returned), so scanning it visits exactly what scanning
- * the whole bucket visits, with the same parents and portals (§10.9, §10.10). */
+ * the whole bucket visits, with the same parents and portals (§10.9, §10.10).
+ * The lookups of a tile's region, a region's index and back are here too. */
 #include "topology/topology_internal.h"
 
 void op_topo_index_slot(op_region_graph *g, uint32_t slot, uint32_t *fill, uint64_t *seen,
@@ -54,4 +55,53 @@ void op_topo_index_slot(op_region_graph *g, uint32_t slot, uint32_t *fill, uint6
         g->nb_range[2 * (size_t)(off + r)] = b;
         g->nb_range[2 * (size_t)(off + r) + 1] = w;
     }
+}
+
+/* ---- lookups through the index ------------------------------------------------------------ */
+
+const op_local_topology *op_region_graph_local(const op_region_graph *g, op_chunk_key chunk)
+{
+    if (!g || !g->stamp.built || chunk >= g->slot_count)
+        return NULL;
+    return &g->locals[chunk];
+}
+
+op_region_ref op_region_graph_region_of(const op_region_graph *g, op_coord3 c)
+{
+    op_region_ref r = {OP_INVALID_CHUNK, OP_INVALID_LOCAL_REGION};
+    if (!g || !g->stamp.built || !op_topo_shape_contains(&g->stamp.shape, c))
+        return r;
+    uint32_t local;
+    op_topo_locate(&g->stamp, c, &r.chunk, &local);
+    r.region = g->labels[(size_t)r.chunk * g->chunk_tiles + local];
+    return r;
+}
+
+uint32_t op_region_graph_region_index(const op_region_graph *g, op_region_ref ref)
+{
+    if (!g || !g->stamp.built || ref.region == OP_INVALID_LOCAL_REGION || ref.chunk >= g->slot_count)
+        return OP_INVALID_REGION_INDEX;
+    uint64_t i = (uint64_t)g->region_offsets[ref.chunk] + ref.region - 1;
+    if (i >= g->region_offsets[ref.chunk + 1])
+        return OP_INVALID_REGION_INDEX;
+    return (uint32_t)i;
+}
+
+op_region_ref op_region_graph_region_ref(const op_region_graph *g, uint32_t index)
+{
+    op_region_ref r = {OP_INVALID_CHUNK, OP_INVALID_LOCAL_REGION};
+    if (!g || !g->stamp.built || index >= g->region_count)
+        return r;
+    /* The last slot whose offset is <= index (upper bound - 1). */
+    uint32_t lo = 0, hi = g->slot_count;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (g->region_offsets[mid] <= index)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    r.chunk = lo;
+    r.region = index - g->region_offsets[lo] + 1;
+    return r;
 }

@@ -260,13 +260,6 @@ void op_local_topology_scratch_free(op_local_topology_scratch *s)
     s->impl = NULL;
 }
 
-static int same_shape(const op_world_shape *a, const op_world_shape *b)
-{
-    for (int i = 0; i < 3; i++)
-        if (a->size[i] != b->size[i] || a->chunk[i] != b->chunk[i])
-            return 0;
-    return a->lattice == b->lattice;
-}
 
 op_status op_local_topology_build(op_ctx *ctx, const op_world *w, const op_movement_class *c,
                                   op_chunk_key chunk, op_local_topology_scratch *scratch,
@@ -298,7 +291,7 @@ op_status op_local_topology_build(op_ctx *ctx, const op_world *w, const op_movem
         ls->flood.alloc = scratch->alloc;
     }
     local_scratch *ls = scratch->impl;
-    if (!ls->have_plan || !same_shape(&ls->plan.shape, &w->shape)) {
+    if (!ls->have_plan || !op_topo_same_shape(&ls->plan.shape, &w->shape)) {
         ls->have_plan = 0;
         if (op_topo_plan_make(&ls->plan, &w->shape, &scratch->alloc))
             return op_fail(ctx, OP_NO_MEMORY, "out of memory for the flood plan");

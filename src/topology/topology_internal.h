@@ -228,6 +228,8 @@ static inline void op_topo_locate(const op_region_graph_stamp *st, op_coord3 c, 
 }
 
 int op_topo_shape_contains(const op_world_shape *s, op_coord3 c);
+/* Same size, chunk and lattice. */
+int op_topo_same_shape(const op_world_shape *a, const op_world_shape *b);
 
 /* The step of a face, inline for the portal passes (op_boundary_face_step). */
 static inline op_coord3 op_topo_face_step(op_coord3 c, uint8_t f)

@@ -48,6 +48,14 @@ int op_topo_shape_contains(const op_world_shape *s, op_coord3 c)
            (uint32_t)c.y < s->size[1] && (uint32_t)c.z < s->size[2];
 }
 
+int op_topo_same_shape(const op_world_shape *a, const op_world_shape *b)
+{
+    for (int i = 0; i < 3; i++)
+        if (a->size[i] != b->size[i] || a->chunk[i] != b->chunk[i])
+            return 0;
+    return a->lattice == b->lattice;
+}
+
 int op_world_contains(const op_world_shape *s, op_coord3 c)
 {
     return s && op_topo_shape_contains(s, c);
