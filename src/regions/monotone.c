@@ -281,6 +281,7 @@ static op_status monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
         /* The run of -z link ends with one pair (sweep zk, region value zr != 0): counted
          * in zc, recorded when the pair changes; its looked-at effect is taken once. */
         uint32_t zk = UINT32_MAX, zr = 0, zc = 0;
+        uint32_t sk = 0, sn = 0; /* the run of spans of sweep sk not yet added to ssize */
         for (uint32_t s = rs; s < re; s++) {
             const uint8_t as = area[s];
             if (as == 0)
@@ -338,7 +339,14 @@ static op_status monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
             last_k = k;
             last_a = as;
             if (gr) {
-                p->ssize[k]++;
+                /* sizes per run of one sweep (a register), added when the sweep changes */
+                if (k != sk) {
+                    if (sn)
+                        p->ssize[sk] += sn;
+                    sk = k;
+                    sn = 0;
+                }
+                sn++;
                 if (xt != OP_NO_LINK) {
                     const int r = note_link(ctx, p, &nrec, &lrec, k, region[xt], area[xt], 1);
                     if (r <= 0)
@@ -410,6 +418,8 @@ static op_status monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
         for (uint32_t i = 0; i < nt; i++)
             p->tl[2 * (size_t)p->touched[i]] = 0;
         if (gr) {
+            if (sn)
+                p->ssize[sk] += sn;
             const op_status st = graph_row(ctx, p, gr, ns, nrec, next_id);
             if (st != OP_OK)
                 return st;
