@@ -187,6 +187,47 @@ static void test_adversarial(void **state)
     }
 }
 
+/* The graph's digest is the same whichever variant the context runs (single-chunk worlds
+ * take the variant's kernel; multi-chunk worlds flood). */
+static void test_digest_per_variant(void **state)
+{
+    (void)state;
+    op_ctx ctx;
+    assert_int_equal(op_ctx_init(&ctx, OP_ISA_SCALAR), OP_OK);
+    op_rng r = {99};
+    for (int iter = 0; iter < 12; iter++) {
+        const int hex = iter % 3 == 2, three_d = iter % 3 == 1;
+        uint32_t sx = 20 + op_rng_below(&r, 200), sy = 10 + op_rng_below(&r, 60),
+                 sz = three_d ? 2 + op_rng_below(&r, 4) : 1;
+        const int one = iter & 1; /* one chunk, or many */
+        uint32_t ch = 8 + op_rng_below(&r, 30);
+        op_world_shape s = topo_shape(sx, sy, sz, one ? sx : ch, one ? sy : ch,
+                                      three_d ? (one ? sz : 2) : 1,
+                                      hex ? OP_LATTICE_AXIAL_HEX : OP_LATTICE_ORTHOGONAL);
+        op_world w;
+        topo_world(&ctx, &w, s);
+        topo_fill_random(&ctx, &w, F_PASS, &r, op_rng_below(&r, 60));
+        op_movement_class c;
+        op_movement_class_unit_field(&c, F_PASS);
+        uint64_t want = 0;
+        for (int v = -1; v < variant_count; v++) {
+            assert_int_equal(op_ctx_set_isa(&ctx, v < 0 ? OP_ISA_SCALAR : variants[v]), OP_OK);
+            op_region_graph g;
+            op_region_graph_init(&ctx, &g);
+            assert_int_equal(op_region_graph_build(&ctx, &w, &c, NULL, &g, NULL), OP_OK);
+            uint64_t d;
+            assert_int_equal(op_region_graph_digest(&ctx, &g, &d), OP_OK);
+            if (v < 0)
+                want = d;
+            else
+                assert_int_equal(d, want);
+            op_region_graph_free(&g);
+        }
+        op_world_free(&w);
+    }
+    op_ctx_free(&ctx);
+}
+
 /* Every variant this CPU runs was compared. */
 static void test_variants_compared(void **state)
 {
@@ -203,6 +244,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_grids),
         cmocka_unit_test(test_adversarial),
+        cmocka_unit_test(test_digest_per_variant),
         cmocka_unit_test(test_variants_compared),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
