@@ -146,8 +146,8 @@ static void field_kernel_refs(field *f)
     if (op_distance_field_scalar(chf, chf->area, f->dist_ref, &ctx.arena))
         die("scalar distance field: arena exhausted", NULL);
     f->labels_ref = xmalloc((size_t)n * 4);
-    if (op_label_components_scalar(chf, chf->area, NULL, f->labels_ref, &f->labels_count_ref,
-                                   &ctx.arena))
+    const op_label_view graph = op_label_view_of(chf, chf->area, NULL);
+    if (op_label_components_scalar(&graph, f->labels_ref, &f->labels_count_ref, &ctx.arena))
         die("scalar labelling: arena exhausted", NULL);
     f->edge_ref = xmalloc(n);
     op_edge_classify_scalar(chf, f->labels_ref, OP_BORDER_REGION, f->edge_ref, 0, n);
@@ -279,7 +279,7 @@ static const char *const kernel_names[K_COUNT] = {"mutual_links", "distance_fiel
 
 typedef struct kcase {
     field *f;
-    const op_kernels *k;
+    op_kernels k; /* the variant's table (its ladder up to it) */
     op_isa isa;
     int family;
     op_arena arena;
@@ -307,14 +307,14 @@ static int kernel_call(kcase *c)
     int rc = 0;
     op_arena_mark m = op_arena_get_mark(&c->arena);
     switch (c->family) {
-    case K_MUTUAL: c->k->mutual_links(chf, c->out, 0, n); break;
-    case K_DISTANCE: rc = c->k->distance_field(chf, chf->area, c->out, &c->arena); break;
-    case K_LABEL:
-        rc = c->k->label_components(chf, chf->area, NULL, c->out, &c->count, &c->arena);
+    case K_MUTUAL: c->k.links.mutual(chf, c->out, 0, n); break;
+    case K_DISTANCE: rc = c->k.distance.field(chf, chf->area, c->out, &c->arena); break;
+    case K_LABEL: {
+        const op_label_view graph = op_label_view_of(chf, chf->area, NULL);
+        rc = c->k.label.components(&graph, c->out, &c->count, &c->arena);
         break;
-    case K_EDGE:
-        c->k->edge_classify(chf, c->f->labels_ref, OP_BORDER_REGION, c->out, 0, n);
-        break;
+    }
+    case K_EDGE: c->k.links.edges(chf, c->f->labels_ref, OP_BORDER_REGION, c->out, 0, n); break;
     }
     op_arena_release(&c->arena, m);
     return rc;
@@ -421,7 +421,7 @@ static void register_kernels(field *f)
             c->f = f;
             c->family = fam;
             c->isa = (op_isa)isa;
-            c->k = op_kernels_for(c->isa);
+            op_kernels_init(&c->k, c->isa, op_isa_flags(c->isa));
             char name[160];
             snprintf(name, sizeof name, "kernel/%s/%s/%s", kernel_names[fam],
                      op_isa_name(c->isa), f->label);

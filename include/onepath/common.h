@@ -130,7 +130,7 @@ struct op_kernels;
  * it only after a failure. Functions without a context (op_isa_parse, op_stage_parse,
  * op_partition_parse) return a status alone. */
 typedef struct op_ctx {
-    const struct op_kernels *k; /* kernel table in use; never NULL after init */
+    const struct op_kernels *k; /* kernel tables in use (the context's own); see init */
     op_isa isa;                 /* the resolved variant */
     op_allocator alloc;         /* every allocation made for this context */
     op_arena arena;
@@ -140,13 +140,16 @@ typedef struct op_ctx {
 } op_ctx;
 
 /* isa = OP_ISA_AUTO for the best available. A variant this CPU or build cannot run is
- * OP_UNSUPPORTED with a message. */
+ * OP_UNSUPPORTED with a message; the context then keeps the scalar table and is usable.
+ * The kernel table is allocated with the context's allocator: OP_NO_MEMORY when that
+ * fails (k is then NULL). In every case, op_ctx_free releases what init took. */
 op_status op_ctx_init(op_ctx *ctx, op_isa isa);
 /* Same, with an allocator (NULL = the C library's). Set it here, before any allocation. */
 op_status op_ctx_init_with_allocator(op_ctx *ctx, op_isa isa, const op_allocator *alloc);
 /* A worker context for another thread (one per thread, reused across tiles): the same
- * kernel table, variant and allocator as parent, its own arena and error buffer, and no
- * progress callback (progress is reported from the thread that owns parent only).
+ * kernel table (its own copy), variant and allocator as parent, its own arena and error
+ * buffer, and no progress callback (progress is reported from the thread that owns
+ * parent only). OP_NO_MEMORY when the table cannot be allocated.
  * Results made on a worker are owned like any other (they remember the allocator) and
  * may be handed to the parent's thread. Free it with op_ctx_free; parent must outlive
  * it only if the allocator's user data does. */

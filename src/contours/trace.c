@@ -76,7 +76,7 @@ op_status op__contour_trace(op_ctx *ctx, const op_chf *chf, const uint32_t *regi
     uint8_t *mask = op_scratch(ctx, n ? n : 1, 1);
     if (!mask)
         return OP_NO_MEMORY;
-    ctx->k->edge_classify(chf, region, border_region, mask, 0, n);
+    ctx->k->links.edges(chf, region, border_region, mask, 0, n);
     size_t edges = 0;
     for (uint32_t s = 0; s < n; s++) {
         const uint8_t m = mask[s];

@@ -1,5 +1,6 @@
 /* The context: status names, error messages, kernel table selection, progress. */
 #include "onepath/common.h"
+#include "core/alloc.h"
 #include "core/kernels.h"
 
 #include <stdarg.h>
@@ -36,6 +37,18 @@ op_status op_ctx_init(op_ctx *ctx, op_isa isa)
     return op_ctx_init_with_allocator(ctx, isa, NULL);
 }
 
+/* The context's own kernel table (op_ctx.k), allocated with its allocator. */
+static op_kernels *new_table(op_ctx *ctx)
+{
+    op_kernels *k = op_mem_alloc(&ctx->alloc, sizeof *k);
+    if (!k)
+        return NULL;
+    op_kernels_init(k, OP_ISA_SCALAR, 0);
+    ctx->k = k;
+    ctx->isa = OP_ISA_SCALAR;
+    return k;
+}
+
 op_status op_ctx_init_with_allocator(op_ctx *ctx, op_isa isa, const op_allocator *alloc)
 {
     memset(ctx, 0, sizeof *ctx);
@@ -45,18 +58,21 @@ op_status op_ctx_init_with_allocator(op_ctx *ctx, op_isa isa, const op_allocator
     if (alloc)
         ctx->alloc = *alloc;
     ctx->arena.alloc = ctx->alloc;
-    ctx->k = op_kernels_for(OP_ISA_SCALAR);
-    ctx->isa = OP_ISA_SCALAR;
+    if (!new_table(ctx))
+        return op_fail(ctx, OP_NO_MEMORY, "out of memory for the kernel table");
     return op_ctx_set_isa(ctx, isa);
 }
 
 op_status op_ctx_fork(const op_ctx *parent, op_ctx *worker)
 {
     memset(worker, 0, sizeof *worker);
-    worker->k = parent->k;
-    worker->isa = parent->isa;
     worker->alloc = parent->alloc;
     worker->arena.alloc = parent->alloc;
+    op_kernels *k = new_table(worker);
+    if (!k)
+        return op_fail(worker, OP_NO_MEMORY, "out of memory for the kernel table");
+    *k = *parent->k; /* the same table: a copy the worker owns */
+    worker->isa = parent->isa;
     return OP_OK;
 }
 
@@ -76,10 +92,9 @@ op_status op_ctx_set_isa(op_ctx *ctx, op_isa isa)
     if (!op_isa_available(isa))
         return op_fail(ctx, OP_UNSUPPORTED, "isa '%s' is not available on this build or CPU",
                        op_isa_name(isa));
-    const op_kernels *k = op_kernels_for(isa);
-    if (!k)
-        return op_fail(ctx, OP_UNSUPPORTED, "isa '%s' is not in this build", op_isa_name(isa));
-    ctx->k = k;
+    /* This variant's ladder up to and including it (the rungs below it run too), into
+     * the table the context allocated (const only to the stages). */
+    op_kernels_init((op_kernels *)ctx->k, isa, op_isa_flags(isa));
     ctx->isa = isa;
     return OP_OK;
 }
@@ -87,6 +102,8 @@ op_status op_ctx_set_isa(op_ctx *ctx, op_isa isa)
 void op_ctx_free(op_ctx *ctx)
 {
     op_arena_free(&ctx->arena);
+    op_mem_free(&ctx->alloc, (op_kernels *)ctx->k);
+    ctx->k = NULL;
 }
 
 const char *op_ctx_error(const op_ctx *ctx)

@@ -1,7 +1,9 @@
-/* ISA variants: names, CPU detection, ONEPATH_ISA narrowing. The tables themselves are
- * in kernel_tables.c. */
+/* ISA variants: names, CPU flags, availability, ONEPATH_ISA narrowing. The tables
+ * themselves are filled in kernel_tables.c. */
 #include "onepath/common.h"
 #include "core/kernels.h"
+
+#include "op_isa_table.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -35,37 +37,71 @@ op_status op_isa_parse(const char *name, op_isa *out)
     return OP_INVALID_ARGUMENT;
 }
 
-/* Whether the CPU executes the instructions of a variant. */
-static int cpu_has(op_isa isa)
+/* What each variant needs comes from cmake/simd.cmake's table: OP_HAVE_ISA_<V> (this
+ * build compiled it), OP_ISA_CPU_<V>() (the CPU has its features) and the native
+ * ladder. */
+int op_isa_compiled(op_isa isa)
 {
     switch (isa) {
-    case OP_ISA_SCALAR:
-    case OP_ISA_PORTABLE:
-        return 1;
-#if defined(__x86_64__) || defined(__i386__)
-    case OP_ISA_SSE2: return __builtin_cpu_supports("sse2");
-    case OP_ISA_SSE41: return __builtin_cpu_supports("sse4.1");
-    case OP_ISA_AVX2:
-        /* cmake/simd.cmake builds this variant with -mavx2 -mbmi -mbmi2 -mpopcnt. */
-        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
-               __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
-    case OP_ISA_AVX512:
-        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-               __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
-               __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
-#endif
-#if defined(__aarch64__)
-    case OP_ISA_NEON: return 1;
-#endif
+    case OP_ISA_SCALAR: return 1;
+    case OP_ISA_SSE2: return OP_HAVE_ISA_SSE2;
+    case OP_ISA_SSE41: return OP_HAVE_ISA_SSE41;
+    case OP_ISA_AVX2: return OP_HAVE_ISA_AVX2;
+    case OP_ISA_AVX512: return OP_HAVE_ISA_AVX512;
+    case OP_ISA_NEON: return OP_HAVE_ISA_NEON;
+    case OP_ISA_PORTABLE: return OP_HAVE_ISA_PORTABLE;
     default: return 0;
     }
+}
+
+uint32_t op_cpu_flags(void)
+{
+    uint32_t f = 0;
+    f |= OP_ISA_CPU_SSE2() ? OP_CPU_SSE2 : 0;
+    f |= OP_ISA_CPU_SSE41() ? OP_CPU_SSE41 : 0;
+    f |= OP_ISA_CPU_AVX2() ? OP_CPU_AVX2 : 0;
+    f |= OP_ISA_CPU_AVX512() ? OP_CPU_AVX512 : 0;
+    f |= OP_ISA_CPU_NEON() ? OP_CPU_NEON : 0;
+    f |= OP_ISA_CPU_PORTABLE() ? OP_CPU_PORTABLE : 0;
+    return f;
+}
+
+static const op_isa native_ladder[] = {OP_ISA_NATIVE_LADDER};
+#define NATIVE_RUNGS (sizeof native_ladder / sizeof native_ladder[0])
+
+/* The flags of isa's rung and the rungs below it (0 for scalar). */
+static uint32_t ladder_mask(op_isa isa)
+{
+    if (isa == OP_ISA_PORTABLE)
+        return OP_CPU_PORTABLE;
+    uint32_t m = 0;
+    for (size_t i = 1; i < NATIVE_RUNGS; i++) {
+        m |= 1u << native_ladder[i];
+        if (native_ladder[i] == isa)
+            return m;
+    }
+    return isa == OP_ISA_SCALAR ? 0 : 1u << isa; /* another architecture's variant */
+}
+
+uint32_t op_isa_flags(op_isa isa)
+{
+    if (isa < 0 || isa >= OP_ISA_COUNT)
+        return 0;
+    return op_cpu_flags() & ladder_mask(isa);
+}
+
+/* Whether the CPU runs a variant: its rung and every rung below it. */
+static int cpu_has(op_isa isa)
+{
+    const uint32_t m = ladder_mask(isa);
+    return (op_cpu_flags() & m) == m;
 }
 
 int op_isa_available(op_isa isa)
 {
     if (isa < 0 || isa >= OP_ISA_COUNT)
         return 0;
-    return op_kernels_for(isa) != NULL && cpu_has(isa);
+    return op_isa_compiled(isa) && cpu_has(isa);
 }
 
 int op_isa_list(op_isa_info *out, int max)
@@ -73,7 +109,7 @@ int op_isa_list(op_isa_info *out, int max)
     for (int i = 0; i < OP_ISA_COUNT && i < max; i++) {
         out[i].isa = (op_isa)i;
         out[i].name = isa_names[i];
-        out[i].compiled = op_kernels_for((op_isa)i) != NULL;
+        out[i].compiled = op_isa_compiled((op_isa)i);
         out[i].cpu = cpu_has((op_isa)i) != 0;
         out[i].available = out[i].compiled && out[i].cpu;
     }
@@ -108,10 +144,9 @@ op_isa op_isa_best(void)
     op_isa forced;
     if (op_isa_env(&forced, NULL) == OP_ISA_ENV_APPLIED)
         return forced;
-    static const op_isa ladder[] = {OP_ISA_AVX512, OP_ISA_AVX2, OP_ISA_SSE41, OP_ISA_SSE2,
-                                    OP_ISA_NEON};
-    for (size_t i = 0; i < sizeof ladder / sizeof ladder[0]; i++)
-        if (op_isa_available(ladder[i]))
-            return ladder[i];
+    /* The highest rung of this architecture's ladder that the build and CPU have. */
+    for (size_t i = NATIVE_RUNGS; i-- > 1;)
+        if (op_isa_available(native_ladder[i]))
+            return native_ladder[i];
     return OP_ISA_SCALAR;
 }

@@ -1,59 +1,158 @@
-/* The kernel tables: scalar twins first; SIMD variants override slot by slot
- * (style.md: dav1d init ladder). Each SIMD table (src/simd/kernel_table_isa.c, compiled
- * once per ISA) exists when cmake/simd.cmake defines OP_HAVE_ISA_<NAME>; a variant
- * whose table is missing from this build is NULL here, and op_isa_available() also asks
- * the CPU (isa.c). */
+/* The kernel tables (style.md "Kernel tables"; dav1d's *_dsp_init): per family, every
+ * slot gets its scalar twin, then the family's init ladder overrides slot by slot, one
+ * rung per variant in the order of cmake/simd.cmake's table, and stops at the first
+ * rung whose CPU flag is missing. A rung exists only when this build compiled its
+ * variant (OP_HAVE_ISA_*, generated op_isa_table.h) and only for the slots the
+ * variant improves. portable is a ladder of its own: when its flag is set (only when
+ * forced), it replaces the scalar slots and the native rungs are not run. */
 #include "core/kernels.h"
 
-static const op_kernels scalar_table = {
-    .isa = OP_ISA_SCALAR,
-    .mutual_links = op_mutual_links_scalar,
-    .distance_field = op_distance_field_scalar,
-    .label_components = op_label_components_scalar,
-    .edge_classify = op_edge_classify_scalar,
-};
+#include "op_isa_table.h"
 
 #if OP_HAVE_ISA_SSE2
-extern const op_kernels op_kernels_sse2;
+OP_DECLARE_VARIANT(sse2);
 #endif
 #if OP_HAVE_ISA_SSE41
-extern const op_kernels op_kernels_sse41;
+OP_DECLARE_VARIANT(sse41);
 #endif
 #if OP_HAVE_ISA_AVX2
-extern const op_kernels op_kernels_avx2;
+OP_DECLARE_VARIANT(avx2);
 #endif
 #if OP_HAVE_ISA_AVX512
-extern const op_kernels op_kernels_avx512;
+OP_DECLARE_VARIANT(avx512);
 #endif
 #if OP_HAVE_ISA_NEON
-extern const op_kernels op_kernels_neon;
+OP_DECLARE_VARIANT(neon);
 #endif
 #if OP_HAVE_ISA_PORTABLE
-extern const op_kernels op_kernels_portable;
+OP_DECLARE_VARIANT(portable);
 #endif
 
-const op_kernels *op_kernels_for(op_isa isa)
+/* Links and edges: mutual links (supplement §1.5), edge classification (§6). */
+static void links_init(op_links_kernels *f, uint32_t flags)
 {
-    switch (isa) {
-    case OP_ISA_SCALAR: return &scalar_table;
-#if OP_HAVE_ISA_SSE2
-    case OP_ISA_SSE2: return &op_kernels_sse2;
-#endif
-#if OP_HAVE_ISA_SSE41
-    case OP_ISA_SSE41: return &op_kernels_sse41;
-#endif
-#if OP_HAVE_ISA_AVX2
-    case OP_ISA_AVX2: return &op_kernels_avx2;
-#endif
-#if OP_HAVE_ISA_AVX512
-    case OP_ISA_AVX512: return &op_kernels_avx512;
+    f->mutual = op_mutual_links_scalar;
+    f->edges = op_edge_classify_scalar;
+#if OP_HAVE_ISA_PORTABLE
+    if (flags & OP_CPU_PORTABLE) {
+        f->mutual = op_mutual_links_portable;
+        f->edges = op_edge_classify_portable;
+        return;
+    }
 #endif
 #if OP_HAVE_ISA_NEON
-    case OP_ISA_NEON: return &op_kernels_neon;
+    if (!(flags & OP_CPU_NEON))
+        return;
+    f->mutual = op_mutual_links_neon;
+    f->edges = op_edge_classify_neon;
 #endif
+#if OP_HAVE_ISA_SSE2
+    if (!(flags & OP_CPU_SSE2))
+        return;
+    f->mutual = op_mutual_links_sse2;
+    f->edges = op_edge_classify_sse2;
+#endif
+#if OP_HAVE_ISA_SSE41
+    if (!(flags & OP_CPU_SSE41))
+        return;
+    f->mutual = op_mutual_links_sse41;
+    f->edges = op_edge_classify_sse41;
+#endif
+#if OP_HAVE_ISA_AVX2
+    if (!(flags & OP_CPU_AVX2))
+        return;
+    f->mutual = op_mutual_links_avx2;
+    f->edges = op_edge_classify_avx2;
+#endif
+#if OP_HAVE_ISA_AVX512
+    if (!(flags & OP_CPU_AVX512))
+        return;
+    f->mutual = op_mutual_links_avx512;
+    f->edges = op_edge_classify_avx512;
+#endif
+    (void)flags;
+}
+
+/* Distance field (supplement §1.6). */
+static void distance_init(op_distance_kernels *f, uint32_t flags)
+{
+    f->field = op_distance_field_scalar;
 #if OP_HAVE_ISA_PORTABLE
-    case OP_ISA_PORTABLE: return &op_kernels_portable;
-#endif
-    default: return NULL;
+    if (flags & OP_CPU_PORTABLE) {
+        f->field = op_distance_field_portable;
+        return;
     }
+#endif
+#if OP_HAVE_ISA_NEON
+    if (!(flags & OP_CPU_NEON))
+        return;
+    f->field = op_distance_field_neon;
+#endif
+#if OP_HAVE_ISA_SSE2
+    if (!(flags & OP_CPU_SSE2))
+        return;
+    f->field = op_distance_field_sse2;
+#endif
+#if OP_HAVE_ISA_SSE41
+    if (!(flags & OP_CPU_SSE41))
+        return;
+    f->field = op_distance_field_sse41;
+#endif
+#if OP_HAVE_ISA_AVX2
+    if (!(flags & OP_CPU_AVX2))
+        return;
+    f->field = op_distance_field_avx2;
+#endif
+#if OP_HAVE_ISA_AVX512
+    if (!(flags & OP_CPU_AVX512))
+        return;
+    f->field = op_distance_field_avx512;
+#endif
+    (void)flags;
+}
+
+/* Span-graph labelling (regions-contours §4). */
+static void label_init(op_label_kernels *f, uint32_t flags)
+{
+    f->components = op_label_components_scalar;
+#if OP_HAVE_ISA_PORTABLE
+    if (flags & OP_CPU_PORTABLE) {
+        f->components = op_label_components_portable;
+        return;
+    }
+#endif
+#if OP_HAVE_ISA_NEON
+    if (!(flags & OP_CPU_NEON))
+        return;
+    f->components = op_label_components_neon;
+#endif
+#if OP_HAVE_ISA_SSE2
+    if (!(flags & OP_CPU_SSE2))
+        return;
+    f->components = op_label_components_sse2;
+#endif
+#if OP_HAVE_ISA_SSE41
+    if (!(flags & OP_CPU_SSE41))
+        return;
+    f->components = op_label_components_sse41;
+#endif
+#if OP_HAVE_ISA_AVX2
+    if (!(flags & OP_CPU_AVX2))
+        return;
+    f->components = op_label_components_avx2;
+#endif
+#if OP_HAVE_ISA_AVX512
+    if (!(flags & OP_CPU_AVX512))
+        return;
+    f->components = op_label_components_avx512;
+#endif
+    (void)flags;
+}
+
+void op_kernels_init(op_kernels *k, op_isa isa, uint32_t flags)
+{
+    k->isa = isa;
+    links_init(&k->links, flags);
+    distance_init(&k->distance, flags);
+    label_init(&k->label, flags);
 }

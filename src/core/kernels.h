@@ -1,57 +1,165 @@
-/* Kernel tables (style.md: dav1d's cdef.h). One struct of function pointers per
- * family; every slot is filled with its scalar twin from src/scalar/ first and then
- * overridden up the ISA ladder by the SIMDe kernels of src/simd/ (same file names).
- * A kernel returns void (or a count); it allocates nothing except from the arena it
- * is handed, which reports exhaustion by returning nonzero. */
+/* Kernel tables (style.md "Kernel tables", dav1d's cdef.h / cdef_tmpl.c / x86 init).
+ *
+ * One struct of function pointers per kernel family. Every signature is written once,
+ * as a macro (OP_<SLOT>_FN(name)) that declares the scalar twin, each variant's
+ * suffixed entry point and the slot's pointer type alike, so a mismatch does not
+ * compile. src/core/kernel_tables.c fills every slot with its scalar twin
+ * (src/scalar/) and then runs the family's init ladder: one rung per SIMD variant
+ * (src/simd/, the same file names, compiled once per ISA with a name suffix), lowest
+ * first, each returning early when the CPU flags lack that rung
+ * (`if (!(flags & OP_CPU_AVX2)) return;`). A rung overrides only the slots its
+ * variant improves, so a family need not exist for every ISA; every slot is always
+ * callable. The context holds the resulting table (op_ctx.k, filled by
+ * op_kernels_init); a forced variant (op_ctx_set_isa, --isa, ONEPATH_ISA) runs the
+ * ladders on op_isa_flags(isa): its rungs up to and including it.
+ *
+ * Kernels return void (or 0 / nonzero for "the arena ran out"); they allocate nothing
+ * except from the arena they are handed.
+ *
+ * Adding a family (the topology layer's grid labelling, say):
+ *  1. Here: a signature macro per slot (OP_GRID_LABEL_FN), a struct op_grid_label_kernels
+ *     of pointers, a member `grid_label` in op_kernels, the scalar twin's declaration,
+ *     and the suffixed entry points in OP_DECLARE_VARIANT.
+ *  2. The scalar twin in src/scalar/<name>.c; SIMD kernels, if any, in src/simd/<name>.c
+ *     (same name; cmake/simd.cmake compiles it once per variant automatically).
+ *  3. src/core/kernel_tables.c: a grid_label_init(f, flags) that sets the scalar slots
+ *     and has a rung for each variant that has the kernel, called from
+ *     op_kernels_init.
+ *  4. tests/kernels/test_kernels_checkasm.c: a check comparing every variant's slot with
+ *     the scalar twin (it already skips slots a variant inherits).
+ * Callers reach the family as ctx->k->grid_label.<slot>(...). */
 #ifndef ONEPATH_KERNELS_H
 #define ONEPATH_KERNELS_H
 
 #include "onepath/chf.h"
 
-typedef struct op_kernels {
-    op_isa isa;
+/* ---- links and edges -------------------------------------------------------------- */
 
-    /* Mutual-link derivation (supplement §1.5) for spans [begin, end): bit d of
-     * mutual[s] when link[d][s] = t != OP_NO_LINK and link[(d+2)&3][t] = s. */
-    void (*mutual_links)(const op_chf *chf, uint8_t *mutual, uint32_t begin, uint32_t end);
+/* Mutual-link derivation (supplement §1.5) for spans [begin, end): bit d of
+ * mutual[s] when link[d][s] = t != OP_NO_LINK and link[(d+2)&3][t] = s. */
+#define OP_MUTUAL_LINKS_FN(name) \
+    void name(const op_chf *chf, uint8_t *mutual, uint32_t begin, uint32_t end)
 
-    /* Exact distance field (supplement §1.6, regions-contours §1): the shortest path to
-     * the nearest boundary span (area 0, fewer than four mutual links, or a mutual link
-     * to an area-0 span) over orthogonal (2) and diagonal (3) steps, no cap. area is
-     * passed separately from chf->area so erosion and regions can share it.
-     * Returns 0, or nonzero when the arena is exhausted. */
-    int (*distance_field)(const op_chf *chf, const uint8_t *area, uint32_t *dist,
-                          op_arena *scratch);
+/* Edge classification (regions-contours §6, Edges) for spans [begin, end): bit d of
+ * mask[s] when the edge of s in direction d is a boundary edge, i.e. the neighbour
+ * value (region of the mutual neighbour, else 0 / TileBorder) differs from
+ * region[s]. Spans with region 0 or region == border_region get mask 0. */
+#define OP_EDGE_CLASSIFY_FN(name)                                                  \
+    void name(const op_chf *chf, const uint32_t *region, uint32_t border_region, \
+              uint8_t *mask, uint32_t begin, uint32_t end)
 
-    /* Connected components of "mutually linked, same area (!= 0), and same layer when
-     * layer != NULL", ids 1.. in order of first span; spans with area 0 get 0.
-     * Writes the component count to *count. Returns 0 or nonzero on arena exhaustion. */
-    int (*label_components)(const op_chf *chf, const uint8_t *area, const uint32_t *layer,
-                            uint32_t *labels, uint32_t *count, op_arena *scratch);
+typedef OP_MUTUAL_LINKS_FN((*op_mutual_links_fn));
+typedef OP_EDGE_CLASSIFY_FN((*op_edge_classify_fn));
 
-    /* Edge classification (regions-contours §6, Edges) for spans [begin, end): bit d of
-     * mask[s] when the edge of s in direction d is a boundary edge, i.e. the neighbour
-     * value (region of the mutual neighbour, else 0 / TileBorder) differs from
-     * region[s]. Spans with region 0 or region == border_region get mask 0. */
-    void (*edge_classify)(const op_chf *chf, const uint32_t *region, uint32_t border_region,
-                          uint8_t *mask, uint32_t begin, uint32_t end);
-} op_kernels;
+typedef struct op_links_kernels {
+    op_mutual_links_fn mutual;
+    op_edge_classify_fn edges;
+} op_links_kernels;
 
-/* The table of a variant; NULL when this build does not contain it. The scalar table
- * is always present. */
-const op_kernels *op_kernels_for(op_isa isa);
+/* ---- distance --------------------------------------------------------------------- */
+
+/* Exact distance field (supplement §1.6, regions-contours §1): the shortest path to
+ * the nearest boundary span (area 0, fewer than four mutual links, or a mutual link
+ * to an area-0 span) over orthogonal (2) and diagonal (3) steps, no cap. area is
+ * passed separately from chf->area so erosion and regions can share it.
+ * Returns 0, or nonzero when the arena is exhausted. */
+#define OP_DISTANCE_FIELD_FN(name) \
+    int name(const op_chf *chf, const uint8_t *area, uint32_t *dist, op_arena *scratch)
+
+typedef OP_DISTANCE_FIELD_FN((*op_distance_field_fn));
+
+typedef struct op_distance_kernels {
+    op_distance_field_fn field;
+} op_distance_kernels;
 
 /* supplement §1.6: the boundary rule of the distance field (area 0, fewer than four
  * mutual links, or a mutual link to an area-0 span); shared by both twins. */
 int op_distance_is_boundary(const op_chf *chf, const uint8_t *area, uint32_t s);
 
+/* ---- labelling -------------------------------------------------------------------- */
+
+/* What span-graph labelling reads: a graph of count spans, with per direction d the
+ * neighbour link[d][s] (valid where bit d of mutual[s] is set; mutual[] symmetric, as
+ * the supplement §1.5 derivation makes it), the area of every span and optionally a
+ * layer per span. Not tied to op_chf, so other span graphs can be labelled too. */
+typedef struct op_label_view {
+    uint32_t count;
+    const uint32_t *link[4];
+    const uint8_t *mutual;
+    const uint8_t *area;
+    const uint32_t *layer; /* NULL: no layer condition */
+} op_label_view;
+
+/* The view of a compact heightfield's span graph with the given areas and layers. */
+static inline op_label_view op_label_view_of(const op_chf *chf, const uint8_t *area,
+                                             const uint32_t *layer)
+{
+    op_label_view v = {chf->span_count,
+                       {chf->link[0], chf->link[1], chf->link[2], chf->link[3]},
+                       chf->mutual, area, layer};
+    return v;
+}
+
+/* Connected components of "mutually linked, same area (!= 0), and same layer when
+ * v->layer != NULL", ids 1.. in order of first span; spans with area 0 get 0.
+ * Writes the component count to *count. Returns 0 or nonzero on arena exhaustion. */
+#define OP_LABEL_COMPONENTS_FN(name) \
+    int name(const op_label_view *v, uint32_t *labels, uint32_t *count, op_arena *scratch)
+
+typedef OP_LABEL_COMPONENTS_FN((*op_label_components_fn));
+
+typedef struct op_label_kernels {
+    op_label_components_fn components;
+} op_label_kernels;
+
+/* ---- the table -------------------------------------------------------------------- */
+
+typedef struct op_kernels {
+    op_isa isa; /* the variant whose ladders filled the table */
+    op_links_kernels links;
+    op_distance_kernels distance;
+    op_label_kernels label;
+} op_kernels;
+
+/* CPU flags, one per SIMD variant: set when the CPU runs everything that variant is
+ * compiled for (cmake/simd.cmake's table; src/core/isa.c reads them). */
+enum {
+    OP_CPU_SSE2 = 1u << OP_ISA_SSE2,
+    OP_CPU_SSE41 = 1u << OP_ISA_SSE41,
+    OP_CPU_AVX2 = 1u << OP_ISA_AVX2,
+    OP_CPU_AVX512 = 1u << OP_ISA_AVX512,
+    OP_CPU_NEON = 1u << OP_ISA_NEON,
+    OP_CPU_PORTABLE = 1u << OP_ISA_PORTABLE,
+};
+
+/* What this CPU runs (every flag whose variant's features it has). */
+uint32_t op_cpu_flags(void);
+/* The flags that select variant isa's ladder up to and including it: op_cpu_flags()
+ * narrowed to isa's rung and the rungs below it (dav1d's CPU mask). Portable is a
+ * ladder of its own (scalar, then portable); scalar selects no rung. */
+uint32_t op_isa_flags(op_isa isa);
+/* 1 when this build contains variant isa's kernels. */
+int op_isa_compiled(op_isa isa);
+
+/* Fills k: every slot with its scalar twin, then every family's ladder on flags;
+ * k->isa = isa. */
+void op_kernels_init(op_kernels *k, op_isa isa, uint32_t flags);
+
+/* ---- entry points ----------------------------------------------------------------- */
+
 /* Scalar twins (src/scalar/). */
-void op_mutual_links_scalar(const op_chf *chf, uint8_t *mutual, uint32_t begin, uint32_t end);
-int op_distance_field_scalar(const op_chf *chf, const uint8_t *area, uint32_t *dist,
-                             op_arena *scratch);
-int op_label_components_scalar(const op_chf *chf, const uint8_t *area, const uint32_t *layer,
-                               uint32_t *labels, uint32_t *count, op_arena *scratch);
-void op_edge_classify_scalar(const op_chf *chf, const uint32_t *region, uint32_t border_region,
-                             uint8_t *mask, uint32_t begin, uint32_t end);
+OP_MUTUAL_LINKS_FN(op_mutual_links_scalar);
+OP_EDGE_CLASSIFY_FN(op_edge_classify_scalar);
+OP_DISTANCE_FIELD_FN(op_distance_field_scalar);
+OP_LABEL_COMPONENTS_FN(op_label_components_scalar);
+
+/* The suffixed entry points of one SIMD variant (src/simd/; OP_FN in simd_width.h).
+ * Declared for every variant the build has, also where a ladder leaves one out. */
+#define OP_DECLARE_VARIANT(sfx) OP_DECLARE_VARIANT_(sfx)
+#define OP_DECLARE_VARIANT_(sfx)                   \
+    OP_MUTUAL_LINKS_FN(op_mutual_links_##sfx);     \
+    OP_EDGE_CLASSIFY_FN(op_edge_classify_##sfx);   \
+    OP_DISTANCE_FIELD_FN(op_distance_field_##sfx); \
+    OP_LABEL_COMPONENTS_FN(op_label_components_##sfx)
 
 #endif

@@ -15,7 +15,7 @@ op_status op_build_distance_field(op_ctx *ctx, const op_chf *chf, uint32_t *dist
         *max_dist = 0;
     if (chf->span_count == 0)
         return OP_OK;
-    if (ctx->k->distance_field(chf, chf->area, dist, &ctx->arena))
+    if (ctx->k->distance.field(chf, chf->area, dist, &ctx->arena))
         return op_fail(ctx, OP_NO_MEMORY, "distance field: out of scratch memory (%u spans)",
                        chf->span_count);
     if (max_dist) {

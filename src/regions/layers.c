@@ -263,7 +263,8 @@ static op_status label_masked(op_ctx *ctx, const op_chf *chf, const uint32_t *la
             a[s] = region[s] == OP_BORDER_REGION ? 0 : chf->area[s];
         area = a;
     }
-    if (ctx->k->label_components(chf, area, layer, region, count, &ctx->arena))
+    const op_label_view graph = op_label_view_of(chf, area, layer);
+    if (ctx->k->label.components(&graph, region, count, &ctx->arena))
         return op_fail(ctx, OP_NO_MEMORY, "labelling: out of scratch memory");
     if (*count > OP_MAX_REGION_ID)
         return op_fail(ctx, OP_UNSUPPORTED, "labelling: more than %u regions", OP_MAX_REGION_ID);

@@ -5,10 +5,12 @@
 
 #include <string.h>
 
-int op_label_components_scalar(const op_chf *chf, const uint8_t *area, const uint32_t *layer,
-                               uint32_t *labels, uint32_t *count, op_arena *scratch)
+int op_label_components_scalar(const op_label_view *graph, uint32_t *labels, uint32_t *count,
+                               op_arena *scratch)
 {
-    const uint32_t n = chf->span_count;
+    const uint32_t n = graph->count;
+    const uint8_t *area = graph->area;
+    const uint32_t *layer = graph->layer;
     *count = 0;
     if (n == 0)
         return 0;
@@ -27,11 +29,11 @@ int op_label_components_scalar(const op_chf *chf, const uint8_t *area, const uin
         queue[tail++] = s;
         while (head < tail) {
             const uint32_t u = queue[head++];
-            const uint8_t mu = chf->mutual[u];
+            const uint8_t mu = graph->mutual[u];
             for (int d = 0; d < 4; d++) {
                 if (!(mu >> d & 1))
                     continue;
-                const uint32_t t = chf->link[d][u];
+                const uint32_t t = graph->link[d][u];
                 if (labels[t] || area[t] != area[u] || (layer && layer[t] != layer[u]))
                     continue;
                 labels[t] = id;

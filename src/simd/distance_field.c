@@ -35,9 +35,6 @@
  * Unreached spans keep UINT32_MAX, as in the scalar twin (saturating additions). */
 #include "simd/simd_width.h"
 
-int OP_FN(op_distance_field)(const op_chf *chf, const uint8_t *area, uint32_t *dist,
-                             op_arena *scratch);
-
 #define INF UINT32_MAX
 
 static inline uint32_t sat_add(uint32_t x, uint32_t c) { return x > INF - c ? INF : x + c; }

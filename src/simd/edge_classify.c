@@ -15,9 +15,6 @@
  * (8 for 128-bit vectors) spans and hand a step with a miss to ec_step_slow. */
 #include "simd/simd_width.h"
 
-void OP_FN(op_edge_classify)(const op_chf *chf, const uint32_t *region, uint32_t border_region,
-                             uint8_t *mask, uint32_t begin, uint32_t end);
-
 #if VW == 16 && defined(SIMDE_X86_AVX512F_NATIVE) && defined(SIMDE_X86_AVX512BW_NATIVE) &&    \
     defined(SIMDE_X86_AVX512VL_NATIVE)
 #define EC_MASKS 1

@@ -33,9 +33,6 @@
  * before the group, lane permutes for pointers into the group (8 lanes), else scalar. */
 #include "simd/simd_width.h"
 
-int OP_FN(op_label_components)(const op_chf *chf, const uint8_t *area, const uint32_t *layer,
-                               uint32_t *labels, uint32_t *count, op_arena *scratch);
-
 static inline uint32_t find_root(uint32_t *parent, uint32_t x)
 {
     while (parent[x] != x) {
@@ -65,15 +62,15 @@ static inline int joined(const uint8_t *area, const uint32_t *layer, uint32_t s,
 
 /* Scalar form of pass 1 for one span: its own root, then unions with its joined -x and
  * -z neighbours below it. Returns 1 when one of them lies above it (deferred). */
-static int join_one(const op_chf *chf, const uint8_t *area, const uint32_t *layer,
+static int join_one(const op_label_view *graph, const uint8_t *area, const uint32_t *layer,
                     uint32_t *parent, uint32_t s)
 {
     int defer = 0;
     parent[s] = s;
     for (int d = 0; d < 4; d += 3) {
-        if (!(chf->mutual[s] >> d & 1))
+        if (!(graph->mutual[s] >> d & 1))
             continue;
-        const uint32_t t = chf->link[d][s];
+        const uint32_t t = graph->link[d][s];
         if (!joined(area, layer, s, t))
             continue;
         if (t < s)
@@ -85,13 +82,13 @@ static int join_one(const op_chf *chf, const uint8_t *area, const uint32_t *laye
 }
 
 /* The deferred edges: joined -x / -z links to larger spans. */
-static void join_upward(const op_chf *chf, const uint8_t *area, const uint32_t *layer,
+static void join_upward(const op_label_view *graph, const uint8_t *area, const uint32_t *layer,
                         uint32_t *parent, uint32_t n)
 {
     for (uint32_t s = 0; s < n; s++)
         for (int d = 0; d < 4; d += 3) {
-            const uint32_t t = chf->link[d][s];
-            if ((chf->mutual[s] >> d & 1) && t > s && joined(area, layer, s, t))
+            const uint32_t t = graph->link[d][s];
+            if ((graph->mutual[s] >> d & 1) && t > s && joined(area, layer, s, t))
                 unite(parent, s, t);
         }
 }
@@ -141,12 +138,12 @@ OP_VINLINE uint32_t w_seq(const uint32_t *a, uint32_t first)
  *  X    joined to s-1 along -x (regular);   XK    joined to s-k (k-floor rows);
  *  rest other mutual -x links (scalar);     Z     joined to t = link[3][s] < s;
  *  red  Z unions that are implied. */
-OP_VINLINE void join_group(const op_chf *chf, const uint8_t *area, const uint32_t *layer,
+OP_VINLINE void join_group(const op_label_view *graph, const uint8_t *area, const uint32_t *layer,
                            const int has_layer, uint32_t *parent, uint32_t n, uint32_t s,
                            uint32_t *carry, uint32_t *run, uint32_t *defer)
 {
-    const uint32_t *l0 = chf->link[0], *l3 = chf->link[3];
-    const uint8_t *mutual = chf->mutual;
+    const uint32_t *l0 = graph->link[0], *l3 = graph->link[3];
+    const uint8_t *mutual = graph->mutual;
     const vb16 A = b_load(area + s);
     const uint32_t walk = b_eq(A, simde_mm_setzero_si128()) ^ G_ALL;
     const vb16 M = b_load(mutual + s);
@@ -259,15 +256,15 @@ OP_VINLINE void join_group(const op_chf *chf, const uint8_t *area, const uint32_
     }
 }
 
-static int join_all(const op_chf *chf, const uint8_t *area, const uint32_t *layer,
+static int join_all(const op_label_view *graph, const uint8_t *area, const uint32_t *layer,
                     const int has_layer, uint32_t *parent, uint32_t n)
 {
     uint32_t s = 0, carry = 0, run = 0, defer = 0; /* span 0 has no -z join below it */
-    defer |= (uint32_t)join_one(chf, area, layer, parent, s++);
+    defer |= (uint32_t)join_one(graph, area, layer, parent, s++);
     for (; n >= G && s <= n - G; s += G)
-        join_group(chf, area, layer, has_layer, parent, n, s, &carry, &run, &defer);
+        join_group(graph, area, layer, has_layer, parent, n, s, &carry, &run, &defer);
     for (; s < n; s++)
-        defer |= (uint32_t)join_one(chf, area, layer, parent, s);
+        defer |= (uint32_t)join_one(graph, area, layer, parent, s);
     return defer != 0;
 }
 
@@ -369,19 +366,21 @@ OP_VINLINE void number_group(const uint8_t *area, uint32_t *labels, uint32_t s, 
         v_store(labels + s + j * VW, L[j]);
 }
 
-static int label_components_body(const op_chf *chf, const uint8_t *area, const uint32_t *layer,
-      uint32_t *labels, uint32_t *count, op_arena *scratch)
+static int label_components_body(const op_label_view *graph, uint32_t *labels, uint32_t *count,
+                                 op_arena *scratch)
 {
-    const uint32_t n = chf->span_count;
+    const uint32_t n = graph->count;
+    const uint8_t *area = graph->area;
+    const uint32_t *layer = graph->layer;
     *count = 0;
     if (n == 0)
         return 0;
     if (n > OP_SIMD_MAX_SPANS)
-        return op_label_components_scalar(chf, area, layer, labels, count, scratch);
-    const int defer = layer ? join_all(chf, area, layer, 1, labels, n)
-                            : join_all(chf, area, NULL, 0, labels, n);
+        return op_label_components_scalar(graph, labels, count, scratch);
+    const int defer = layer ? join_all(graph, area, layer, 1, labels, n)
+                            : join_all(graph, area, NULL, 0, labels, n);
     if (defer)
-        join_upward(chf, area, layer, labels, n);
+        join_upward(graph, area, layer, labels, n);
     /* Ids in order of first span: parent[s] <= s, roots are first spans. */
     uint32_t next = 0, s = 0;
     for (; n >= G && s <= n - G; s += G)
@@ -398,10 +397,10 @@ static int label_components_body(const op_chf *chf, const uint8_t *area, const u
     return 0;
 }
 
-int OP_FN(op_label_components)(const op_chf *chf, const uint8_t *area, const uint32_t *layer,
-                               uint32_t *labels, uint32_t *count, op_arena *scratch)
+int OP_FN(op_label_components)(const op_label_view *graph, uint32_t *labels, uint32_t *count,
+                               op_arena *scratch)
 {
-    const int r = label_components_body(chf, area, layer, labels, count, scratch);
+    const int r = label_components_body(graph, labels, count, scratch);
     op_simd_leave();
     return r;
 }

@@ -13,8 +13,6 @@
  * (measured faster here than steps of 16 spans). */
 #include "simd/simd_width.h"
 
-void OP_FN(op_mutual_links)(const op_chf *chf, uint8_t *mutual, uint32_t begin, uint32_t end);
-
 #if VW == 16 && defined(SIMDE_X86_AVX512F_NATIVE) && defined(SIMDE_X86_AVX512BW_NATIVE) &&    \
     defined(SIMDE_X86_AVX512VL_NATIVE)
 #define ML_MASKS 1

@@ -26,6 +26,9 @@
 #define OP_SIMD_CAT(a, b) OP_SIMD_CAT2(a, b)
 /* Suffixed entry point: OP_FN(op_mutual_links) -> op_mutual_links_avx2. */
 #define OP_FN(name) OP_SIMD_CAT(name, OP_ISA_SUFFIX)
+/* This variant's entry points, declared from the one signature of each slot
+ * (core/kernels.h), so a definition that differs does not compile. */
+OP_DECLARE_VARIANT(OP_ISA_SUFFIX);
 
 #define OP_SIMD_MAX_SPANS 0x7fffffffu
 

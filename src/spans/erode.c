@@ -33,7 +33,7 @@ static op_status erode_full(op_ctx *ctx, op_chf *chf, uint64_t limit)
     uint32_t *dist = op_scratch(ctx, chf->span_count, sizeof(uint32_t));
     if (!dist)
         return OP_NO_MEMORY;
-    if (ctx->k->distance_field(chf, chf->area, dist, &ctx->arena))
+    if (ctx->k->distance.field(chf, chf->area, dist, &ctx->arena))
         return op_fail(ctx, OP_NO_MEMORY, "out of scratch memory in the erosion distance field");
     for (uint32_t s = 0; s < chf->span_count; s++)
         if (dist[s] < limit)

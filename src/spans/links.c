@@ -63,6 +63,6 @@ op_status op_chf_build_links(op_ctx *ctx, op_chf *chf)
 
 void op_chf_build_mutual(op_ctx *ctx, op_chf *chf)
 {
-    const op_kernels *k = ctx ? ctx->k : op_kernels_for(OP_ISA_SCALAR);
-    k->mutual_links(chf, chf->mutual, 0, chf->span_count);
+    const op_mutual_links_fn mutual = ctx ? ctx->k->links.mutual : op_mutual_links_scalar;
+    mutual(chf, chf->mutual, 0, chf->span_count);
 }

@@ -97,7 +97,8 @@ static inline uint32_t ct_random_regions(op_ctx *ctx, const op_chf *chf, uint32_
 {
     const uint32_t n = chf->span_count;
     uint32_t *lab = malloc((n ? n : 1) * sizeof *lab), count = 0;
-    ctx->k->label_components(chf, chf->area, NULL, lab, &count, &ctx->arena);
+    const op_label_view graph = op_label_view_of(chf, chf->area, NULL);
+    ctx->k->label.components(&graph, lab, &count, &ctx->arena);
     if (bx && bz) {
         for (uint32_t z = 0; z < chf->depth; z++)
             for (uint32_t x = 0; x < chf->width; x++) {

@@ -320,13 +320,14 @@ static void summarize(op_ctx *ctx, uint32_t size, op_scene *scene, op_config *cf
     uint32_t *labels = op_scratch(ctx, n, sizeof(uint32_t));
     assert_non_null(dist);
     assert_non_null(labels);
-    assert_int_equal(ctx->k->distance_field(chf, chf->area, dist, &ctx->arena), 0);
+    assert_int_equal(ctx->k->distance.field(chf, chf->area, dist, &ctx->arena), 0);
     for (uint32_t s = 0; s < chf->span_count; s++)
         if (dist[s] > sum->max_dist)
             sum->max_dist = dist[s];
     /* Islands: connected same-area components of fewer than 64 spans. */
     uint32_t count = 0;
-    assert_int_equal(ctx->k->label_components(chf, chf->area, NULL, labels, &count, &ctx->arena), 0);
+    const op_label_view graph = op_label_view_of(chf, chf->area, NULL);
+    assert_int_equal(ctx->k->label.components(&graph, labels, &count, &ctx->arena), 0);
     uint32_t *sizes = calloc((size_t)count + 1, sizeof(uint32_t));
     assert_non_null(sizes);
     for (uint32_t s = 0; s < chf->span_count; s++)

@@ -6,7 +6,10 @@
  * Inputs: random multi-floor fields (one-way links from the link rule, empty rows,
  * area changes, layers), widths 1..70, every range length modulo 64 and every begin
  * offset modulo 16 for the range kernels, injected arbitrary mutual pairs, and
- * adversarial fields (all area 0, all walkable, checkerboards, a 300-span column). */
+ * adversarial fields (all area 0, all walkable, checkerboards, a 300-span column).
+ * Each variant's table is what its init ladder gives (src/core/kernel_tables.c): a slot
+ * a variant inherits from the scalar twin is not compared (nothing to compare), and
+ * the ladder itself is tested (test_init_ladder). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -25,6 +28,7 @@
 #define SENT_NEW 0x5Au
 
 static op_isa variants[OP_ISA_COUNT];
+static op_kernels tables[OP_ISA_COUNT]; /* tables[v]: variants[v]'s ladder up to it */
 static int variant_count;
 
 static int setup(void **state)
@@ -37,8 +41,10 @@ static int setup(void **state)
     for (int i = 0; i < n; i++) {
         print_message("isa %-8s compiled=%d cpu=%d available=%d\n", info[i].name,
                       info[i].compiled, info[i].cpu, info[i].available);
-        if (info[i].available && info[i].isa != OP_ISA_SCALAR)
+        if (info[i].available && info[i].isa != OP_ISA_SCALAR) {
+            op_kernels_init(&tables[variant_count], info[i].isa, op_isa_flags(info[i].isa));
             variants[variant_count++] = info[i].isa;
+        }
     }
     return 0;
 }
@@ -118,7 +124,8 @@ static uint32_t *make_regions(const op_chf *chf, op_arena *arena, uint64_t seed)
     const uint32_t n = chf->span_count;
     uint32_t *reg = malloc((n ? n : 1) * sizeof *reg), cnt;
     assert_non_null(reg);
-    assert_int_equal(op_label_components_scalar(chf, chf->area, NULL, reg, &cnt, arena), 0);
+    const op_label_view graph = op_label_view_of(chf, chf->area, NULL);
+    assert_int_equal(op_label_components_scalar(&graph, reg, &cnt, arena), 0);
     op_rng r = {seed + 99};
     for (uint32_t s = 0; s < n; s++) {
         uint32_t k = op_rng_below(&r, 40);
@@ -215,8 +222,10 @@ static void check_mutual(const op_chf *chf, uint64_t seed, uint32_t begin, uint3
     uint8_t *ref = guarded(n, 1, SENT_REF);
     op_mutual_links_scalar(chf, ref + GUARD, begin, end);
     for (int v = 0; v < variant_count; v++) {
+        if (tables[v].links.mutual == op_mutual_links_scalar)
+            continue;
         uint8_t *got = guarded(n, 1, SENT_NEW);
-        op_kernels_for(variants[v])->mutual_links(chf, got + GUARD, begin, end);
+        tables[v].links.mutual(chf, got + GUARD, begin, end);
         compare("mutual_links", variants[v], seed, ref, got, n, 1, begin, end);
         free(got);
     }
@@ -230,9 +239,10 @@ static void check_edges(const op_chf *chf, const uint32_t *reg, uint64_t seed, u
     uint8_t *ref = guarded(n, 1, SENT_REF);
     op_edge_classify_scalar(chf, reg, OP_BORDER_REGION, ref + GUARD, begin, end);
     for (int v = 0; v < variant_count; v++) {
+        if (tables[v].links.edges == op_edge_classify_scalar)
+            continue;
         uint8_t *got = guarded(n, 1, SENT_NEW);
-        op_kernels_for(variants[v])->edge_classify(chf, reg, OP_BORDER_REGION, got + GUARD,
-                                                   begin, end);
+        tables[v].links.edges(chf, reg, OP_BORDER_REGION, got + GUARD, begin, end);
         compare("edge_classify", variants[v], seed, ref, got, n, 1, begin, end);
         free(got);
     }
@@ -246,15 +256,16 @@ static void check_distance(const op_chf *chf, const uint8_t *area, op_arena *are
     uint32_t *ref = guarded(n, 4, SENT_REF);
     assert_int_equal(op_distance_field_scalar(chf, area, ref + GUARD, arena), 0);
     for (int v = 0; v < variant_count; v++) {
+        const op_distance_field_fn field = tables[v].distance.field;
+        if (field == op_distance_field_scalar)
+            continue;
         uint32_t *got = guarded(n, 4, SENT_NEW);
-        assert_int_equal(op_kernels_for(variants[v])->distance_field(chf, area, got + GUARD,
-                                                                     arena), 0);
+        assert_int_equal(field(chf, area, got + GUARD, arena), 0);
         compare("distance_field", variants[v], seed, ref, got, n, 4, 0, n);
         /* Again into zeros: a kernel that reads an output entry before writing it (the
          * SIMD one seeds just ahead of its reads) would take them for boundaries. */
         memset(got + GUARD, 0, (size_t)n * 4);
-        assert_int_equal(op_kernels_for(variants[v])->distance_field(chf, area, got + GUARD,
-                                                                     arena), 0);
+        assert_int_equal(field(chf, area, got + GUARD, arena), 0);
         if (memcmp(ref + GUARD, got + GUARD, (size_t)n * 4))
             report("distance_field", variants[v], seed, "payload, output pre-filled with 0",
                    (const uint8_t *)(ref + GUARD), (const uint8_t *)(got + GUARD), n, 4, 0);
@@ -268,12 +279,13 @@ static void check_labels(const op_chf *chf, const uint8_t *area, const uint32_t 
 {
     const uint32_t n = chf->span_count;
     uint32_t *ref = guarded(n, 4, SENT_REF), cref = 12345;
-    assert_int_equal(op_label_components_scalar(chf, area, layer, ref + GUARD, &cref, arena), 0);
+    const op_label_view graph = op_label_view_of(chf, area, layer);
+    assert_int_equal(op_label_components_scalar(&graph, ref + GUARD, &cref, arena), 0);
     for (int v = 0; v < variant_count; v++) {
+        if (tables[v].label.components == op_label_components_scalar)
+            continue;
         uint32_t *got = guarded(n, 4, SENT_NEW), cgot = 54321;
-        assert_int_equal(op_kernels_for(variants[v])->label_components(chf, area, layer,
-                                                                       got + GUARD, &cgot,
-                                                                       arena), 0);
+        assert_int_equal(tables[v].label.components(&graph, got + GUARD, &cgot, arena), 0);
         compare(layer ? "label_components(layer)" : "label_components", variants[v], seed,
                 ref, got, n, 4, 0, n);
         if (cref != cgot) {
@@ -633,8 +645,111 @@ static void test_isa_selection(void **state)
 #endif
 }
 
+/* The init ladders (src/core/kernel_tables.c; dav1d's *_dsp_init): scalar twins
+ * first, then one rung per variant in ladder order, stopping at the first missing CPU
+ * flag. Within an architecture the op_isa enum lists the rungs in ladder order
+ * (cmake/simd.cmake's table), which this test relies on to name "the rung below". */
+static int same_slots(const op_kernels *a, const op_kernels *b)
+{
+    return !memcmp(&a->links, &b->links, sizeof a->links) &&
+           !memcmp(&a->distance, &b->distance, sizeof a->distance) &&
+           !memcmp(&a->label, &b->label, sizeof a->label);
+}
+
+static int is_native(op_isa isa)
+{
+    return isa != OP_ISA_PORTABLE && op_isa_available(isa);
+}
+
+/* The highest available native rung below isa (scalar when none). */
+static op_isa rung_below(op_isa isa)
+{
+    for (int i = (int)isa - 1; i > OP_ISA_SCALAR; i--)
+        if (is_native((op_isa)i))
+            return (op_isa)i;
+    return OP_ISA_SCALAR;
+}
+
+static void test_init_ladder(void **state)
+{
+    (void)state;
+    op_kernels scalar, t, u;
+    op_kernels_init(&scalar, OP_ISA_SCALAR, 0);
+    assert_true(scalar.links.mutual == op_mutual_links_scalar);
+    assert_true(scalar.links.edges == op_edge_classify_scalar);
+    assert_true(scalar.distance.field == op_distance_field_scalar);
+    assert_true(scalar.label.components == op_label_components_scalar);
+    assert_int_equal(op_isa_flags(OP_ISA_SCALAR), 0);
+    assert_int_equal(op_isa_flags((op_isa)OP_ISA_COUNT), 0);
+    for (int i = 0; i < OP_ISA_COUNT; i++) {
+        const op_isa isa = (op_isa)i;
+        /* No flags: no rung, whatever the variant. */
+        op_kernels_init(&t, isa, 0);
+        assert_true(same_slots(&t, &scalar));
+        if (!op_isa_available(isa))
+            continue;
+        const uint32_t flags = op_isa_flags(isa);
+        op_kernels_init(&t, isa, flags);
+        assert_int_equal(t.isa, isa);
+        if (isa == OP_ISA_SCALAR)
+            continue;
+        /* Its own flag, and a variant improves at least one slot. */
+        assert_true(flags & (1u << isa));
+        assert_false(same_slots(&t, &scalar));
+        print_message("ladder %-8s mutual %s, edges %s, distance %s, label %s\n",
+                      op_isa_name(isa), t.links.mutual == scalar.links.mutual ? "scalar" : "own",
+                      t.links.edges == scalar.links.edges ? "scalar" : "own",
+                      t.distance.field == scalar.distance.field ? "scalar" : "own",
+                      t.label.components == scalar.label.components ? "scalar" : "own");
+        if (isa == OP_ISA_PORTABLE) {
+            /* A ladder of its own: nothing below it but scalar. */
+            assert_int_equal(flags, OP_CPU_PORTABLE);
+            continue;
+        }
+        /* A missing rung stops the ladder there: the table is the one of the rung
+         * below it, whatever the flags above. */
+        for (int l = OP_ISA_SCALAR + 1; l <= i; l++) {
+            if (!is_native((op_isa)l))
+                continue;
+            assert_true(flags & (1u << l));
+            op_kernels_init(&t, isa, flags & ~(1u << l));
+            const op_isa below = rung_below((op_isa)l);
+            op_kernels_init(&u, below, op_isa_flags(below));
+            assert_true(same_slots(&t, &u));
+        }
+    }
+    /* The context holds the forced variant's table; a worker gets its own copy. */
+    op_ctx ctx, worker;
+    assert_int_equal(op_ctx_init(&ctx, OP_ISA_SCALAR), OP_OK);
+    for (int i = 0; i < OP_ISA_COUNT; i++) {
+        if (!op_isa_available((op_isa)i))
+            continue;
+        assert_int_equal(op_ctx_set_isa(&ctx, (op_isa)i), OP_OK);
+        op_kernels_init(&t, (op_isa)i, op_isa_flags((op_isa)i));
+        assert_true(same_slots(ctx.k, &t));
+        assert_int_equal(op_ctx_fork(&ctx, &worker), OP_OK);
+        assert_true(worker.k != ctx.k);
+        assert_true(same_slots(worker.k, ctx.k));
+        assert_int_equal(worker.isa, ctx.isa);
+        op_ctx_free(&worker);
+    }
+    op_ctx_free(&ctx);
+}
+
+/* Whether variant table t leaves family f's slot (FAMILIES order) to the scalar twin. */
+static int inherits_scalar(const op_kernels *t, int f)
+{
+    switch (f) {
+    case 0: return t->links.mutual == op_mutual_links_scalar;
+    case 1: return t->links.edges == op_edge_classify_scalar;
+    case 2: return t->distance.field == op_distance_field_scalar;
+    default: return t->label.components == op_label_components_scalar;
+    }
+}
+
 /* Runs last: every variant CMake compiled in is in the build, and every one this CPU
- * runs was compared with scalar in every kernel family; a variant the CPU cannot run
+ * runs was compared with scalar in every kernel family whose slot it does not leave to
+ * the scalar twin; a variant the CPU cannot run
  * (AVX-512 on a machine without it) is named. Any compiled variant CMake did not
  * promise is an error too. */
 static void test_promised_variants_compared(void **state)
@@ -655,7 +770,15 @@ static void test_promised_variants_compared(void **state)
                           "compared here\n", info[v].name);
             continue;
         }
+        op_kernels t;
+        op_kernels_init(&t, v, op_isa_flags(v));
         for (int f = 0; f < FAMILY_COUNT; f++) {
+            if (inherits_scalar(&t, f)) {
+                /* its ladder leaves this slot to the scalar twin: nothing to compare */
+                print_message("checkasm: %-8s %-16s the scalar twin\n", info[v].name,
+                              FAMILIES[f]);
+                continue;
+            }
             if (!compared[v][f])
                 fail_msg("checkasm: variant %s was never compared in %s", info[v].name,
                          FAMILIES[f]);
@@ -690,6 +813,7 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_isa_selection),
+        cmocka_unit_test(test_init_ladder),
         cmocka_unit_test(test_random_fields),
         cmocka_unit_test(test_range_tails),
         cmocka_unit_test(test_adversarial),

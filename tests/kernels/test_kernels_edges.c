@@ -25,6 +25,7 @@
 #define SENT_NEW 0x5Au
 
 static op_isa variants[OP_ISA_COUNT];
+static op_kernels tables[OP_ISA_COUNT]; /* tables[v]: variants[v]'s */
 static int variant_count;
 static int failures;
 
@@ -35,8 +36,10 @@ static int setup(void **state)
     const int n = op_isa_list(info, OP_ISA_COUNT);
     variant_count = 0;
     for (int i = 0; i < n; i++)
-        if (info[i].available && info[i].isa != OP_ISA_SCALAR)
+        if (info[i].available && info[i].isa != OP_ISA_SCALAR) {
+            op_kernels_init(&tables[variant_count], info[i].isa, op_isa_flags(info[i].isa));
             variants[variant_count++] = info[i].isa;
+        }
     return 0;
 }
 
@@ -174,7 +177,7 @@ static void check_mutual(const op_chf *chf, const char *what, uint32_t begin, ui
     op_mutual_links_scalar(chf, ref + GUARD, begin, end);
     for (int v = 0; v < variant_count; v++) {
         uint8_t *got = guarded(n, SENT_NEW);
-        op_kernels_for(variants[v])->mutual_links(chf, got + GUARD, begin, end);
+        tables[v].links.mutual(chf, got + GUARD, begin, end);
         compare("mutual_links", variants[v], what, ref, got, n, begin, end);
         free(got);
     }
@@ -189,7 +192,7 @@ static void check_edges(const op_chf *chf, const uint32_t *reg, uint32_t border,
     op_edge_classify_scalar(chf, reg, border, ref + GUARD, begin, end);
     for (int v = 0; v < variant_count; v++) {
         uint8_t *got = guarded(n, SENT_NEW);
-        op_kernels_for(variants[v])->edge_classify(chf, reg, border, got + GUARD, begin, end);
+        tables[v].links.edges(chf, reg, border, got + GUARD, begin, end);
         compare("edge_classify", variants[v], what, ref, got, n, begin, end);
         free(got);
     }

@@ -100,10 +100,10 @@ static uint32_t check(const op_chf *chf, const uint8_t *area, const uint32_t *la
         for (size_t i = 0; i < (size_t)n + 2 * GUARD; i++)
             buf[i] = SENT;
         uint32_t cnt = 0xdeadbeefu;
-        const op_kernels *k = op_kernels_for(variants[v]);
-        assert_non_null(k);
-        assert_int_equal(k->label_components(chf, area, layer, buf + GUARD, &cnt, &ctx.arena),
-                         0);
+        op_kernels k;
+        op_kernels_init(&k, variants[v], op_isa_flags(variants[v]));
+        const op_label_view graph = op_label_view_of(chf, area, layer);
+        assert_int_equal(k.label.components(&graph, buf + GUARD, &cnt, &ctx.arena), 0);
         for (uint32_t i = 0; i < GUARD; i++)
             if (buf[i] != SENT || buf[GUARD + n + i] != SENT)
                 fail_msg("%s: %s wrote outside [0, n)", what, op_isa_name(variants[v]));

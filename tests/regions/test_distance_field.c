@@ -26,7 +26,7 @@ static void test_distance_random(void **state)
         assert_int_equal(op_random_chf(&ctx, &chf, seed, &o), OP_OK);
         uint32_t n = chf.span_count ? chf.span_count : 1;
         uint32_t *a = malloc(n * 4), *b = malloc(n * 4);
-        assert_int_equal(ctx.k->distance_field(&chf, chf.area, a, &ctx.arena), 0);
+        assert_int_equal(ctx.k->distance.field(&chf, chf.area, a, &ctx.arena), 0);
         op_test_brute_distance(&chf, b);
         for (uint32_t s = 0; s < chf.span_count; s++) {
             if (a[s] != b[s])

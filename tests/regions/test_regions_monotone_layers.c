@@ -139,7 +139,8 @@ static void test_layers_shortcut(void **state)
         check_ok(&ctx, &chf, &s, a, ca, 1, "layers shortcut");
         /* On one floor the layers are the components of linked + same area. */
         uint32_t *lab = u32_alloc(n), lc = 0;
-        assert_int_equal(ctx.k->label_components(&chf, chf.area, NULL, lab, &lc, &ctx.arena), 0);
+        const op_label_view graph = op_label_view_of(&chf, chf.area, NULL);
+        assert_int_equal(ctx.k->label.components(&graph, lab, &lc, &ctx.arena), 0);
         if (s.min_region_area == 0) {
             assert_int_equal(lc, ca);
             assert_memory_equal(lab, a, (size_t)n * 4);

@@ -103,7 +103,7 @@ static void test_erode_diagonal(void **state)
     assert_int_equal(op_build_compact_heightfield(&ctx, &hf, 2, 0, &chf), OP_OK);
     op_heightfield_free(&hf);
     uint32_t *dist = malloc(chf.span_count * sizeof(uint32_t));
-    assert_int_equal(ctx.k->distance_field(&chf, chf.area, dist, &ctx.arena), 0);
+    assert_int_equal(ctx.k->distance.field(&chf, chf.area, dist, &ctx.arena), 0);
 #define SPAN(x, z) chf.cell_first[(x) + (z)*11]
     assert_int_equal(dist[SPAN(4, 4)], 0);
     assert_int_equal(dist[SPAN(5, 4)], 2);
@@ -198,7 +198,7 @@ static void test_erode_either_way(void **state)
     uint32_t *want = malloc(chf.span_count * sizeof(uint32_t));
     assert_true(orders_differ(&chf) > 0);
     op_test_brute_distance(&chf, want);
-    assert_int_equal(ctx.k->distance_field(&chf, chf.area, dist, &ctx.arena), 0);
+    assert_int_equal(ctx.k->distance.field(&chf, chf.area, dist, &ctx.arena), 0);
     assert_memory_equal(dist, want, chf.span_count * sizeof(uint32_t));
     assert_int_equal(dist[A(4, 4)], 0);
     assert_int_equal(dist[A(5, 4)], 2);
