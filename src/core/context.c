@@ -92,6 +92,8 @@ op_status op_ctx_set_isa(op_ctx *ctx, op_isa isa)
     if (!op_isa_available(isa))
         return op_fail(ctx, OP_UNSUPPORTED, "isa '%s' is not available on this build or CPU",
                        op_isa_name(isa));
+    if (!ctx->k)
+        return op_fail(ctx, OP_INVALID_ARGUMENT, "the context has no kernel table (init failed)");
     /* This variant's ladder up to and including it (the rungs below it run too), into
      * the table the context allocated (const only to the stages). */
     op_kernels_init((op_kernels *)ctx->k, isa, op_isa_flags(isa));

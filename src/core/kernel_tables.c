@@ -9,6 +9,8 @@
 
 #include "op_isa_table.h"
 
+#include <string.h>
+
 #if OP_HAVE_ISA_SSE2
 OP_DECLARE_VARIANT(sse2);
 #endif
@@ -155,4 +157,12 @@ void op_kernels_init(op_kernels *k, op_isa isa, uint32_t flags)
     links_init(&k->links, flags);
     distance_init(&k->distance, flags);
     label_init(&k->label, flags);
+}
+
+/* Family by family: a struct of function pointers has no padding to compare. */
+int op_kernels_same(const op_kernels *a, const op_kernels *b)
+{
+    return a->isa == b->isa && !memcmp(&a->links, &b->links, sizeof a->links) &&
+           !memcmp(&a->distance, &b->distance, sizeof a->distance) &&
+           !memcmp(&a->label, &b->label, sizeof a->label);
 }

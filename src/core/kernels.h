@@ -24,7 +24,7 @@
  *     (same name; cmake/simd.cmake compiles it once per variant automatically).
  *  3. src/core/kernel_tables.c: a grid_label_init(f, flags) that sets the scalar slots
  *     and has a rung for each variant that has the kernel, called from
- *     op_kernels_init.
+ *     op_kernels_init; the family's line in op_kernels_same.
  *  4. tests/kernels/test_kernels_checkasm.c: a check comparing every variant's slot with
  *     the scalar twin (it already skips slots a variant inherits).
  * Callers reach the family as ctx->k->grid_label.<slot>(...). */
@@ -144,6 +144,8 @@ int op_isa_compiled(op_isa isa);
 /* Fills k: every slot with its scalar twin, then every family's ladder on flags;
  * k->isa = isa. */
 void op_kernels_init(op_kernels *k, op_isa isa, uint32_t flags);
+/* 1 when a and b hold the same variant and the same kernel in every slot. */
+int op_kernels_same(const op_kernels *a, const op_kernels *b);
 
 /* ---- entry points ----------------------------------------------------------------- */
 
