@@ -351,7 +351,8 @@ op_status op_bake_tiled(op_ctx *ctx, const op_scene *scene, const op_bake_settin
         goto out;
     for (int i = 0; i < threads; i++) {
         slots[i].fail_index = UINT32_MAX;
-        st = op_ctx_fork(ctx, &slots[i].ctx);
+        /* a fork allocates the worker's kernel table: its message goes to ctx */
+        st = op_ctx_take_error(ctx, &slots[i].ctx, op_ctx_fork(ctx, &slots[i].ctx));
         if (st != OP_OK) {
             for (int j = 0; j < i; j++)
                 op_ctx_free(&slots[j].ctx);
