@@ -12,11 +12,11 @@ and the speed-up it implies on many cores, and large worlds with their peak memo
    The solo bake has no threads inside one grid yet (another issue's work), so its
    scaling is not measured here.
 2. Serial part and projection (the tool's JSON, 1 thread, median of --reps runs): input
-   (demo world generation), setup (validation, bounds, walkable marks), binning, the
-   tile loop, assembly, and writing the bake file. With s the serial share of the
-   1-thread time and p the per-tile share, the projected speed-up on n cores is
-   1 / (s + p / n) (Amdahl), printed for 16 and 64 cores; the largest tile bounds the
-   loop from below and is printed too.
+   (demo world generation) and output (the bake file), setup (validation, bounds,
+   walkable marks), binning, the tile loop, assembly. Projected time on n cores:
+   input + output + assembly (one thread) + (setup + binning) (/ n, or not at all for
+   the pessimistic figure) + max(tile loop / n, slowest tile), and the speed-up over the
+   1-thread total, for 2, 16 and 64 cores.
 3. Large worlds (--large): the tool once per size with the largest thread count, wall
    time and peak RSS (getrusage, in the JSON).
 
@@ -38,7 +38,7 @@ def load():
 
 
 def bench(binary, sizes, threads, reps):
-    filt = "stage/(tiled-256|solo)/.*/demo(%s)$" % "|".join(str(s) for s in sizes)
+    filt = "stage/(tiled-256|solo)/.*/demo(%s)(/|$)" % "|".join(str(s) for s in sizes)
     cmd = [binary, "--no-kernels", "--benchmark_filter=" + filt,
            "--benchmark_repetitions=%d" % reps, "--benchmark_format=json",
            "--benchmark_report_aggregates_only=false"]
@@ -118,21 +118,24 @@ def main():
         bake = m(["ms", "bake"])
         setup, binning, tiles, asm = (m(["ms", k]) for k in ("setup", "bin", "tiles", "assemble"))
         inp = total - bake  # demo generation and the bake file (outside op_bake_tiled)
-        serial = total - tiles
-        sh = serial / total
         big = js[0]["tiles"]["largest"]
         count = js[0]["tiles"]["count"]
         print("demo%d (load %.2f -> %.2f): %d spans, %d tiles; total %.0f ms = input+output "
               "%.0f + setup %.0f + binning %.0f + tiles %.0f + assembly %.1f" % (
                   s, l0, l1, js[0]["spans"]["world"], count, total, inp, setup, binning,
                   tiles, asm))
+        slow = m(["ms", "slowest_tile"])
+        strict = inp + asm             # one thread whatever the count
+        shared = setup + binning       # split over the threads (chunks), memory-bound
         for n in (2, 16, 64):
-            # Binning and setup run on every thread too; count them as serial anyway
-            # (upper bound on the serial share).
-            amdahl = 1.0 / (sh + (1 - sh) / n)
-            bound = tiles / max(tiles / count * 1.0, 1e-9)  # tiles of equal cost
-            print("  projected speed-up on %2d cores: %.1fx (serial share %.1f%%; %d tiles "
-                  "keep %d cores busy)" % (n, amdahl, 100 * sh, count, min(n, count)))
+            # Pessimistic: setup and binning serial too. Expected: they split over the
+            # threads. Either way the tile loop cannot be shorter than its slowest tile.
+            pes = strict + shared + max(tiles / n, slow)
+            exp = strict + shared / n + max(tiles / n, slow)
+            print("  projected on %2d cores: %.1fx to %.1fx (%.0f to %.0f ms; serial %.0f ms "
+                  "[input and output %.0f, assembly %.1f] + setup and binning %.0f ms + tiles "
+                  "%.0f ms / n, at least the slowest tile %.0f ms)" % (
+                      n, total / pes, total / exp, pes, exp, strict, inp, asm, shared, tiles, slow))
         print("  largest tile (%d, %d): %d spans, %d triangles" % (
             big["tx"], big["tz"], big["spans"], big["triangles"]))
     print()

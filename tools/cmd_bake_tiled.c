@@ -164,6 +164,7 @@ static op_status write_json(op_ctx *ctx, const char *path, const cli_args *a,
     kv_ms(&j, "bin", r->ms_bin);
     kv_ms(&j, "tiles", r->ms_tiles);
     kv_ms(&j, "assemble", r->ms_assemble);
+    kv_ms(&j, "slowest_tile", r->ms_slowest_tile);
     kv_ms(&j, "bake", r->ms_total);
     kv_ms(&j, "total", ms_total);
     op_json_key(&j, "stages_summed_over_threads");

@@ -101,6 +101,8 @@ typedef struct op_tiled_result {
      * parallel tile loop, and the serial assembly (totals, digest). */
     double ms_setup, ms_bin, ms_tiles, ms_assemble, ms_total;
     op_tile_times ms;                  /* per-stage sums over tiles (all threads) */
+    double ms_slowest_tile;            /* the longest one tile took [ms]: no thread count
+                                          makes the tile loop shorter than this */
     op_allocator alloc;
 } op_tiled_result;
 

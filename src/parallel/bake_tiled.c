@@ -210,6 +210,7 @@ void op_tiles_assemble(op_tiled_result *r)
     uint32_t best = 0;
     r->solid_spans = r->spans = r->walkable_spans = r->triangle_refs = 0;
     r->regions = r->contours = r->contour_verts = r->owned_spans = 0;
+    r->ms_slowest_tile = 0;
     for (uint32_t i = 0; i < r->tile_count; i++) {
         const op_tile *t = &r->tiles[i];
         r->solid_spans += t->solid_spans;
@@ -222,6 +223,11 @@ void op_tiles_assemble(op_tiled_result *r)
         r->contour_verts += t->contour_verts;
         if (t->span_count > r->tiles[best].span_count)
             best = i;
+        const op_tile_times *m = &t->ms;
+        const double ms = m->rasterize + m->filters + m->compact + m->erode + m->volumes +
+                          m->distance + m->regions + m->contours + m->digests;
+        if (ms > r->ms_slowest_tile)
+            r->ms_slowest_tile = ms;
     }
     r->largest_tile = best;
     r->digest = op_digest_tiles(r);
