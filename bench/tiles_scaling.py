@@ -5,12 +5,14 @@ and the speed-up it implies on many cores, and large worlds with their peak memo
   python3 bench/tiles_scaling.py [--build build] [--sizes 1936,4096] [--reps 5]
                                  [--threads 1,2] [--large 8192,16384] [--markdown]
 
-1. Scaling and overhead (Google Benchmark, bench/bench_tiles.c): per demo size, the
-   cases stage/tiled-256/<K>t/demo<N> for each K and stage/solo/1t/demo<N>, with
-   --benchmark_repetitions; medians of wall time. Ratios: K threads vs 1 (tiled), and
-   1-thread tiled vs solo (the tiling overhead; below 1 means the tiled bake is faster).
-   The solo bake has no threads inside one grid yet (another issue's work), so its
-   scaling is not measured here.
+1. Scaling and overhead (the tool, rounds of solo, tiled 1 thread, tiled 2 threads...
+   interleaved so the shared machine's changing load falls on all alike): medians of the
+   bake's wall time without the input (solo: the four stages; tiled: op_bake_tiled).
+   Ratios: K threads vs 1 (tiled), and each vs solo (1-thread tiled vs solo is the tiling
+   overhead; above 1 means faster than solo). The solo bake has no threads inside one
+   grid yet (another issue's work), so its scaling is not measured here. The Google
+   Benchmark cases of bench/bench_tiles.c time the same bakes (`onepath_bench
+   --no-kernels --benchmark_filter=stage/tiled --tiled-demo=N`).
 2. Serial part and projection (the tool's JSON, 1 thread, median of --reps runs): input
    (demo world generation) and output (the bake file), setup (validation, bounds,
    walkable marks), binning, the tile loop, assembly. Projected time on n cores:
@@ -30,6 +32,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 
 def load():
@@ -55,16 +58,41 @@ def bench(binary, sizes, threads, reps):
     return {k: statistics.median(v) for k, v in runs.items()}, runs
 
 
-def tool(binary, size, threads, out_file=None):
+def tool(binary, size, threads, out_file=None, tile=256):
+    """One `onepath bake --demo` run; returns (json, wall s, cpu s of the child)."""
     with tempfile.TemporaryDirectory() as d:
         js = os.path.join(d, "b.json")
-        cmd = [binary, "bake", "--demo", "--demo-size", str(size), "--tile-size", "256",
-               "--threads", str(threads), "--quiet", "--json", js]
-        if out_file:
+        cmd = [binary, "bake", "--demo", "--demo-size", str(size), "--quiet", "--json", js]
+        if tile:
+            cmd += ["--tile-size", str(tile), "--threads", str(threads)]
+        if out_file and tile:
             cmd += ["--out", os.path.join(d, "b.opbake")]
-        subprocess.run(cmd, check=True)
+        t0 = time.monotonic()
+        p = subprocess.Popen(cmd)
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.monotonic() - t0
+        if status != 0:
+            raise RuntimeError("%s failed (%d)" % (" ".join(cmd), status))
         with open(js) as f:
-            return json.load(f)
+            return json.load(f), wall, ru.ru_utime + ru.ru_stime
+
+
+def interleaved(binary, sizes, threads, reps):
+    """Solo, then tiled with each thread count, repeated reps times in that order, so the
+    machine's changing load falls on every case alike. Times are the JSON's: the solo
+    bake's stages (spans..contours) and the tiled bake's op_bake_tiled wall time, both
+    without generating the demo world; CPU seconds of the whole process besides."""
+    rows = {}
+    for s in sizes:
+        for _ in range(reps):
+            for t in [0] + threads:
+                j, wall, cpu = tool(binary, s, t, tile=256 if t else 0)
+                ms = j["ms"]
+                bake = (ms["bake"] if t else
+                        ms["spans"] + ms.get("distance", 0) + ms.get("regions", 0) +
+                        ms.get("contours", 0))
+                rows.setdefault((s, t), []).append((bake, cpu, load()))
+    return rows
 
 
 def main():
@@ -82,29 +110,28 @@ def main():
     ob = os.path.join(a.build, "bench", "onepath_bench")
 
     if not a.skip_bench:
-        l0 = load()
-        med, runs = bench(ob, sizes, threads, a.reps)
-        l1 = load()
-        print("## 1. Scaling and overhead (wall ms, median of %d; load %.2f -> %.2f)" %
-              (a.reps, l0, l1))
-        print("| world | case | median ms | runs | vs 1-thread tiled | vs solo |")
-        print("| --- | --- | --- | --- | --- | --- |")
+        rows = interleaved(onepath, sizes, threads, a.reps)
+        print("## 1. Scaling and overhead (`onepath bake --demo`, %d interleaved rounds; "
+              "medians)" % a.reps)
+        print("| world | case | bake ms (median) | runs | CPU s | load during | vs 1-thread "
+              "tiled | vs solo |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- |")
         for s in sizes:
-            t1 = med.get("stage/tiled-256/1t/demo%d" % s)
-            solo = med.get("stage/solo/1t/demo%d" % s)
-            for name in sorted(k for k in med if k.endswith("demo%d" % s)):
-                m = med[name]
-                r1 = "%.3f" % (t1 / m) if t1 else ""
-                rs = "%.3f" % (solo / m) if solo else ""
-                print("| demo%d | %s | %.1f | %s | %s | %s |" % (
-                    s, name.split("/")[1] + "/" + name.split("/")[2], m,
-                    " ".join("%.0f" % x for x in runs[name]), r1, rs))
+            med = {t: statistics.median(r[0] for r in rows[(s, t)]) for t in [0] + threads}
+            for t in [0] + threads:
+                r = rows[(s, t)]
+                name = "solo" if t == 0 else "tiled-256/%dt" % t
+                loads = [x[2] for x in r]
+                print("| demo%d | %s | %.0f | %s | %.1f | %.1f-%.1f | %s | %.3f |" % (
+                    s, name, med[t], " ".join("%.0f" % x[0] for x in r),
+                    statistics.median(x[1] for x in r), min(loads), max(loads),
+                    "%.3f" % (med[1] / med[t]) if t and 1 in med else "",
+                    med[0] / med[t]))
         print()
-
     print("## 2. Serial part and projection (1 thread, median of %d tool runs)" % a.reps)
     for s in sizes:
         l0 = load()
-        js = [tool(onepath, s, 1, out_file=True) for _ in range(a.reps)]
+        js = [tool(onepath, s, 1, out_file=True)[0] for _ in range(a.reps)]
         l1 = load()
         def m(path):
             vals = []
@@ -144,7 +171,7 @@ def main():
         print("## 3. Large worlds (%d threads)" % max(threads))
         for s in [int(x) for x in a.large.split(",") if x]:
             l0 = load()
-            j = tool(onepath, s, max(threads), out_file=True)
+            j, wall, cpu = tool(onepath, s, max(threads), out_file=True)
             print("demo%d (load %.2f): %d spans in %d tiles, %.1f s total (bake %.1f s), peak "
                   "RSS %.0f MiB (%.1f bytes per span)" % (
                       s, l0, j["spans"]["world"], j["tiles"]["count"], j["ms"]["total"] / 1e3,
