@@ -51,6 +51,13 @@ OBJ
 check obj 0 "$bin" bake "$tmp/box.obj" --quiet --json "$tmp/o.json"
 printf 'v 0 0 0\nv 1 0 0\nf 1 2 7\n' > "$tmp/bad.obj"
 check bad-obj 3 "$bin" bake "$tmp/bad.obj" --quiet
+# Issue 10: a grid binary32 cannot resolve, and a height range 16 bits cannot hold.
+printf 'v 1000000 0 1000000\nv 1000000.5 0 1000000.3\nv 1000000.2 0 1000000.9\nf 1 3 2\n' > "$tmp/far.obj"
+check far-grid 2 "$bin" bake "$tmp/far.obj" --cs 0.01 --quiet
+cp "$tmp/err" "$tmp/far.err"
+check far-grid-says-why 0 grep -q "binary32 values are 0.0625 apart" "$tmp/far.err"
+printf 'v 0 0 0\nv 9 0 9\nv 9 0 0\nv 0 20000 0\nv 9 20000 9\nv 9 20000 0\nf 1 2 3\nf 4 5 6\n' > "$tmp/tall.obj"
+check tall-range 2 "$bin" bake "$tmp/tall.obj" --quiet
 check missing-file 3 "$bin" bake "$tmp/nope.obj" --quiet
 check bad-option 2 "$bin" bake --demo --frobnicate
 check bad-value 2 "$bin" bake --demo --cs -1
