@@ -91,6 +91,7 @@ int cli_verify_tiles(op_ctx *ctx, const cli_args *a, const op_partition *parts, 
             op_tiled_options_defaults(&o);
             o.threads = threads[k];
             o.keep_fields = o.keep_regions = k == 0; /* the reference is checked */
+            o.owned_digest = k == 0;                 /* against the solo field */
             op_tiled_result r;
             st = op_bake_tiled(ctx, &scene, &s, &o, &r);
             if (st != OP_OK) {

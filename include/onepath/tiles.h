@@ -40,6 +40,8 @@ typedef struct op_tiled_options {
     int keep_regions;     /* keep each tile's per-cell span counts and per-span region ids */
     int keep_fields;      /* keep each tile's compact heightfield and distance field
                              (not streaming: for tests and tools that compare fields) */
+    int owned_digest;     /* hash each tile's owned cells (op_tile.digest_owned, OPCHFC1)
+                             to compare them with a solo bake; about 4 % of a bake */
     op_tile_progress_fn progress;
     void *progress_user;
 } op_tiled_options;
@@ -68,8 +70,9 @@ typedef struct op_tile {
     /* Digests of the window's stages (supplement §5 serializations, docs/formats.md):
      * OPCHFD1 of the window field, OPDST1, OPREG1, contours (world cells). */
     uint64_t digest_spans, digest_distance, digest_regions, digest_contours;
-    /* OPCHFC1 of the owned cells inside the world (op_digest_chf_cells): equal to the
-     * solo bake's over the same cells when B >= walkable_radius + 3. */
+    /* With owned_digest, OPCHFC1 of the owned cells inside the world
+     * (op_digest_chf_cells): equal to the solo bake's over the same cells when
+     * B >= walkable_radius + 3. Else 0. */
     uint64_t digest_owned;
     /* keep_regions: window cells' span counts ((T+2B)² entries, c = x + z·(T+2B)) and
      * span_count region ids in window span order. */

@@ -370,7 +370,7 @@ op_status op_bake_tiled(op_ctx *ctx, const op_scene *scene, const op_bake_settin
 
     const op_tile_job job = {scene,      s,        cfg,          r->tile_size,     r->border_size,
                              r->world_width, r->world_depth, r->tiles_x, areas, &bins, vol_rect,
-                             opt.keep_regions, opt.keep_fields};
+                             opt.keep_regions, opt.keep_fields, opt.owned_digest};
     run_tiles(&job, r, order, slots, threads, &opt);
     double t3 = op_now_ms();
     r->ms_tiles = t3 - t2;

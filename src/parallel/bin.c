@@ -5,7 +5,6 @@
 #include "parallel/parallel_internal.h"
 #include "core/alloc.h"
 
-#include <math.h>
 #include <string.h>
 
 #define MINF(a, b) ((a) < (b) ? (a) : (b))
@@ -14,24 +13,28 @@
 typedef struct binner {
     const op_mesh *mesh;
     float bmin[3], bmax[3], ics;
-    int64_t T, B, tiles_x, tiles_z;
+    float inv_T;                /* 1 / T */
+    float lo_shift, hi_shift;   /* B + 2 cells: the band and the margins */
+    float tiles_x, tiles_z;     /* as floats, for clamping before a conversion */
 } binner;
 
-static int64_t floor_div(int64_t a, int64_t b)
+/* Tiles [t0, t1] along one axis whose window [t·T − B, t·T + T + B − 1] may meet a
+ * triangle spanning the cell offsets [f0, f1] (binary32, (v − bmin)·(1/cs) as the
+ * rasterizer computes them). Exactly the window test would be t from floor((c0 − B)/T)
+ * to floor((c1 + B)/T) with the cells grown by one; here both ends move out by one more
+ * cell, so binary32 rounding (far below a cell on any grid op_config_check_resolution
+ * accepts) can only add a tile, never drop one. No floor, no division: clamped to
+ * [0, tiles], a truncation is the floor. Returns 0 when no tile is met. */
+static int axis_tiles(const binner *b, float f0, float f1, float tiles, int64_t *t0, int64_t *t1)
 {
-    const int64_t q = a / b;
-    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
-}
-
-/* Cell index of a binary32 offset, floored, clamped far outside any grid. */
-static int64_t cell_of(float rel_times_ics)
-{
-    double f = floor((double)rel_times_ics);
-    if (!(f > -1e12))
-        f = -1e12;
-    if (f > 1e12)
-        f = 1e12;
-    return (int64_t)f;
+    float q0 = (f0 - b->lo_shift) * b->inv_T, q1 = (f1 + b->hi_shift) * b->inv_T;
+    if (!(q1 >= 0.0f) || !(q0 < tiles))
+        return 0; /* before the first tile or past the last (NaN cannot occur) */
+    q0 = q0 < 0.0f ? 0.0f : q0;
+    q1 = q1 > tiles - 1.0f ? tiles - 1.0f : q1;
+    *t0 = (int64_t)q0;
+    *t1 = (int64_t)q1;
+    return 1;
 }
 
 /* The tiles [r0, r1] x [r2, r3] triangle i goes to; 0 when none. The test against the
@@ -50,22 +53,10 @@ static int tri_tiles(const binner *b, uint32_t i, int64_t r[4])
         if (lo[k] > b->bmax[k] || hi[k] < b->bmin[k])
             return 0;
     }
-    /* Cell rectangle grown by one cell: interpolated cut points may lie a few ulps
-     * outside the triangle's box (docs/decisions/tiles.md). */
-    const int64_t cx0 = cell_of((lo[0] - b->bmin[0]) * b->ics) - 1;
-    const int64_t cx1 = cell_of((hi[0] - b->bmin[0]) * b->ics) + 1;
-    const int64_t cz0 = cell_of((lo[2] - b->bmin[2]) * b->ics) - 1;
-    const int64_t cz1 = cell_of((hi[2] - b->bmin[2]) * b->ics) + 1;
-    /* Window of tile t covers cells [t·T − B, t·T + T + B − 1]. */
-    r[0] = floor_div(cx0 - b->B, b->T);
-    r[1] = floor_div(cx1 + b->B, b->T);
-    r[2] = floor_div(cz0 - b->B, b->T);
-    r[3] = floor_div(cz1 + b->B, b->T);
-    r[0] = r[0] < 0 ? 0 : r[0];
-    r[2] = r[2] < 0 ? 0 : r[2];
-    r[1] = r[1] > b->tiles_x - 1 ? b->tiles_x - 1 : r[1];
-    r[3] = r[3] > b->tiles_z - 1 ? b->tiles_z - 1 : r[3];
-    return r[0] <= r[1] && r[2] <= r[3];
+    return axis_tiles(b, (lo[0] - b->bmin[0]) * b->ics, (hi[0] - b->bmin[0]) * b->ics,
+                      b->tiles_x, &r[0], &r[1]) &&
+           axis_tiles(b, (lo[2] - b->bmin[2]) * b->ics, (hi[2] - b->bmin[2]) * b->ics,
+                      b->tiles_z, &r[2], &r[3]);
 }
 
 void op_tile_bins_free(op_tile_bins *b)
@@ -86,13 +77,14 @@ op_status op_tile_bins_build(op_ctx *ctx, const op_mesh *mesh, const op_config *
     memcpy(b.bmin, cfg->bmin, sizeof b.bmin);
     memcpy(b.bmax, cfg->bmax, sizeof b.bmax);
     b.ics = 1.0f / cfg->cs;
-    b.T = T;
-    b.B = B;
-    b.tiles_x = op_tiles_along(world_w, T);
-    b.tiles_z = op_tiles_along(world_d, T);
-    out->tiles_x = (uint32_t)b.tiles_x;
-    out->tiles_z = (uint32_t)b.tiles_z;
-    const size_t tiles = (size_t)b.tiles_x * (size_t)b.tiles_z;
+    b.inv_T = 1.0f / (float)T;
+    b.lo_shift = (float)B + 2.0f;
+    b.hi_shift = (float)B + 2.0f;
+    out->tiles_x = op_tiles_along(world_w, T);
+    out->tiles_z = op_tiles_along(world_d, T);
+    b.tiles_x = (float)out->tiles_x;
+    b.tiles_z = (float)out->tiles_z;
+    const size_t tiles = (size_t)out->tiles_x * out->tiles_z;
     const uint32_t n = mesh->tri_count;
 
     /* Chunks of triangles, one per thread; per-chunk counts cost tiles entries each, so
@@ -123,7 +115,7 @@ op_status op_tile_bins_build(op_ctx *ctx, const op_mesh *mesh, const op_config *
                 continue;
             for (int64_t tz = r[2]; tz <= r[3]; tz++)
                 for (int64_t tx = r[0]; tx <= r[1]; tx++)
-                    cc[(size_t)tx + (size_t)tz * (size_t)b.tiles_x]++;
+                    cc[(size_t)tx + (size_t)tz * out->tiles_x]++;
         }
     }
     /* Offsets: tile-major, then chunk order within a tile (input order). */
@@ -155,7 +147,7 @@ op_status op_tile_bins_build(op_ctx *ctx, const op_mesh *mesh, const op_config *
                 continue;
             for (int64_t tz = r[2]; tz <= r[3]; tz++)
                 for (int64_t tx = r[0]; tx <= r[1]; tx++)
-                    out->tris[cc[(size_t)tx + (size_t)tz * (size_t)b.tiles_x]++] = i;
+                    out->tris[cc[(size_t)tx + (size_t)tz * out->tiles_x]++] = i;
         }
     }
     op_mem_free(&ctx->alloc, cnt);

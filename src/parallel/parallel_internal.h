@@ -50,7 +50,7 @@ typedef struct op_tile_job {
     /* Per volume, the cells its footprint may touch, grown by two cells: x0, x1, z0, z1
      * (a tile applies only the volumes whose rectangle meets its window, in order). */
     const int64_t *vol_rect;
-    int keep_regions, keep_fields;
+    int keep_regions, keep_fields, owned_digest;
 } op_tile_job;
 
 /* The whole chain for tile `index` (supplement §2) with worker context w; the tile's

@@ -139,7 +139,8 @@ op_status op_tile_bake(op_ctx *w, const op_tile_job *job, uint32_t index, op_til
     const uint64_t ox = (uint64_t)t->tx * job->T, oz = (uint64_t)t->tz * job->T;
     const uint32_t ow = (uint32_t)(job->world_w - ox < job->T ? job->world_w - ox : job->T);
     const uint32_t od = (uint32_t)(job->world_d - oz < job->T ? job->world_d - oz : job->T);
-    t->digest_owned = op_digest_chf_cells(&chf, job->B, job->B, ow, od);
+    if (job->owned_digest)
+        t->digest_owned = op_digest_chf_cells(&chf, job->B, job->B, ow, od);
     for (uint32_t z = job->B; z < job->B + od; z++)
         for (uint32_t x = job->B; x < job->B + ow; x++)
             t->owned_spans += chf.cell_count[(size_t)x + (size_t)z * chf.width];

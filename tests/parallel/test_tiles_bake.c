@@ -30,6 +30,7 @@ static void tiled(const op_scene *s, const op_bake_settings *bs, int threads, in
     o.threads = threads;
     o.keep_regions = keep;
     o.keep_fields = keep;
+    o.owned_digest = 1;
     const op_status st = op_bake_tiled(&g_ctx, s, bs, &o, r);
     if (st != OP_OK)
         fail_msg("tiled bake (%d threads): %s", threads, op_ctx_error(&g_ctx));
