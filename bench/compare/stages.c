@@ -149,8 +149,20 @@ static op_ctx new_ctx(void)
 
 /* ---- The solid heightfield through the public API --------------------------------- */
 
-/* Areas of every span slot, so the filter case can put them back. */
+/* Areas of every span slot, so the filter case can put them back. The current tree
+ * stores columns as runs of the span arrays (first/count); a495c93 as linked lists in a
+ * pool (head/next). */
+#if defined(ONEPATH_VERSION_MAJOR)
+static size_t hf_area_count(const op_heightfield *hf) { return hf->span_used; }
+#define HF_FOR_SPANS(hf, x, z, s)                                                          \
+    for (uint32_t s = op_heightfield_begin(hf, x, z), s##_end = op_heightfield_end(hf, x, z); \
+         s < s##_end; s++)
+#else
 static size_t hf_area_count(const op_heightfield *hf) { return hf->pool_used; }
+#define HF_FOR_SPANS(hf, x, z, s)                                                          \
+    for (uint32_t s = op_heightfield_first(hf, x, z); s != OP_HF_NONE;                     \
+         s = op_heightfield_next(hf, s))
+#endif
 
 /* Every column's spans (smin, smax, area) in cell order, bottom-up. */
 static uint64_t hf_digest(const op_heightfield *hf)
@@ -159,10 +171,12 @@ static uint64_t hf_digest(const op_heightfield *hf)
     for (uint32_t z = 0; z < hf->depth; z++)
         for (uint32_t x = 0; x < hf->width; x++) {
             uint32_t n = 0;
-            for (uint32_t s = op_heightfield_first(hf, x, z); s != OP_HF_NONE;
-                 s = op_heightfield_next(hf, s), n++)
+            HF_FOR_SPANS(hf, x, z, s)
+            {
                 h = mix(h, (uint64_t)hf->smin[s] | (uint64_t)hf->smax[s] << 16 |
                                (uint64_t)hf->area[s] << 32);
+                n++;
+            }
             h = mix(h, n);
         }
     return h;

@@ -18,8 +18,6 @@ extern "C" {
 
 /* ---- Solid heightfield (supplement §1.3) ------------------------------------------- */
 
-/* "No span" in the heightfield's index-based lists. */
-#define OP_HF_NONE 0xffffffffu
 /* Largest span height [Units: vx]. */
 #define OP_HF_MAX_HEIGHT 0xffffu
 /* Walkable area id given by op_mark_walkable_triangles (supplement §1.2). */
@@ -27,10 +25,13 @@ extern "C" {
 /* Not walkable. */
 #define OP_NULL_AREA 0u
 
-/* Per column, solid spans bottom-up in a singly linked list through next[]. Spans live
- * in a pool (structure of arrays) with a free list; indices are 32-bit and allocation
- * order depends only on the calls made, so the structure is deterministic. There is no
- * limit on spans per column other than memory. */
+/* Per column, solid spans bottom-up in one contiguous run of the span arrays: column
+ * c = x + z*width holds spans [first[c], first[c] + count[c]). The rasterizer writes
+ * the columns in cell order with no gaps ("packed", supplement §1.3 in input order);
+ * op_heightfield_add_span may move a column that grows to the end of the arrays,
+ * leaving a gap, and clears `packed`. A span's ceiling is the next span's smin in its
+ * run, or OP_HF_MAX_HEIGHT at the top. There is no limit on spans per column other
+ * than memory; span indices are 32-bit. */
 typedef struct op_heightfield {
     uint32_t width, depth;  /* [Units: vx] [Limit: width*depth <= OP_MAX_GRID_CELLS] */
     float bmin[3], bmax[3]; /* world bounds [Units: wu] */
@@ -42,11 +43,14 @@ typedef struct op_heightfield {
      * op_heightfield_set_window turns the field into a window. */
     int32_t origin_x, origin_z;
     uint32_t world_width, world_depth;
-    uint32_t *head;         /* width*depth: lowest span of column x + z*width, or OP_HF_NONE */
-    uint16_t *smin, *smax;  /* pool: span bottom and top [Units: vx] */
-    uint8_t *area;          /* pool: area id, 0 = not walkable */
-    uint32_t *next;         /* pool: next span up the column, or OP_HF_NONE; free list */
-    uint32_t pool_used, pool_cap, free_head;
+    uint32_t *first;        /* width*depth: index of the column's lowest span */
+    uint32_t *count;        /* width*depth: spans in the column */
+    uint16_t *smin, *smax;  /* span bottom and top [Units: vx] */
+    uint8_t *area;          /* area id, 0 = not walkable */
+    uint32_t span_used;     /* array slots in use (live spans and gaps) */
+    uint32_t span_cap;      /* array slots allocated */
+    int packed;             /* columns in cell order without gaps (span_used = span_count) */
+    uint32_t tail_cell;     /* when packed: the last non-empty column (0 when none) */
     uint64_t span_count;    /* live spans */
     op_allocator alloc;     /* the arrays' allocator (ctx->alloc at init) */
 } op_heightfield;
@@ -73,20 +77,22 @@ op_status op_heightfield_set_window(op_ctx *ctx, op_heightfield *hf, int32_t ori
  * span overlapping or touching it is absorbed; after each union, when |new.smax −
  * existing.smax| <= walkable_climb the area becomes the larger of the two.
  * x [Limit: < width], z [Limit: < depth], smin <= smax [Units: vx],
- * walkable_climb [Units: vx] [Limit: >= 0]. */
+ * walkable_climb [Units: vx] [Limit: >= 0]. For building small fields by hand: a column
+ * that grows moves to the end of the arrays (op_rasterize_triangles is the bulk path). */
 op_status op_heightfield_add_span(op_ctx *ctx, op_heightfield *hf, uint32_t x, uint32_t z,
                                   uint16_t smin, uint16_t smax, uint8_t area,
                                   int walkable_climb);
 
-/* Column iteration: for (s = op_heightfield_first(hf, x, z); s != OP_HF_NONE;
- * s = op_heightfield_next(hf, s)) { hf->smin[s], hf->smax[s], hf->area[s] }. */
-static inline uint32_t op_heightfield_first(const op_heightfield *hf, uint32_t x, uint32_t z)
+/* Column iteration: for (s = op_heightfield_begin(hf, x, z); s < op_heightfield_end(hf,
+ * x, z); s++) { hf->smin[s], hf->smax[s], hf->area[s] } (bottom-up). */
+static inline uint32_t op_heightfield_begin(const op_heightfield *hf, uint32_t x, uint32_t z)
 {
-    return hf->head[(size_t)x + (size_t)z * hf->width];
+    return hf->first[(size_t)x + (size_t)z * hf->width];
 }
-static inline uint32_t op_heightfield_next(const op_heightfield *hf, uint32_t s)
+static inline uint32_t op_heightfield_end(const op_heightfield *hf, uint32_t x, uint32_t z)
 {
-    return hf->next[s];
+    const size_t c = (size_t)x + (size_t)z * hf->width;
+    return hf->first[c] + hf->count[c];
 }
 /* Live spans in the whole field. */
 uint64_t op_heightfield_span_count(const op_heightfield *hf);

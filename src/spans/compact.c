@@ -15,9 +15,11 @@ op_status op_build_compact_heightfield(op_ctx *ctx, const op_heightfield *hf,
                        walkable_climb);
     const size_t cells = (size_t)hf->width * hf->depth;
     uint64_t count = 0;
-    for (size_t c = 0; c < cells; c++)
-        for (uint32_t s = hf->head[c]; s != OP_HF_NONE; s = hf->next[s])
+    for (size_t c = 0; c < cells; c++) {
+        const uint32_t s0 = hf->first[c], s1 = s0 + hf->count[c];
+        for (uint32_t s = s0; s < s1; s++)
             count += hf->area[s] != OP_NULL_AREA;
+    }
     if (count > OP_MAX_SPANS)
         return op_fail(ctx, OP_INVALID_ARGUMENT,
                        "%llu walkable spans exceed the 32-bit span index",
@@ -38,14 +40,14 @@ op_status op_build_compact_heightfield(op_ctx *ctx, const op_heightfield *hf,
     uint32_t idx = 0;
     for (size_t c = 0; c < cells; c++) {
         out->cell_first[c] = idx;
-        for (uint32_t s = hf->head[c]; s != OP_HF_NONE; s = hf->next[s]) {
+        const uint32_t s0 = hf->first[c], s1 = s0 + hf->count[c];
+        for (uint32_t s = s0; s < s1; s++) {
             if (hf->area[s] == OP_NULL_AREA)
                 continue;
             const int32_t y = hf->smax[s];
-            const uint32_t n = hf->next[s];
             int32_t h = 255;
-            if (n != OP_HF_NONE) {
-                h = (int32_t)hf->smin[n] - y;
+            if (s + 1 < s1) {
+                h = (int32_t)hf->smin[s + 1] - y;
                 h = h < 0 ? 0 : (h > 255 ? 255 : h);
             }
             out->y[idx] = (uint16_t)y;

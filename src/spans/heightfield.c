@@ -1,7 +1,8 @@
-/* The solid heightfield: per column, spans bottom-up in an index-based pool with a free
- * list (supplement §1.3). No per-column limit; allocation order depends only on the
- * calls made, so the field is deterministic. */
+/* The solid heightfield: per column, spans bottom-up in one contiguous run of the span
+ * arrays (supplement §1.3). The rasterizer writes whole fields packed in cell order
+ * (spans/rasterize.c); op_heightfield_add_span edits one column at a time. */
 #include "onepath/spans.h"
+#include "spans/spans_internal.h"
 #include "core/alloc.h"
 
 #include <math.h>
@@ -21,11 +22,13 @@ op_status op_heightfield_init(op_ctx *ctx, op_heightfield *hf, uint32_t width, u
     const size_t cells = (size_t)width * depth;
     if (ctx)
         hf->alloc = ctx->alloc;
-    hf->head = op_mem_array(&hf->alloc, cells, sizeof(uint32_t));
-    if (!hf->head)
+    hf->first = op_mem_calloc(&hf->alloc, cells, sizeof(uint32_t));
+    hf->count = op_mem_calloc(&hf->alloc, cells, sizeof(uint32_t));
+    if (!hf->first || !hf->count) {
+        op_heightfield_free(hf);
         return op_fail(ctx, OP_NO_MEMORY, "out of memory allocating %u x %u columns", width,
                        depth);
-    memset(hf->head, 0xff, cells * sizeof(uint32_t)); /* OP_HF_NONE */
+    }
     hf->width = width;
     hf->depth = depth;
     hf->world_width = width;
@@ -34,19 +37,27 @@ op_status op_heightfield_init(op_ctx *ctx, op_heightfield *hf, uint32_t width, u
     memcpy(hf->bmax, bmax, sizeof hf->bmax);
     hf->cs = cs;
     hf->ch = ch;
-    hf->free_head = OP_HF_NONE;
+    hf->packed = 1;
     return OP_OK;
 }
 
 void op_heightfield_free(op_heightfield *hf)
 {
     const op_allocator a = hf->alloc;
-    op_mem_free(&a, hf->head);
-    op_mem_free(&a, hf->smin);
-    op_mem_free(&a, hf->smax);
-    op_mem_free(&a, hf->area);
-    op_mem_free(&a, hf->next);
+    op_mem_free(&a, hf->first);
+    op_mem_free(&a, hf->count);
+    op_hf_spans_free(hf);
     memset(hf, 0, sizeof *hf);
+}
+
+void op_hf_spans_free(op_heightfield *hf)
+{
+    op_mem_free(&hf->alloc, hf->smin);
+    op_mem_free(&hf->alloc, hf->smax);
+    op_mem_free(&hf->alloc, hf->area);
+    hf->smin = hf->smax = NULL;
+    hf->area = NULL;
+    hf->span_cap = hf->span_used = 0;
 }
 
 /* supplement §2 "Seam-exact tiles": the window only changes which world columns the
@@ -75,50 +86,34 @@ op_status op_heightfield_set_window(op_ctx *ctx, op_heightfield *hf, int32_t ori
     return OP_OK;
 }
 
-/* Grows the pool's four arrays together; 0 on failure (the pool stays valid). */
-static int pool_grow(op_heightfield *hf)
+int op_hf_spans_reserve(op_heightfield *hf, uint64_t need)
 {
-    uint64_t ncap = hf->pool_cap ? (uint64_t)hf->pool_cap * 2 : 1024;
-    if (ncap > OP_HF_NONE - 1ull)
-        ncap = OP_HF_NONE - 1ull;
-    if (ncap <= hf->pool_cap)
+    if (need <= hf->span_cap)
+        return 1;
+    if (need > OP_HF_MAX_SPANS)
         return 0;
-    /* Each array is resized in turn; one that fails leaves the others larger, which
-     * is harmless (pool_cap still describes the smallest). */
-    void **arrays[4] = {(void **)&hf->smin, (void **)&hf->smax, (void **)&hf->area,
-                        (void **)&hf->next};
-    static const size_t elem[4] = {sizeof(uint16_t), sizeof(uint16_t), 1, sizeof(uint32_t)};
-    for (int i = 0; i < 4; i++) {
-        if ((uint64_t)SIZE_MAX / elem[i] < ncap)
-            return 0;
+    uint64_t ncap = hf->span_cap ? (uint64_t)hf->span_cap + hf->span_cap / 2 : 1024;
+    if (ncap < need)
+        ncap = need;
+    if (ncap > OP_HF_MAX_SPANS)
+        ncap = OP_HF_MAX_SPANS;
+    /* Each array is resized in turn; one that fails leaves the others larger, which is
+     * harmless (span_cap still describes the smallest). */
+    void **arrays[3] = {(void **)&hf->smin, (void **)&hf->smax, (void **)&hf->area};
+    static const size_t elem[3] = {sizeof(uint16_t), sizeof(uint16_t), 1};
+    for (int i = 0; i < 3; i++) {
         void *a = op_mem_realloc(&hf->alloc, *arrays[i], (size_t)ncap * elem[i]);
         if (!a)
             return 0;
         *arrays[i] = a;
     }
-    hf->pool_cap = (uint32_t)ncap;
+    hf->span_cap = (uint32_t)ncap;
     return 1;
 }
 
-static uint32_t span_alloc(op_heightfield *hf)
-{
-    if (hf->free_head != OP_HF_NONE) {
-        uint32_t s = hf->free_head;
-        hf->free_head = hf->next[s];
-        return s;
-    }
-    if (hf->pool_used == hf->pool_cap && !pool_grow(hf))
-        return OP_HF_NONE;
-    return hf->pool_used++;
-}
-
-static void span_release(op_heightfield *hf, uint32_t s)
-{
-    hf->next[s] = hf->free_head;
-    hf->free_head = s;
-}
-
-/* supplement §1.3 merge rule (Recast's addSpan, without its 13-bit height limit). */
+/* supplement §1.3 merge rule (Recast's addSpan, without its 13-bit height limit) on one
+ * column held in arrays: spans strictly below stay, every span overlapping or touching
+ * [smin, smax] is absorbed in bottom-up order, spans strictly above stay. */
 op_status op_heightfield_add_span(op_ctx *ctx, op_heightfield *hf, uint32_t x, uint32_t z,
                                   uint16_t smin, uint16_t smax, uint8_t area,
                                   int walkable_climb)
@@ -128,24 +123,16 @@ op_status op_heightfield_add_span(op_ctx *ctx, op_heightfield *hf, uint32_t x, u
                        z, hf->width, hf->depth);
     if (smin > smax)
         return op_fail(ctx, OP_INVALID_ARGUMENT, "span [%u, %u] has smin > smax", smin, smax);
-    /* Take the new span first so an allocation failure leaves the column untouched. */
-    const uint32_t ns = span_alloc(hf);
-    if (ns == OP_HF_NONE)
-        return op_fail(ctx, OP_NO_MEMORY, "out of memory growing the span pool past %u spans",
-                       hf->pool_cap);
-    uint32_t *head = &hf->head[(size_t)x + (size_t)z * hf->width];
+    const size_t c = (size_t)x + (size_t)z * hf->width;
+    const uint32_t s0 = hf->first[c], n = hf->count[c];
+    uint32_t lo = 0; /* spans [s0, s0 + lo) lie strictly below */
+    while (lo < n && (int32_t)hf->smax[s0 + lo] < (int32_t)smin)
+        lo++;
     int32_t nmin = smin, nmax = smax;
     uint8_t narea = area;
-    uint32_t prev = OP_HF_NONE, cur = *head;
-    while (cur != OP_HF_NONE) {
-        if ((int32_t)hf->smin[cur] > nmax)
-            break; /* strictly above: the new span goes below it */
-        if ((int32_t)hf->smax[cur] < nmin) {
-            prev = cur; /* strictly below */
-            cur = hf->next[cur];
-            continue;
-        }
-        /* Overlapping or touching: absorb cur. */
+    uint32_t hi = lo; /* spans [s0 + lo, s0 + hi) are absorbed */
+    while (hi < n && (int32_t)hf->smin[s0 + hi] <= nmax) {
+        const uint32_t cur = s0 + hi;
         if (hf->smin[cur] < nmin)
             nmin = hf->smin[cur];
         if (hf->smax[cur] > nmax)
@@ -153,24 +140,52 @@ op_status op_heightfield_add_span(op_ctx *ctx, op_heightfield *hf, uint32_t x, u
         const int32_t dy = nmax - (int32_t)hf->smax[cur];
         if (dy <= walkable_climb && -dy <= walkable_climb && hf->area[cur] > narea)
             narea = hf->area[cur];
-        const uint32_t nxt = hf->next[cur];
-        span_release(hf, cur);
-        hf->span_count--;
-        if (prev == OP_HF_NONE)
-            *head = nxt;
-        else
-            hf->next[prev] = nxt;
-        cur = nxt;
+        hi++;
     }
-    hf->smin[ns] = (uint16_t)nmin;
-    hf->smax[ns] = (uint16_t)nmax;
-    hf->area[ns] = narea;
-    hf->next[ns] = cur;
-    if (prev == OP_HF_NONE)
-        *head = ns;
-    else
-        hf->next[prev] = ns;
-    hf->span_count++;
+    uint32_t base = s0;
+    if (hi == lo) {
+        /* One more span: grow in place at the end of the arrays, or move the column there. */
+        const int at_end = s0 + n == hf->span_used;
+        const uint64_t need = (uint64_t)hf->span_used + (at_end ? 1 : n + 1);
+        if (!op_hf_spans_reserve(hf, need))
+            return op_fail(ctx, OP_NO_MEMORY,
+                           "out of memory growing the span arrays past %u spans", hf->span_cap);
+        if (!at_end) {
+            base = hf->span_used;
+            memcpy(hf->smin + base, hf->smin + s0, n * sizeof *hf->smin);
+            memcpy(hf->smax + base, hf->smax + s0, n * sizeof *hf->smax);
+            memcpy(hf->area + base, hf->area + s0, n);
+            hf->first[c] = base;
+        }
+        /* Still packed: the column was the last one, or an empty one after it. A moved
+         * column leaves a gap; an empty one before the last breaks the cell order. */
+        if (n ? !at_end : hf->span_count && c < hf->tail_cell)
+            hf->packed = 0;
+        if (hf->packed)
+            hf->tail_cell = (uint32_t)c;
+        hf->span_used = (uint32_t)need;
+        /* Open a slot at lo. */
+        memmove(hf->smin + base + lo + 1, hf->smin + base + lo, (n - lo) * sizeof *hf->smin);
+        memmove(hf->smax + base + lo + 1, hf->smax + base + lo, (n - lo) * sizeof *hf->smax);
+        memmove(hf->area + base + lo + 1, hf->area + base + lo, n - lo);
+        hf->count[c] = n + 1;
+        hf->span_count++;
+    } else {
+        /* hi - lo spans become one: close the gap above. */
+        const uint32_t gone = hi - lo - 1;
+        memmove(hf->smin + base + lo + 1, hf->smin + base + hi, (n - hi) * sizeof *hf->smin);
+        memmove(hf->smax + base + lo + 1, hf->smax + base + hi, (n - hi) * sizeof *hf->smax);
+        memmove(hf->area + base + lo + 1, hf->area + base + hi, n - hi);
+        hf->count[c] = n - gone;
+        hf->span_count -= gone;
+        if (gone && s0 + n == hf->span_used)
+            hf->span_used -= gone; /* the last run just got shorter */
+        else if (gone)
+            hf->packed = 0;
+    }
+    hf->smin[base + lo] = (uint16_t)nmin;
+    hf->smax[base + lo] = (uint16_t)nmax;
+    hf->area[base + lo] = narea;
     return OP_OK;
 }
 
@@ -178,8 +193,42 @@ uint64_t op_heightfield_span_count(const op_heightfield *hf) { return hf->span_c
 
 uint32_t op_heightfield_column_count(const op_heightfield *hf, uint32_t x, uint32_t z)
 {
-    uint32_t n = 0;
-    for (uint32_t s = op_heightfield_first(hf, x, z); s != OP_HF_NONE; s = hf->next[s])
-        n++;
-    return n;
+    return hf->count[(size_t)x + (size_t)z * hf->width];
+}
+
+op_status op_hf_pack(op_ctx *ctx, op_heightfield *hf)
+{
+    if (hf->packed)
+        return OP_OK;
+    const size_t cells = (size_t)hf->width * hf->depth;
+    op_heightfield t = *hf;
+    t.smin = t.smax = NULL;
+    t.area = NULL;
+    t.span_cap = t.span_used = 0;
+    if (!op_hf_spans_reserve(&t, hf->span_count ? hf->span_count : 1))
+        return op_fail(ctx, OP_NO_MEMORY, "out of memory packing %llu spans",
+                       (unsigned long long)hf->span_count);
+    uint32_t w = 0;
+    for (size_t c = 0; c < cells; c++) {
+        const uint32_t s0 = hf->first[c], n = hf->count[c];
+        memcpy(t.smin + w, hf->smin + s0, n * sizeof *t.smin);
+        memcpy(t.smax + w, hf->smax + s0, n * sizeof *t.smax);
+        memcpy(t.area + w, hf->area + s0, n);
+        hf->first[c] = w;
+        w += n;
+    }
+    op_hf_spans_free(hf);
+    hf->smin = t.smin;
+    hf->smax = t.smax;
+    hf->area = t.area;
+    hf->span_cap = t.span_cap;
+    hf->span_used = w;
+    hf->packed = 1;
+    hf->tail_cell = 0;
+    for (size_t c = cells; c-- > 0;)
+        if (hf->count[c]) {
+            hf->tail_cell = (uint32_t)c;
+            break;
+        }
+    return OP_OK;
 }

@@ -1,16 +1,30 @@
 /* Walkable triangles and triangle rasterization (supplement §1.2, §1.3).
- * Every expression is binary32 in the order Recast writes it (rcMarkWalkableTriangles,
- * rasterizeTri, dividePoly), compiled with -ffp-contract=off, so the spans equal
- * Recast's on the same mesh. */
+ *
+ * The clip of one triangle (src/scalar/raster_clip.c and its SIMD twins) is Recast's
+ * rasterizeTri/dividePoly operation for operation; this file organises it so that the
+ * spans are built where they stay in cache:
+ *  - the window's rows are cut into bands of rows (about 64k cells each), and the
+ *    triangles are binned to the bands their rows touch, in input order (a counting
+ *    sort, two passes);
+ *  - a band's triangles are clipped in input order, each continuing from the polygon
+ *    the previous band left of it (its rows before the first band are replayed, as a
+ *    window replays them, supplement §2); every piece is merged at once into the
+ *    band's columns with the merge rule, in a small pool that stays in cache;
+ *  - the band's columns are then appended to the field in cell order, so the field
+ *    comes out packed (spans.h), and the filters, compaction and links read it in order.
+ * Per column the pieces arrive in input order, so the spans are those of the
+ * triangle-by-triangle reference whatever the banding. */
 #include "onepath/spans.h"
+#include "spans/spans_internal.h"
+#include "spans/raster_clip.h"
+#include "core/alloc.h"
+#include "core/kernels.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #define OP_PI_F 3.14159265f
-/* Recast's rcMin/rcMax (not fminf/fmaxf, whose choice between -0 and +0 is free). */
-#define MINF(a, b) ((a) < (b) ? (a) : (b))
-#define MAXF(a, b) ((a) > (b) ? (a) : (b))
 
 /* supplement §1.2: unit normal of (v1 − v0) × (v2 − v0), normalized in binary32. */
 void op_mark_walkable_triangles(const op_mesh *mesh, float slope_deg, uint8_t *tri_areas)
@@ -32,249 +46,46 @@ void op_mark_walkable_triangles(const op_mesh *mesh, float slope_deg, uint8_t *t
     }
 }
 
-/* Vertices a clipped polygon may hold. In exact arithmetic a triangle cut by two
- * planes of each axis has at most 7 (plus repeats of a vertex lying on a plane), but
- * with binary32 rounding a cut point can land past the next plane, or on it, and a
- * polygon then grows by up to two vertices per cut (issue 10: coordinates that binary32
- * cannot resolve to cs). No bound holds for every input, so divide_poly checks each
- * write and the triangle is rejected instead (OP_BAD_INPUT). Grids that binary32 cannot
- * resolve are refused earlier (op_config_check_resolution); this stop remains for
- * triangles reaching far beyond such a grid. */
-#define OP_CLIP_MAX_VERTS 12
-
-/* Recast's dividePoly: splits poly `in` (n vertices, xyz) by the plane axis = offset;
- * vertices with δ = offset − v[axis] >= 0 go to out1, <= 0 to out2, and each crossing
- * edge (δ signs differ as >= 0 vs < 0) adds b + (a − b)·(δb/(δb − δa)) to both.
- * Returns 0, or -1 (outputs unusable) when either output would exceed
- * OP_CLIP_MAX_VERTS: with `checked`, the writes stop before leaving the buffers. */
-#if defined(__GNUC__)
-__attribute__((always_inline))
-#endif
-static inline int divide_poly_impl(const float *in, int n, float *out1, int *n1, float *out2,
-                                   int *n2, float offset, int axis, const int checked)
-{
-    float delta[OP_CLIP_MAX_VERTS]; /* n <= OP_CLIP_MAX_VERTS: inputs are earlier outputs */
-    for (int i = 0; i < n; i++)
-        delta[i] = offset - in[i * 3 + axis];
-    int m1 = 0, m2 = 0;
-    for (int a = 0, b = n - 1; a < n; b = a, a++) {
-        const int same = (delta[a] >= 0) == (delta[b] >= 0);
-        if (checked) {
-            /* What this step writes: a crossing point to both, then a by its side. */
-            const int add1 = same ? delta[a] >= 0 : 1 + (delta[a] > 0);
-            const int add2 = same ? delta[a] <= 0 : 1 + (delta[a] < 0);
-            if (m1 + add1 > OP_CLIP_MAX_VERTS || m2 + add2 > OP_CLIP_MAX_VERTS)
-                return -1;
-        }
-        if (!same) {
-            const float s = delta[b] / (delta[b] - delta[a]);
-            for (int k = 0; k < 3; k++) {
-                const float v = in[b * 3 + k] + (in[a * 3 + k] - in[b * 3 + k]) * s;
-                out1[m1 * 3 + k] = v;
-                out2[m2 * 3 + k] = v;
-            }
-            m1++;
-            m2++;
-            /* Points on the plane were added above as the crossing point. */
-            if (delta[a] > 0) {
-                for (int k = 0; k < 3; k++)
-                    out1[m1 * 3 + k] = in[a * 3 + k];
-                m1++;
-            } else if (delta[a] < 0) {
-                for (int k = 0; k < 3; k++)
-                    out2[m2 * 3 + k] = in[a * 3 + k];
-                m2++;
-            }
-        } else {
-            /* Same side: a vertex on the plane goes to both. */
-            if (delta[a] >= 0) {
-                for (int k = 0; k < 3; k++)
-                    out1[m1 * 3 + k] = in[a * 3 + k];
-                m1++;
-                if (delta[a] != 0)
-                    continue;
-            }
-            for (int k = 0; k < 3; k++)
-                out2[m2 * 3 + k] = in[a * 3 + k];
-            m2++;
-        }
-    }
-    *n1 = m1;
-    *n2 = m2;
-    return 0;
-}
-
-/* Each output gets at most one vertex per input vertex and one per crossing edge, so at
- * most 2n: up to n = OP_CLIP_MAX_VERTS / 2 no step can overflow (in exact arithmetic a
- * triangle cut by a row strip and one column plane has at most 6 vertices), and only
- * larger polygons pay for the check of each step. */
-static int divide_poly(const float *in, int n, float *out1, int *n1, float *out2, int *n2,
-                       float offset, int axis)
-{
-    if (2 * n <= OP_CLIP_MAX_VERTS)
-        return divide_poly_impl(in, n, out1, n1, out2, n2, offset, axis, 0);
-    return divide_poly_impl(in, n, out1, n1, out2, n2, offset, axis, 1);
-}
-
-/* (int)f clamped to [lo, hi] without converting an out-of-range float (which would be
- * undefined behaviour in C): truncation toward zero, exactly as the cast. */
-static int trunc_clamp(float f, int lo, int hi)
-{
-    if (!(f > (float)lo))
-        return lo;
-    if (!(f < (float)hi))
-        return hi;
-    const int v = (int)f;
-    return v < lo ? lo : (v > hi ? hi : v);
-}
-
-static int overlap_bounds(const float *amin, const float *amax, const float *bmin,
-                          const float *bmax)
-{
-    for (int i = 0; i < 3; i++)
-        if (amin[i] > bmax[i] || amax[i] < bmin[i])
-            return 0;
-    return 1;
-}
-
-static op_status clip_overflow(op_ctx *ctx, const op_heightfield *hf, const char *what,
-                               int at, const float *tmin, const float *tmax)
-{
-    return op_fail(ctx, OP_BAD_INPUT,
-                   "clipping at %s %d made more than %d polygon vertices: binary32 cannot "
-                   "resolve the triangle's coordinates (x %.9g..%.9g, z %.9g..%.9g) to cs %g",
-                   what, at, OP_CLIP_MAX_VERTS, tmin[0], tmax[0], tmin[2], tmax[2], hf->cs);
-}
+/* ---- The window and its bands ------------------------------------------------------ */
 
 /* The world rows and columns a window covers, clamped to the world (supplement §2
- * "Seam-exact tiles"): [x_lo, x_hi] x [z_lo, z_hi] in world indices, empty when lo > hi. */
-typedef struct raster_window {
-    int w, h;         /* world grid */
-    int ox, oz;       /* world column of local column 0 */
+ * "Seam-exact tiles"): [x_lo, x_hi] x [z_lo, z_hi] in world indices, empty when lo > hi;
+ * bands of `band` rows from z_lo. */
+typedef struct raster_job {
+    op_ctx *ctx;
+    op_heightfield *hf;
+    const op_mesh *mesh;
+    const uint8_t *tri_areas;
+    const uint32_t *list; /* NULL: every triangle */
+    uint32_t count;       /* triangles listed */
+    int climb;
+    op_clip_grid g;
+    op_clip_rows_fn clip;
+    int ox, oz;
     int x_lo, x_hi, z_lo, z_hi;
-} raster_window;
+    int band;           /* rows per band */
+    uint32_t nbands;
+    uint32_t *bin_first; /* nbands + 1 */
+    uint32_t *bin;       /* list positions, band by band, in input order */
+    uint32_t valid;      /* list positions [0, valid) passed the checks */
+    op_status bad_status;
+    char bad_msg[sizeof(((op_ctx *)0)->err)];
+} raster_job;
 
-static raster_window window_of(const op_heightfield *hf)
+static void window_of(raster_job *j)
 {
-    raster_window r;
-    r.w = (int)hf->world_width;
-    r.h = (int)hf->world_depth;
-    r.ox = hf->origin_x;
-    r.oz = hf->origin_z;
+    const op_heightfield *hf = j->hf;
     const int64_t xe = (int64_t)hf->origin_x + hf->width - 1;
     const int64_t ze = (int64_t)hf->origin_z + hf->depth - 1;
-    r.x_lo = r.ox > 0 ? r.ox : 0;
-    r.z_lo = r.oz > 0 ? r.oz : 0;
-    r.x_hi = (int)(xe < r.w - 1 ? xe : r.w - 1);
-    r.z_hi = (int)(ze < r.h - 1 ? ze : r.h - 1);
-    return r;
+    j->ox = hf->origin_x;
+    j->oz = hf->origin_z;
+    j->x_lo = j->ox > 0 ? j->ox : 0;
+    j->z_lo = j->oz > 0 ? j->oz : 0;
+    j->x_hi = (int)(xe < j->g.w - 1 ? xe : j->g.w - 1);
+    j->z_hi = (int)(ze < j->g.h - 1 ? ze : j->g.h - 1);
 }
 
-/* supplement §1.3: clip along z rows, then x columns within each row piece. Rows and
- * columns are world indices and every cut plane is bmin + index·cs + cs of the world,
- * exactly as the solo bake computes it; a triangle that starts before the window
- * consumes the rows and columns before it (supplement §2 "Seam-exact tiles"). */
-static op_status rasterize_tri(op_ctx *ctx, op_heightfield *hf, const raster_window *win,
-                               const float *v0, const float *v1, const float *v2,
-                               uint8_t area, float ics, float ich, int climb)
-{
-    float tmin[3], tmax[3];
-    for (int i = 0; i < 3; i++) {
-        tmin[i] = MINF(MINF(v0[i], v1[i]), v2[i]);
-        tmax[i] = MAXF(MAXF(v0[i], v1[i]), v2[i]);
-    }
-    /* Recast skips triangles outside the field's bounding box (the world's). */
-    if (!overlap_bounds(tmin, tmax, hf->bmin, hf->bmax))
-        return OP_OK;
-
-    const int w = win->w, h = win->h;
-    const float cs = hf->cs;
-    const float by = hf->bmax[1] - hf->bmin[1];
-    /* Rows: z0 in [-1, h-1] so the part before row 0 is cut off properly. */
-    const int z0 = trunc_clamp((tmin[2] - hf->bmin[2]) * ics, -1, h - 1);
-    int z1 = trunc_clamp((tmax[2] - hf->bmin[2]) * ics, 0, h - 1);
-    /* Rows past the window produce nothing here: stop there. */
-    if (z1 > win->z_hi)
-        z1 = win->z_hi;
-    if (z1 < win->z_lo)
-        return OP_OK; /* ends before the window */
-
-    float buf[4][OP_CLIP_MAX_VERTS * 3];
-    float *in = buf[0], *in_row = buf[1], *p1 = buf[2], *p2 = buf[3];
-    for (int k = 0; k < 3; k++) {
-        in[k] = v0[k];
-        in[3 + k] = v1[k];
-        in[6 + k] = v2[k];
-    }
-    int nv_in = 3, nv_row;
-    for (int z = z0; z <= z1; z++) {
-        const float cell_z = hf->bmin[2] + (float)z * cs;
-        if (divide_poly(in, nv_in, in_row, &nv_row, p1, &nv_in, cell_z + cs, 2))
-            return clip_overflow(ctx, hf, "row", z, tmin, tmax);
-        float *t = in;
-        in = p1;
-        p1 = t;
-        if (nv_row < 3 || z < win->z_lo)
-            continue; /* rows z < 0, and rows before the window, only consume */
-        float minx = in_row[0], maxx = in_row[0];
-        for (int i = 1; i < nv_row; i++) {
-            if (minx > in_row[i * 3])
-                minx = in_row[i * 3];
-            if (maxx < in_row[i * 3])
-                maxx = in_row[i * 3];
-        }
-        /* Clamped to [-2, w] first (no conversion overflow); the tests below see the
-         * same outcome as with the unclamped casts. */
-        int x0 = trunc_clamp((minx - hf->bmin[0]) * ics, -2, w);
-        int x1 = trunc_clamp((maxx - hf->bmin[0]) * ics, -2, w);
-        if (x1 < 0 || x0 >= w)
-            continue;
-        x0 = x0 < -1 ? -1 : x0;
-        x1 = x1 > w - 1 ? w - 1 : x1;
-        if (x1 > win->x_hi)
-            x1 = win->x_hi; /* columns past the window produce nothing here */
-        const uint32_t lz = (uint32_t)(z - win->oz);
-        int nv, nv2 = nv_row;
-        for (int x = x0; x <= x1; x++) {
-            const float cell_x = hf->bmin[0] + (float)x * cs;
-            if (divide_poly(in_row, nv2, p1, &nv, p2, &nv2, cell_x + cs, 0))
-                return clip_overflow(ctx, hf, "column", x, tmin, tmax);
-            t = in_row;
-            in_row = p2;
-            p2 = t;
-            if (nv < 3 || x < win->x_lo)
-                continue; /* columns x < 0, and before the window, only consume */
-            float ymin = p1[1], ymax = p1[1];
-            for (int i = 1; i < nv; i++) {
-                ymin = MINF(ymin, p1[i * 3 + 1]);
-                ymax = MAXF(ymax, p1[i * 3 + 1]);
-            }
-            ymin -= hf->bmin[1];
-            ymax -= hf->bmin[1];
-            if (ymax < 0.0f || ymin > by)
-                continue;
-            if (ymin < 0.0f)
-                ymin = 0.0f;
-            if (ymax > by)
-                ymax = by;
-            /* Recast clamps smax to >= smin + 1 and both to the height limit; with 16
-             * bits smin stops at 0xfffe so that smax >= smin + 1 always holds. */
-            const float lo = floorf(ymin * ich), hi = ceilf(ymax * ich);
-            const int smin = trunc_clamp(lo, 0, (int)OP_HF_MAX_HEIGHT - 1);
-            int smax = trunc_clamp(hi, 0, (int)OP_HF_MAX_HEIGHT);
-            if (smax < smin + 1)
-                smax = smin + 1;
-            op_status st = op_heightfield_add_span(ctx, hf, (uint32_t)(x - win->ox), lz,
-                                                   (uint16_t)smin, (uint16_t)smax, area, climb);
-            if (st != OP_OK)
-                return st;
-        }
-    }
-    return OP_OK;
-}
-
-/* Index and coordinate checks of triangle i (the stage driver checks them all up front;
- * this keeps a direct caller safe too). */
+/* Index and coordinate checks of triangle i. */
 static op_status check_tri(op_ctx *ctx, const op_mesh *mesh, uint32_t i)
 {
     const uint32_t *t = mesh->tris + 3 * (size_t)i;
@@ -290,80 +101,580 @@ static op_status check_tri(op_ctx *ctx, const op_mesh *mesh, uint32_t i)
     return OP_OK;
 }
 
-static op_status check_args(op_ctx *ctx, const op_heightfield *hf, const op_mesh *mesh,
-                            int walkable_climb)
+static uint32_t tri_of(const raster_job *j, uint32_t k) { return j->list ? j->list[k] : k; }
+
+/* The clip state of list position k, or 0 when it produces nothing in the window. */
+static int start_tri(const raster_job *j, uint32_t k, op_clip_state *st)
 {
-    if (walkable_climb < 0)
-        return op_fail(ctx, OP_INVALID_ARGUMENT, "walkable_climb must be >= 0 (got %d)",
-                       walkable_climb);
-    if (mesh->tri_count && (!mesh->tris || !mesh->verts))
-        return op_fail(ctx, OP_BAD_INPUT, "mesh has %u triangles but no arrays", mesh->tri_count);
-    if (hf->world_width == 0 || hf->world_depth == 0)
-        return op_fail(ctx, OP_INVALID_ARGUMENT, "heightfield without a grid");
+    const uint32_t *t = j->mesh->tris + 3 * (size_t)tri_of(j, k);
+    const float *v = j->mesh->verts;
+    if (!op_clip_start(&j->g, j->hf->bmax, v + 3 * (size_t)t[0], v + 3 * (size_t)t[1],
+                       v + 3 * (size_t)t[2], st))
+        return 0;
+    return st->z1 >= j->z_lo && st->z <= j->z_hi; /* rows past the window: nothing */
+}
+
+static uint32_t band_of(const raster_job *j, int z)
+{
+    return z <= j->z_lo ? 0 : (uint32_t)((z - j->z_lo) / j->band);
+}
+
+/* Bins the listed triangles to the bands their rows touch (a counting sort in input
+ * order). The checks run in input order first: triangles from the first bad one on are
+ * left out, and its message is kept for the end (an earlier triangle's clip failure
+ * comes first). */
+static op_status bin_triangles(raster_job *j)
+{
+    op_ctx *ctx = j->ctx;
+    const op_allocator *a = op_ctx_allocator(ctx);
+    j->valid = j->count;
+    j->bad_status = OP_OK;
+    for (uint32_t k = 0; k < j->count; k++) {
+        const uint32_t i = tri_of(j, k);
+        if (i >= j->mesh->tri_count)
+            j->bad_status = op_fail(ctx, OP_INVALID_ARGUMENT,
+                                    "triangle list entry %u is %u of %u", k, i,
+                                    j->mesh->tri_count);
+        else
+            j->bad_status = check_tri(ctx, j->mesh, i);
+        if (j->bad_status != OP_OK) {
+            memcpy(j->bad_msg, ctx->err, sizeof j->bad_msg);
+            j->valid = k;
+            break;
+        }
+    }
+    j->bin_first = op_mem_calloc(a, (size_t)j->nbands + 1, sizeof(uint32_t));
+    if (!j->bin_first)
+        return op_fail(ctx, OP_NO_MEMORY, "out of memory binning triangles to %u bands",
+                       j->nbands);
+    /* Pass 1 counts into bin_first[b + 1]; those become the starts (shifted by one), and
+     * pass 2 advances them to the ends, so bin_first[b] .. bin_first[b + 1] is band b. */
+    uint64_t total = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t k = 0; k < j->valid; k++) {
+            op_clip_state st;
+            if (!start_tri(j, k, &st))
+                continue;
+            const uint32_t b0 = band_of(j, st.z);
+            const uint32_t b1 = band_of(j, st.z1 < j->z_hi ? st.z1 : j->z_hi);
+            for (uint32_t b = b0; b <= b1; b++) {
+                if (pass == 0) {
+                    j->bin_first[b + 1]++;
+                    total++;
+                } else {
+                    j->bin[j->bin_first[b + 1]++] = k;
+                }
+            }
+        }
+        if (pass == 1)
+            break;
+        if (total > UINT32_MAX)
+            return op_fail(ctx, OP_NO_MEMORY, "%llu triangle-band pairs exceed the index",
+                           (unsigned long long)total);
+        j->bin = op_mem_array(a, total ? (size_t)total : 1, sizeof(uint32_t));
+        if (!j->bin)
+            return op_fail(ctx, OP_NO_MEMORY, "out of memory binning triangles (%llu entries)",
+                           (unsigned long long)total);
+        uint32_t sum = 0;
+        for (uint32_t b = 0; b < j->nbands; b++) {
+            const uint32_t c = j->bin_first[b + 1];
+            j->bin_first[b + 1] = sum;
+            sum += c;
+        }
+    }
     return OP_OK;
 }
 
-static op_status rasterize_one(op_ctx *ctx, op_heightfield *hf, const raster_window *win,
-                               const op_mesh *mesh, const uint8_t *tri_areas, uint32_t i,
-                               float ics, float ich, int climb)
+/* ---- One band: clip in input order, merge into cached columns ---------------------- */
+
+#define BAND_NONE 0xffffffffu
+
+/* The band's columns: per cell a list bottom-up through next[], in a pool with a free
+ * list (the merge rule needs insertion in the middle). */
+typedef struct band_pool {
+    uint32_t *head; /* band cells */
+    uint16_t *smin, *smax;
+    uint8_t *area;
+    uint32_t *next;
+    uint32_t used, cap, free_head;
+} band_pool;
+
+typedef struct carry {
+    uint32_t k; /* list position */
+    op_clip_state st;
+} carry;
+
+/* What one worker owns while it rasterizes a run of bands. */
+typedef struct band_worker {
+    band_pool pool;
+    op_piece *pieces; /* band cells: a triangle leaves at most one piece per cell */
+    carry *cin, *cout;
+    uint32_t ncin, ncout, ccap;
+    /* The spans of the bands done so far, packed in cell order. */
+    uint16_t *smin, *smax;
+    uint8_t *area;
+    uint32_t used, cap;
+    /* The first failing triangle (list position) and its message. */
+    uint32_t fail_k;
+    op_status fail_status;
+    char fail_msg[sizeof(((op_ctx *)0)->err)];
+} band_worker;
+
+static int pool_grow(const op_allocator *a, band_pool *p)
 {
-    op_status st = check_tri(ctx, mesh, i);
-    if (st != OP_OK)
-        return st;
-    const uint32_t *t = mesh->tris + 3 * (size_t)i;
-    st = rasterize_tri(ctx, hf, win, mesh->verts + 3 * (size_t)t[0],
-                       mesh->verts + 3 * (size_t)t[1], mesh->verts + 3 * (size_t)t[2],
-                       tri_areas[i], ics, ich, climb);
-    if (st == OP_BAD_INPUT) {
-        char msg[sizeof ctx->err];
-        memcpy(msg, ctx->err, sizeof msg);
-        return op_fail(ctx, st, "triangle %u: %s", i, msg);
+    const uint64_t ncap = p->cap ? (uint64_t)p->cap * 2 : 4096;
+    if (ncap > OP_HF_MAX_SPANS)
+        return 0;
+    void **arrays[4] = {(void **)&p->smin, (void **)&p->smax, (void **)&p->area,
+                        (void **)&p->next};
+    static const size_t elem[4] = {sizeof(uint16_t), sizeof(uint16_t), 1, sizeof(uint32_t)};
+    for (int i = 0; i < 4; i++) {
+        void *n = op_mem_realloc(a, *arrays[i], (size_t)ncap * elem[i]);
+        if (!n)
+            return 0;
+        *arrays[i] = n;
     }
+    p->cap = (uint32_t)ncap;
+    return 1;
+}
+
+static uint32_t pool_take(const op_allocator *a, band_pool *p)
+{
+    if (p->free_head != BAND_NONE) {
+        const uint32_t s = p->free_head;
+        p->free_head = p->next[s];
+        return s;
+    }
+    if (p->used == p->cap && !pool_grow(a, p))
+        return BAND_NONE;
+    return p->used++;
+}
+
+/* supplement §1.3 merge rule (Recast's addSpan, without its 13-bit height limit). */
+static int band_add(const op_allocator *a, band_pool *p, uint32_t cell, uint16_t smin,
+                    uint16_t smax, uint8_t area, int climb)
+{
+    const uint32_t ns = pool_take(a, p);
+    if (ns == BAND_NONE)
+        return 0;
+    uint32_t *head = &p->head[cell];
+    int32_t nmin = smin, nmax = smax;
+    uint8_t narea = area;
+    uint32_t prev = BAND_NONE, cur = *head;
+    while (cur != BAND_NONE) {
+        if ((int32_t)p->smin[cur] > nmax)
+            break; /* strictly above: the new span goes below it */
+        if ((int32_t)p->smax[cur] < nmin) {
+            prev = cur; /* strictly below */
+            cur = p->next[cur];
+            continue;
+        }
+        /* Overlapping or touching: absorb cur. */
+        if (p->smin[cur] < nmin)
+            nmin = p->smin[cur];
+        if (p->smax[cur] > nmax)
+            nmax = p->smax[cur];
+        const int32_t dy = nmax - (int32_t)p->smax[cur];
+        if (dy <= climb && -dy <= climb && p->area[cur] > narea)
+            narea = p->area[cur];
+        const uint32_t nxt = p->next[cur];
+        p->next[cur] = p->free_head;
+        p->free_head = cur;
+        if (prev == BAND_NONE)
+            *head = nxt;
+        else
+            p->next[prev] = nxt;
+        cur = nxt;
+    }
+    p->smin[ns] = (uint16_t)nmin;
+    p->smax[ns] = (uint16_t)nmax;
+    p->area[ns] = narea;
+    p->next[ns] = cur;
+    if (prev == BAND_NONE)
+        *head = ns;
+    else
+        p->next[prev] = ns;
+    return 1;
+}
+
+static int worker_reserve(const op_allocator *a, band_worker *wk, uint64_t need)
+{
+    if (need <= wk->cap)
+        return 1;
+    if (need > OP_HF_MAX_SPANS)
+        return 0;
+    uint64_t ncap = wk->cap ? (uint64_t)wk->cap + wk->cap / 2 : 65536;
+    if (ncap < need)
+        ncap = need;
+    if (ncap > OP_HF_MAX_SPANS)
+        ncap = OP_HF_MAX_SPANS;
+    void **arrays[3] = {(void **)&wk->smin, (void **)&wk->smax, (void **)&wk->area};
+    static const size_t elem[3] = {sizeof(uint16_t), sizeof(uint16_t), 1};
+    for (int i = 0; i < 3; i++) {
+        void *n = op_mem_realloc(a, *arrays[i], (size_t)ncap * elem[i]);
+        if (!n)
+            return 0;
+        *arrays[i] = n;
+    }
+    wk->cap = (uint32_t)ncap;
+    return 1;
+}
+
+static void worker_fail(band_worker *wk, uint32_t k, op_status st, const char *msg)
+{
+    if (wk->fail_status != OP_OK && wk->fail_k <= k)
+        return;
+    wk->fail_k = k;
+    wk->fail_status = st;
+    snprintf(wk->fail_msg, sizeof wk->fail_msg, "%s", msg);
+}
+
+static int carry_push(const op_allocator *a, band_worker *wk, uint32_t k, const op_clip_state *st)
+{
+    if (wk->ncout == wk->ccap) {
+        const uint32_t ncap = wk->ccap ? wk->ccap * 2 : 256;
+        carry *ni = op_mem_realloc(a, wk->cin, (size_t)ncap * sizeof *ni);
+        if (!ni)
+            return 0;
+        wk->cin = ni;
+        carry *no = op_mem_realloc(a, wk->cout, (size_t)ncap * sizeof *no);
+        if (!no)
+            return 0;
+        wk->cout = no;
+        wk->ccap = ncap;
+    }
+    wk->cout[wk->ncout].k = k;
+    wk->cout[wk->ncout].st = *st;
+    wk->ncout++;
+    return 1;
+}
+
+/* Rasterizes band b (rows [zb0, zb1]) into wk's packed spans and writes the columns'
+ * first/count (first relative to wk's spans). `resume`: the previous band was done by
+ * this worker, so its carried polygons continue here; else triangles replay from their
+ * first row. */
+static void do_band(const raster_job *j, band_worker *wk, uint32_t b, int resume)
+{
+    op_heightfield *hf = j->hf;
+    const op_allocator *a = &hf->alloc;
+    const int zb0 = j->z_lo + (int)b * j->band;
+    const int zb1 = zb0 + j->band - 1 < j->z_hi ? zb0 + j->band - 1 : j->z_hi;
+    const uint32_t bw = hf->width; /* band rows are whole local rows */
+    const int lz0 = zb0 - j->oz;
+    const uint32_t cells = (uint32_t)(zb1 - zb0 + 1) * bw;
+    band_pool *p = &wk->pool;
+    p->used = 0;
+    p->free_head = BAND_NONE;
+    memset(p->head, 0xff, (size_t)cells * sizeof *p->head);
+
+    /* The field's own spans come first (rasterizing into a field that has some). */
+    const size_t c0 = (size_t)lz0 * bw;
+    if (hf->span_count) {
+        for (uint32_t c = 0; c < cells; c++) {
+            const uint32_t s0 = hf->first[c0 + c], n = hf->count[c0 + c];
+            uint32_t *link = &p->head[c];
+            for (uint32_t s = s0; s < s0 + n; s++) {
+                const uint32_t ns = pool_take(a, p);
+                if (ns == BAND_NONE) {
+                    worker_fail(wk, 0, OP_NO_MEMORY, "out of memory in a band of spans");
+                    return;
+                }
+                p->smin[ns] = hf->smin[s];
+                p->smax[ns] = hf->smax[s];
+                p->area[ns] = hf->area[s];
+                p->next[ns] = BAND_NONE;
+                *link = ns;
+                link = &p->next[ns];
+            }
+        }
+    }
+
+    /* Carried polygons of the previous band become this band's input. */
+    carry *t = wk->cin;
+    wk->cin = wk->cout;
+    wk->cout = t;
+    wk->ncin = resume ? wk->ncout : 0;
+    wk->ncout = 0;
+    uint32_t ci = 0;
+
+    for (uint32_t e = j->bin_first[b]; e < j->bin_first[b + 1]; e++) {
+        const uint32_t k = j->bin[e];
+        if (wk->fail_status != OP_OK && k >= wk->fail_k)
+            break; /* only earlier triangles can still matter */
+        op_clip_state st;
+        while (ci < wk->ncin && wk->cin[ci].k < k)
+            ci++;
+        if (ci < wk->ncin && wk->cin[ci].k == k)
+            st = wk->cin[ci++].st;
+        else if (!start_tri(j, k, &st))
+            continue;
+        op_clip_fail f;
+        const int np = j->clip(&j->g, &st, zb1, j->z_lo > zb0 ? j->z_lo : zb0, j->x_lo, j->x_hi,
+                               wk->pieces, &f);
+        if (np < 0) {
+            /* The reference's message (triangle, plane, bounds). */
+            const uint32_t *tv = j->mesh->tris + 3 * (size_t)tri_of(j, k);
+            const float *v0 = j->mesh->verts + 3 * (size_t)tv[0],
+                        *v1 = j->mesh->verts + 3 * (size_t)tv[1],
+                        *v2 = j->mesh->verts + 3 * (size_t)tv[2];
+            float tmin[3], tmax[3];
+            for (int q = 0; q < 3; q++) {
+                tmin[q] = v0[q] < v1[q] ? v0[q] : v1[q];
+                tmin[q] = tmin[q] < v2[q] ? tmin[q] : v2[q];
+                tmax[q] = v0[q] > v1[q] ? v0[q] : v1[q];
+                tmax[q] = tmax[q] > v2[q] ? tmax[q] : v2[q];
+            }
+            char msg[sizeof wk->fail_msg];
+            snprintf(msg, sizeof msg,
+                     "triangle %u: clipping at %s %d made more than %d polygon vertices: "
+                     "binary32 cannot resolve the triangle's coordinates (x %.9g..%.9g, z "
+                     "%.9g..%.9g) to cs %g",
+                     tri_of(j, k), f.column ? "column" : "row", f.at, OP_CLIP_MAX_VERTS,
+                     (double)tmin[0], (double)tmax[0], (double)tmin[2], (double)tmax[2],
+                     (double)j->g.cs);
+            worker_fail(wk, k, OP_BAD_INPUT, msg);
+            break;
+        }
+        const uint8_t area = j->tri_areas[tri_of(j, k)];
+        for (int q = 0; q < np; q++) {
+            const op_piece *pc = &wk->pieces[q];
+            const uint32_t cell = (uint32_t)(pc->x - j->ox) + (uint32_t)(pc->z - zb0) * bw;
+            if (!band_add(a, p, cell, pc->smin, pc->smax, area, j->climb)) {
+                worker_fail(wk, 0, OP_NO_MEMORY, "out of memory in a band of spans");
+                return;
+            }
+        }
+        if (st.z <= st.z1 && st.z <= j->z_hi && !carry_push(a, wk, k, &st)) {
+            worker_fail(wk, 0, OP_NO_MEMORY, "out of memory carrying triangles between bands");
+            return;
+        }
+    }
+
+    /* The band's columns, appended in cell order. */
+    uint64_t n = 0;
+    for (uint32_t c = 0; c < cells; c++)
+        for (uint32_t s = p->head[c]; s != BAND_NONE; s = p->next[s])
+            n++;
+    if (!worker_reserve(a, wk, (uint64_t)wk->used + n)) {
+        worker_fail(wk, 0, OP_NO_MEMORY, "out of memory for the spans of a band");
+        return;
+    }
+    for (uint32_t c = 0; c < cells; c++) {
+        const uint32_t first = wk->used;
+        for (uint32_t s = p->head[c]; s != BAND_NONE; s = p->next[s]) {
+            wk->smin[wk->used] = p->smin[s];
+            wk->smax[wk->used] = p->smax[s];
+            wk->area[wk->used] = p->area[s];
+            wk->used++;
+        }
+        hf->first[c0 + c] = first;
+        hf->count[c0 + c] = wk->used - first;
+    }
+}
+
+static void worker_free(const op_allocator *a, band_worker *wk)
+{
+    op_mem_free(a, wk->pool.head);
+    op_mem_free(a, wk->pool.smin);
+    op_mem_free(a, wk->pool.smax);
+    op_mem_free(a, wk->pool.area);
+    op_mem_free(a, wk->pool.next);
+    op_mem_free(a, wk->pieces);
+    op_mem_free(a, wk->cin);
+    op_mem_free(a, wk->cout);
+    op_mem_free(a, wk->smin);
+    op_mem_free(a, wk->smax);
+    op_mem_free(a, wk->area);
+}
+
+static int worker_init(const raster_job *j, band_worker *wk)
+{
+    const op_allocator *a = &j->hf->alloc;
+    memset(wk, 0, sizeof *wk);
+    const size_t cells = (size_t)j->band * j->hf->width;
+    wk->pool.head = op_mem_array(a, cells, sizeof(uint32_t));
+    wk->pieces = op_mem_array(a, cells, sizeof(op_piece));
+    return wk->pool.head && wk->pieces && pool_grow(a, &wk->pool);
+}
+
+/* Rows per band: about 64k cells, at least one row. */
+static int band_rows(uint32_t width)
+{
+    const uint32_t r = 65536u / (width ? width : 1);
+    return r ? (int)r : 1;
+}
+
+static op_status rasterize(raster_job *j)
+{
+    op_ctx *ctx = j->ctx;
+    op_heightfield *hf = j->hf;
+    const op_allocator *a = &hf->alloc;
+    if (j->climb < 0)
+        return op_fail(ctx, OP_INVALID_ARGUMENT, "walkable_climb must be >= 0 (got %d)",
+                       j->climb);
+    if (j->count && (!j->mesh->tris || !j->mesh->verts))
+        return op_fail(ctx, OP_BAD_INPUT, "mesh has %u triangles but no arrays",
+                       j->mesh->tri_count);
+    if (hf->world_width == 0 || hf->world_depth == 0)
+        return op_fail(ctx, OP_INVALID_ARGUMENT, "heightfield without a grid");
+    j->g.bmin[0] = hf->bmin[0];
+    j->g.bmin[1] = hf->bmin[1];
+    j->g.bmin[2] = hf->bmin[2];
+    j->g.cs = hf->cs;
+    j->g.ics = 1.0f / hf->cs;
+    j->g.ich = 1.0f / hf->ch;
+    j->g.by = hf->bmax[1] - hf->bmin[1];
+    j->g.w = (int)hf->world_width;
+    j->g.h = (int)hf->world_depth;
+    j->clip = op_clip_rows_scalar;
+    window_of(j);
+    if (j->x_lo > j->x_hi || j->z_lo > j->z_hi) {
+        /* The window lies outside the world: nothing to draw, but the checks stand. */
+        for (uint32_t k = 0; k < j->count; k++) {
+            const uint32_t i = tri_of(j, k);
+            if (i >= j->mesh->tri_count)
+                return op_fail(ctx, OP_INVALID_ARGUMENT, "triangle list entry %u is %u of %u",
+                               k, i, j->mesh->tri_count);
+            op_status st = check_tri(ctx, j->mesh, i);
+            if (st != OP_OK)
+                return st;
+        }
+        return OP_OK;
+    }
+    j->band = band_rows(hf->width);
+    j->nbands = (uint32_t)((j->z_hi - j->z_lo) / j->band + 1);
+
+    op_status st = bin_triangles(j);
+    band_worker wk;
+    memset(&wk, 0, sizeof wk);
+    if (st == OP_OK) {
+        if (!worker_init(j, &wk))
+            st = op_fail(ctx, OP_NO_MEMORY, "out of memory for a band of %d rows", j->band);
+    }
+    /* Columns of rows outside the world keep their (absent) spans: clear them in the
+     * new layout, then the bands fill the rest. */
+    uint32_t *old_first = NULL, *old_count = NULL;
+    const int had_spans = hf->span_count != 0;
+    if (st == OP_OK && had_spans) {
+        const size_t cells = (size_t)hf->width * hf->depth;
+        old_first = op_mem_array(a, cells, sizeof(uint32_t));
+        old_count = op_mem_array(a, cells, sizeof(uint32_t));
+        if (!old_first || !old_count)
+            st = op_fail(ctx, OP_NO_MEMORY, "out of memory for %zu columns", cells);
+        else {
+            memcpy(old_first, hf->first, cells * sizeof(uint32_t));
+            memcpy(old_count, hf->count, cells * sizeof(uint32_t));
+        }
+    }
+    if (st == OP_OK) {
+        wk.fail_status = OP_OK;
+        const uint32_t step = j->nbands / 16 ? j->nbands / 16 : 1;
+        for (uint32_t b = 0; b < j->nbands; b++) {
+            do_band(j, &wk, b, b > 0);
+            if (wk.fail_status == OP_NO_MEMORY)
+                break;
+            if (!j->list && (b + 1) % step == 0)
+                op_progress(ctx, "spans", 0.8 * (double)(b + 1) / (double)j->nbands);
+        }
+        /* The first failure in input order: a clip failure of an earlier triangle, or
+         * the check of the first bad one. */
+        if (wk.fail_status == OP_NO_MEMORY)
+            st = op_fail(ctx, OP_NO_MEMORY, "%s", wk.fail_msg);
+        else if (wk.fail_status != OP_OK && wk.fail_k < j->valid)
+            st = op_fail(ctx, wk.fail_status, "%s", wk.fail_msg);
+        else if (j->bad_status != OP_OK)
+            st = op_fail(ctx, j->bad_status, "%s", j->bad_msg);
+    }
+    if (st == OP_OK) {
+        /* Rows of the window outside the world, and columns left and right of it, are
+         * empty (spans only come from the world): the field is the bands' spans, with
+         * the old spans of those columns kept after them. */
+        const size_t cells = (size_t)hf->width * hf->depth;
+        const size_t c0 = (size_t)(j->z_lo - j->oz) * hf->width;
+        const size_t c1 = (size_t)(j->z_hi - j->oz + 1) * hf->width;
+        uint64_t extra = 0;
+        for (size_t c = 0; c < cells && had_spans; c++)
+            if (c < c0 || c >= c1)
+                extra += old_count[c];
+        if (extra && !worker_reserve(a, &wk, (uint64_t)wk.used + extra))
+            st = op_fail(ctx, OP_NO_MEMORY, "out of memory for the spans of the field");
+        else {
+            for (size_t c = 0; c < cells && extra; c++) {
+                if (c >= c0 && c < c1)
+                    continue;
+                const uint32_t s0 = old_first[c], n = old_count[c];
+                memcpy(wk.smin + wk.used, hf->smin + s0, n * sizeof *wk.smin);
+                memcpy(wk.smax + wk.used, hf->smax + s0, n * sizeof *wk.smax);
+                memcpy(wk.area + wk.used, hf->area + s0, n);
+                hf->first[c] = wk.used;
+                hf->count[c] = n;
+                wk.used += n;
+            }
+            op_hf_spans_free(hf);
+            hf->smin = wk.smin;
+            hf->smax = wk.smax;
+            hf->area = wk.area;
+            hf->span_cap = wk.cap;
+            hf->span_used = wk.used;
+            hf->span_count = wk.used;
+            wk.smin = wk.smax = NULL;
+            wk.area = NULL;
+            /* Packed only when no column outside the bands has spans (their spans sit
+             * after the bands'). */
+            hf->packed = extra == 0;
+            hf->tail_cell = 0;
+            for (size_t c = cells; c-- > 0;)
+                if (hf->count[c]) {
+                    hf->tail_cell = (uint32_t)c;
+                    break;
+                }
+        }
+    }
+    if (st != OP_OK) {
+        /* The field is left as it was. */
+        const size_t cells = (size_t)hf->width * hf->depth;
+        if (old_first) {
+            memcpy(hf->first, old_first, cells * sizeof(uint32_t));
+            memcpy(hf->count, old_count, cells * sizeof(uint32_t));
+        } else if (!had_spans) {
+            memset(hf->first, 0, cells * sizeof(uint32_t));
+            memset(hf->count, 0, cells * sizeof(uint32_t));
+        }
+    }
+    worker_free(a, &wk);
+    op_mem_free(a, old_first);
+    op_mem_free(a, old_count);
+    op_mem_free(a, j->bin_first);
+    op_mem_free(a, j->bin);
     return st;
 }
 
 op_status op_rasterize_triangles(op_ctx *ctx, op_heightfield *hf, const op_mesh *mesh,
                                  const uint8_t *tri_areas, int walkable_climb)
 {
-    op_status st = check_args(ctx, hf, mesh, walkable_climb);
-    if (st != OP_OK)
-        return st;
-    const raster_window win = window_of(hf);
-    if (win.x_lo > win.x_hi || win.z_lo > win.z_hi)
-        return OP_OK;
-    const float ics = 1.0f / hf->cs, ich = 1.0f / hf->ch;
-    const uint32_t n = mesh->tri_count;
-    const uint32_t step = n / 64 ? n / 64 : 1;
-    for (uint32_t i = 0; i < n; i++) {
-        st = rasterize_one(ctx, hf, &win, mesh, tri_areas, i, ics, ich, walkable_climb);
-        if (st != OP_OK)
-            return st;
-        if ((i + 1) % step == 0)
-            op_progress(ctx, "spans", 0.8 * (double)(i + 1) / (double)n);
-    }
-    return OP_OK;
+    raster_job j;
+    memset(&j, 0, sizeof j);
+    j.ctx = ctx;
+    j.hf = hf;
+    j.mesh = mesh;
+    j.tri_areas = tri_areas;
+    j.count = mesh->tri_count;
+    j.climb = walkable_climb;
+    return rasterize(&j);
 }
 
 op_status op_rasterize_triangle_list(op_ctx *ctx, op_heightfield *hf, const op_mesh *mesh,
                                      const uint8_t *tri_areas, const uint32_t *list,
                                      uint32_t count, int walkable_climb)
 {
-    op_status st = check_args(ctx, hf, mesh, walkable_climb);
-    if (st != OP_OK)
-        return st;
-    const raster_window win = window_of(hf);
-    if (win.x_lo > win.x_hi || win.z_lo > win.z_hi)
-        return OP_OK; /* the window lies outside the world */
-    const float ics = 1.0f / hf->cs, ich = 1.0f / hf->ch;
-    const uint32_t n = list ? count : mesh->tri_count;
-    for (uint32_t k = 0; k < n; k++) {
-        const uint32_t i = list ? list[k] : k;
-        if (i >= mesh->tri_count)
-            return op_fail(ctx, OP_INVALID_ARGUMENT, "triangle list entry %u is %u of %u", k,
-                           i, mesh->tri_count);
-        st = rasterize_one(ctx, hf, &win, mesh, tri_areas, i, ics, ich, walkable_climb);
-        if (st != OP_OK)
-            return st;
-    }
-    return OP_OK;
+    raster_job j;
+    memset(&j, 0, sizeof j);
+    j.ctx = ctx;
+    j.hf = hf;
+    j.mesh = mesh;
+    j.tri_areas = tri_areas;
+    j.list = list;
+    j.count = list ? count : mesh->tri_count;
+    j.climb = walkable_climb;
+    return rasterize(&j);
 }

@@ -337,30 +337,30 @@ static void test_links_match_previous(void **state)
     op_ctx_free(&ctx);
 }
 
-/* ---- The previous ledge filter (supplement §1.4.2, per span through the pool) ---- */
+/* ---- The previous ledge filter (supplement §1.4.2, per span, neighbours looked up
+ * per span and direction) ---- */
 
-static int32_t ref_ceiling(const op_heightfield *hf, uint32_t s)
+static int32_t ref_ceiling(const op_heightfield *hf, uint32_t s, uint32_t end)
 {
-    const uint32_t n = hf->next[s];
-    return n != OP_HF_NONE ? (int32_t)hf->smin[n] : (int32_t)OP_HF_MAX_HEIGHT;
+    return s + 1 < end ? (int32_t)hf->smin[s + 1] : (int32_t)OP_HF_MAX_HEIGHT;
 }
 
 static int ref_is_ledge(const op_heightfield *hf, uint32_t x, uint32_t z, uint32_t s, int32_t wh,
                         int32_t climb)
 {
-    const int32_t f = hf->smax[s], c = ref_ceiling(hf, s);
+    const int32_t f = hf->smax[s], c = ref_ceiling(hf, s, op_heightfield_end(hf, x, z));
     int32_t acc_min = f, acc_max = f;
     for (int d = 0; d < 4; d++) {
         const int64_t nx = (int64_t)x + op_dir_dx(d), nz = (int64_t)z + op_dir_dz(d);
         if (nx < 0 || nz < 0 || nx >= (int64_t)hf->width || nz >= (int64_t)hf->depth)
             return 1;
-        const uint32_t first = hf->head[(size_t)nx + (size_t)nz * hf->width];
-        const int32_t low = first != OP_HF_NONE ? (int32_t)hf->smin[first]
-                                                : (int32_t)OP_HF_MAX_HEIGHT;
+        const uint32_t first = op_heightfield_begin(hf, (uint32_t)nx, (uint32_t)nz);
+        const uint32_t end = op_heightfield_end(hf, (uint32_t)nx, (uint32_t)nz);
+        const int32_t low = first < end ? (int32_t)hf->smin[first] : (int32_t)OP_HF_MAX_HEIGHT;
         if ((c < low ? c : low) - f >= wh)
             return 1;
-        for (uint32_t t = first; t != OP_HF_NONE; t = hf->next[t]) {
-            const int32_t nf = hf->smax[t], nc = ref_ceiling(hf, t);
+        for (uint32_t t = first; t < end; t++) {
+            const int32_t nf = hf->smax[t], nc = ref_ceiling(hf, t, end);
             const int32_t gap = (c < nc ? c : nc) - (f > nf ? f : nf);
             if (gap < wh)
                 continue;
@@ -381,7 +381,8 @@ static void ref_ledge(op_heightfield *hf, int wh, int climb)
 {
     for (uint32_t z = 0; z < hf->depth; z++)
         for (uint32_t x = 0; x < hf->width; x++)
-            for (uint32_t s = op_heightfield_first(hf, x, z); s != OP_HF_NONE; s = hf->next[s])
+            for (uint32_t s = op_heightfield_begin(hf, x, z); s < op_heightfield_end(hf, x, z);
+                 s++)
                 if (hf->area[s] != OP_NULL_AREA && ref_is_ledge(hf, x, z, s, wh, climb))
                     hf->area[s] = OP_NULL_AREA;
 }
@@ -425,14 +426,14 @@ static void test_ledge_matches_previous(void **state)
         op_filter_ledge_spans(&a, wh, climb);
         ref_ledge(&b, wh, climb);
         uint32_t ledges = 0;
-        for (uint32_t s = 0; s < a.pool_used; s++) {
+        for (uint32_t s = 0; s < a.span_used; s++) {
             if (a.area[s] != b.area[s])
-                fail_msg("seed %llu (%ux%u, wh %d climb %d): pool span %u area %u, reference %u",
+                fail_msg("seed %llu (%ux%u, wh %d climb %d): span %u area %u, reference %u",
                          (unsigned long long)seed, w, d, wh, climb, s, a.area[s], b.area[s]);
             ledges += a.area[s] == OP_NULL_AREA;
         }
         if (large)
-            assert_true(ledges > 0 && ledges < a.pool_used); /* both outcomes occur */
+            assert_true(ledges > 0 && ledges < a.span_used); /* both outcomes occur */
         op_heightfield_free(&a);
         op_heightfield_free(&b);
     }

@@ -24,7 +24,7 @@ static void add(op_heightfield *hf, uint32_t x, uint32_t z, int lo, int hi, int 
 /* Area of the k-th span (bottom-up) of a column; -1 when there is none. */
 static int area_at(const op_heightfield *hf, uint32_t x, uint32_t z, int k)
 {
-    for (uint32_t s = op_heightfield_first(hf, x, z); s != OP_HF_NONE; s = hf->next[s])
+    for (uint32_t s = op_heightfield_begin(hf, x, z); s < op_heightfield_end(hf, x, z); s++)
         if (k-- == 0)
             return hf->area[s];
     return -1;

@@ -85,20 +85,20 @@ static void check_raster(const op_config *cfg, const op_scene *s, const op_heigh
     for (uint32_t lz = 0; lz < wd; lz++)
         for (uint32_t lx = 0; lx < ww; lx++) {
             const int64_t gx = (int64_t)x0 + lx, gz = (int64_t)z0 + lz;
-            uint32_t a = op_heightfield_first(&hf, lx, lz);
+            uint32_t a = op_heightfield_begin(&hf, lx, lz);
+            const uint32_t ae = op_heightfield_end(&hf, lx, lz);
             if (gx < 0 || gz < 0 || gx >= solo->width || gz >= solo->depth) {
-                assert_int_equal(a, OP_HF_NONE);
+                assert_int_equal(a, ae);
                 continue;
             }
-            uint32_t b = op_heightfield_first(solo, (uint32_t)gx, (uint32_t)gz);
-            for (; a != OP_HF_NONE && b != OP_HF_NONE;
-                 a = op_heightfield_next(&hf, a), b = op_heightfield_next(solo, b)) {
+            uint32_t b = op_heightfield_begin(solo, (uint32_t)gx, (uint32_t)gz);
+            const uint32_t be = op_heightfield_end(solo, (uint32_t)gx, (uint32_t)gz);
+            assert_int_equal(ae - a, be - b);
+            for (; a < ae; a++, b++) {
                 assert_int_equal(hf.smin[a], solo->smin[b]);
                 assert_int_equal(hf.smax[a], solo->smax[b]);
                 assert_int_equal(hf.area[a], solo->area[b]);
             }
-            assert_int_equal(a, OP_HF_NONE);
-            assert_int_equal(b, OP_HF_NONE);
         }
     op_heightfield_free(&hf);
 }

@@ -1,0 +1,224 @@
+/* Triangle clip, scalar twin (supplement §1.3): Recast's rasterizeTri and dividePoly,
+ * every expression binary32 in Recast's order, compiled with -ffp-contract=off, so the
+ * spans equal Recast's on the same mesh. */
+#include "spans/raster_clip.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Recast's rcMin/rcMax (not fminf/fmaxf, whose choice between -0 and +0 is free). */
+#define MINF(a, b) ((a) < (b) ? (a) : (b))
+#define MAXF(a, b) ((a) > (b) ? (a) : (b))
+#define OP_HF_MAX_HEIGHT 0xffff
+
+/* In exact arithmetic a triangle cut by two planes of each axis has at most 7 vertices
+ * (plus repeats of a vertex lying on a plane), but with binary32 rounding a cut point
+ * can land past the next plane, or on it, and a polygon then grows by up to two
+ * vertices per cut (issue 10: coordinates that binary32 cannot resolve to cs). No bound
+ * holds for every input, so divide_poly checks each write and the triangle is rejected
+ * instead (OP_BAD_INPUT). Grids that binary32 cannot resolve are refused earlier
+ * (op_config_check_resolution); this stop remains for triangles reaching far beyond
+ * such a grid. */
+
+/* Recast's dividePoly: splits poly `in` (n vertices, xyz) by the plane axis = offset;
+ * vertices with δ = offset − v[axis] >= 0 go to out1, <= 0 to out2, and each crossing
+ * edge (δ signs differ as >= 0 vs < 0) adds b + (a − b)·(δb/(δb − δa)) to both.
+ * Returns 0, or -1 (outputs unusable) when either output would exceed
+ * OP_CLIP_MAX_VERTS: with `checked`, the writes stop before leaving the buffers. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int divide_poly_impl(const float *in, int n, float *out1, int *n1, float *out2,
+                                   int *n2, float offset, int axis, const int checked)
+{
+    float delta[OP_CLIP_MAX_VERTS]; /* n <= OP_CLIP_MAX_VERTS: inputs are earlier outputs */
+    for (int i = 0; i < n; i++)
+        delta[i] = offset - in[i * 3 + axis];
+    int m1 = 0, m2 = 0;
+    for (int a = 0, b = n - 1; a < n; b = a, a++) {
+        const int same = (delta[a] >= 0) == (delta[b] >= 0);
+        if (checked) {
+            /* What this step writes: a crossing point to both, then a by its side. */
+            const int add1 = same ? delta[a] >= 0 : 1 + (delta[a] > 0);
+            const int add2 = same ? delta[a] <= 0 : 1 + (delta[a] < 0);
+            if (m1 + add1 > OP_CLIP_MAX_VERTS || m2 + add2 > OP_CLIP_MAX_VERTS)
+                return -1;
+        }
+        if (!same) {
+            const float s = delta[b] / (delta[b] - delta[a]);
+            for (int k = 0; k < 3; k++) {
+                const float v = in[b * 3 + k] + (in[a * 3 + k] - in[b * 3 + k]) * s;
+                out1[m1 * 3 + k] = v;
+                out2[m2 * 3 + k] = v;
+            }
+            m1++;
+            m2++;
+            /* Points on the plane were added above as the crossing point. */
+            if (delta[a] > 0) {
+                for (int k = 0; k < 3; k++)
+                    out1[m1 * 3 + k] = in[a * 3 + k];
+                m1++;
+            } else if (delta[a] < 0) {
+                for (int k = 0; k < 3; k++)
+                    out2[m2 * 3 + k] = in[a * 3 + k];
+                m2++;
+            }
+        } else {
+            /* Same side: a vertex on the plane goes to both. */
+            if (delta[a] >= 0) {
+                for (int k = 0; k < 3; k++)
+                    out1[m1 * 3 + k] = in[a * 3 + k];
+                m1++;
+                if (delta[a] != 0)
+                    continue;
+            }
+            for (int k = 0; k < 3; k++)
+                out2[m2 * 3 + k] = in[a * 3 + k];
+            m2++;
+        }
+    }
+    *n1 = m1;
+    *n2 = m2;
+    return 0;
+}
+
+/* Each output gets at most one vertex per input vertex and one per crossing edge, so at
+ * most 2n: up to n = OP_CLIP_MAX_VERTS / 2 no step can overflow (in exact arithmetic a
+ * triangle cut by a row strip and one column plane has at most 6 vertices), and only
+ * larger polygons pay for the check of each step. */
+static int divide_poly(const float *in, int n, float *out1, int *n1, float *out2, int *n2,
+                       float offset, int axis)
+{
+    if (2 * n <= OP_CLIP_MAX_VERTS)
+        return divide_poly_impl(in, n, out1, n1, out2, n2, offset, axis, 0);
+    return divide_poly_impl(in, n, out1, n1, out2, n2, offset, axis, 1);
+}
+
+/* (int)f clamped to [lo, hi] without converting an out-of-range float (which would be
+ * undefined behaviour in C): truncation toward zero, exactly as the cast. */
+static int trunc_clamp(float f, int lo, int hi)
+{
+    if (!(f > (float)lo))
+        return lo;
+    if (!(f < (float)hi))
+        return hi;
+    const int v = (int)f;
+    return v < lo ? lo : (v > hi ? hi : v);
+}
+
+int op_clip_start(const op_clip_grid *g, const float bmax[3], const float *v0, const float *v1,
+                  const float *v2, op_clip_state *st)
+{
+    float tmin[3], tmax[3];
+    for (int i = 0; i < 3; i++) {
+        tmin[i] = MINF(MINF(v0[i], v1[i]), v2[i]);
+        tmax[i] = MAXF(MAXF(v0[i], v1[i]), v2[i]);
+    }
+    /* Recast skips triangles outside the field's bounding box (the world's). */
+    for (int i = 0; i < 3; i++)
+        if (tmin[i] > bmax[i] || tmax[i] < g->bmin[i])
+            return 0;
+    /* Rows: z0 in [-1, h-1] so the part before row 0 is cut off properly. */
+    st->z = trunc_clamp((tmin[2] - g->bmin[2]) * g->ics, -1, g->h - 1);
+    st->z1 = trunc_clamp((tmax[2] - g->bmin[2]) * g->ics, 0, g->h - 1);
+    for (int k = 0; k < 3; k++) {
+        st->v[k] = v0[k];
+        st->v[3 + k] = v1[k];
+        st->v[6 + k] = v2[k];
+    }
+    st->n = 3;
+    return 1;
+}
+
+/* The span of a column piece (supplement §1.3): 0 when it lies outside the height
+ * range. */
+static int piece_span(const op_clip_grid *g, float ymin, float ymax, op_piece *p)
+{
+    ymin -= g->bmin[1];
+    ymax -= g->bmin[1];
+    if (ymax < 0.0f || ymin > g->by)
+        return 0;
+    if (ymin < 0.0f)
+        ymin = 0.0f;
+    if (ymax > g->by)
+        ymax = g->by;
+    /* Recast clamps smax to >= smin + 1 and both to the height limit; with 16 bits
+     * smin stops at 0xfffe so that smax >= smin + 1 always holds. */
+    const float lo = floorf(ymin * g->ich), hi = ceilf(ymax * g->ich);
+    const int smin = trunc_clamp(lo, 0, OP_HF_MAX_HEIGHT - 1);
+    int smax = trunc_clamp(hi, 0, OP_HF_MAX_HEIGHT);
+    if (smax < smin + 1)
+        smax = smin + 1;
+    p->smin = (uint16_t)smin;
+    p->smax = (uint16_t)smax;
+    return 1;
+}
+
+/* supplement §1.3: clip along z rows, then x columns within each row piece. Rows and
+ * columns are world indices and every cut plane is bmin + index·cs + cs of the world,
+ * exactly as the solo bake computes it; rows and columns before the window only
+ * consume (supplement §2 "Seam-exact tiles"). */
+OP_CLIP_ROWS_FN(op_clip_rows_scalar)
+{
+    const int w = g->w;
+    const float cs = g->cs;
+    float buf[3][OP_CLIP_MAX_VERTS * 3];
+    float *in_row = buf[0], *p1 = buf[1], *p2 = buf[2];
+    int np = 0;
+    const int zs = st->z1 < z_stop ? st->z1 : z_stop;
+    for (int z = st->z; z <= zs; z++) {
+        const float cell_z = g->bmin[2] + (float)z * cs;
+        int nv_row, nv_in;
+        if (divide_poly(st->v, st->n, in_row, &nv_row, p1, &nv_in, cell_z + cs, 2)) {
+            fail->column = 0;
+            fail->at = z;
+            return -1;
+        }
+        memcpy(st->v, p1, (size_t)nv_in * 3 * sizeof(float));
+        st->n = nv_in;
+        st->z = z + 1;
+        if (nv_row < 3 || z < z_emit || z < 0)
+            continue; /* rows z < 0, and rows before the window, only consume */
+        float minx = in_row[0], maxx = in_row[0];
+        for (int i = 1; i < nv_row; i++) {
+            if (minx > in_row[i * 3])
+                minx = in_row[i * 3];
+            if (maxx < in_row[i * 3])
+                maxx = in_row[i * 3];
+        }
+        /* Clamped to [-2, w] first (no conversion overflow); the tests below see the
+         * same outcome as with the unclamped casts. */
+        int x0 = trunc_clamp((minx - g->bmin[0]) * g->ics, -2, w);
+        int x1 = trunc_clamp((maxx - g->bmin[0]) * g->ics, -2, w);
+        if (x1 < 0 || x0 >= w)
+            continue;
+        x0 = x0 < -1 ? -1 : x0;
+        x1 = x1 > w - 1 ? w - 1 : x1;
+        if (x1 > x_hi)
+            x1 = x_hi; /* columns past the window produce nothing here */
+        int nv, nv2 = nv_row;
+        for (int x = x0; x <= x1; x++) {
+            const float cell_x = g->bmin[0] + (float)x * cs;
+            if (divide_poly(in_row, nv2, p1, &nv, p2, &nv2, cell_x + cs, 0)) {
+                fail->column = 1;
+                fail->at = x;
+                return -1;
+            }
+            float *t = in_row;
+            in_row = p2;
+            p2 = t;
+            if (nv < 3 || x < x_lo || x < 0)
+                continue; /* columns x < 0, and before the window, only consume */
+            float ymin = p1[1], ymax = p1[1];
+            for (int i = 1; i < nv; i++) {
+                ymin = MINF(ymin, p1[i * 3 + 1]);
+                ymax = MAXF(ymax, p1[i * 3 + 1]);
+            }
+            op_piece *p = &out[np];
+            p->x = x;
+            p->z = z;
+            np += piece_span(g, ymin, ymax, p);
+        }
+    }
+    return np;
+}
