@@ -20,8 +20,9 @@ void op_chf_free(op_chf *chf)
     memset(chf, 0, sizeof *chf);
 }
 
-op_status op_chf_alloc(op_ctx *ctx, op_chf *chf, uint32_t width, uint32_t depth,
-                       uint32_t span_count)
+/* The arrays for the given sizes; zeroed and links OP_NO_LINK when clear. */
+static op_status chf_alloc(op_ctx *ctx, op_chf *chf, uint32_t width, uint32_t depth,
+                           uint32_t span_count, int clear)
 {
     memset(chf, 0, sizeof *chf);
     if ((uint64_t)width * depth > 0x7fffffffull)
@@ -38,18 +39,19 @@ op_status op_chf_alloc(op_ctx *ctx, op_chf *chf, uint32_t width, uint32_t depth,
     chf->width = width;
     chf->depth = depth;
     chf->span_count = span_count;
-    chf->cell_first = op_mem_calloc(a, cells ? cells : 1, sizeof(uint32_t));
-    chf->cell_count = op_mem_calloc(a, cells ? cells : 1, sizeof(uint32_t));
-    chf->y = op_mem_calloc(a, n, sizeof(uint16_t));
-    chf->h = op_mem_calloc(a, n, sizeof(uint16_t));
-    chf->area = op_mem_calloc(a, n, 1);
-    chf->mutual = op_mem_calloc(a, n, 1);
+    void *(*get)(const op_allocator *, size_t, size_t) = clear ? op_mem_calloc : op_mem_array;
+    chf->cell_first = get(a, cells ? cells : 1, sizeof(uint32_t));
+    chf->cell_count = get(a, cells ? cells : 1, sizeof(uint32_t));
+    chf->y = get(a, n, sizeof(uint16_t));
+    chf->h = get(a, n, sizeof(uint16_t));
+    chf->area = get(a, n, 1);
+    chf->mutual = get(a, n, 1);
     int ok = chf->cell_first && chf->cell_count && chf->y && chf->h && chf->area && chf->mutual;
     for (int d = 0; d < 4; d++) {
         chf->link[d] = op_mem_array(a, n, sizeof(uint32_t));
-        if (chf->link[d])
+        if (chf->link[d] && clear)
             memset(chf->link[d], 0xff, n * sizeof(uint32_t));
-        else
+        else if (!chf->link[d])
             ok = 0;
     }
     if (!ok) {
@@ -58,6 +60,18 @@ op_status op_chf_alloc(op_ctx *ctx, op_chf *chf, uint32_t width, uint32_t depth,
                        width, depth, span_count);
     }
     return OP_OK;
+}
+
+op_status op_chf_alloc(op_ctx *ctx, op_chf *chf, uint32_t width, uint32_t depth,
+                       uint32_t span_count)
+{
+    return chf_alloc(ctx, chf, width, depth, span_count, 1);
+}
+
+op_status op_chf_alloc_uninit(op_ctx *ctx, op_chf *chf, uint32_t width, uint32_t depth,
+                              uint32_t span_count)
+{
+    return chf_alloc(ctx, chf, width, depth, span_count, 0);
 }
 
 op_status op_chf_copy(op_ctx *ctx, op_chf *dst, const op_chf *src)

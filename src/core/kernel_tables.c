@@ -151,12 +151,97 @@ static void label_init(op_label_kernels *f, uint32_t flags)
     (void)flags;
 }
 
+/* Triangle clip (supplement §1.3). No sse2 rung: without a byte shuffle the clip's
+ * tables would be emulated lane by lane, slower than the scalar twin. */
+static void raster_init(op_raster_kernels *f, uint32_t flags)
+{
+    f->clip_rows = op_clip_rows_scalar;
+#if OP_HAVE_ISA_PORTABLE
+    if (flags & OP_CPU_PORTABLE) {
+        f->clip_rows = op_clip_rows_portable;
+        return;
+    }
+#endif
+#if OP_HAVE_ISA_NEON
+    if (!(flags & OP_CPU_NEON))
+        return;
+    f->clip_rows = op_clip_rows_neon;
+#endif
+#if OP_HAVE_ISA_SSE2
+    if (!(flags & OP_CPU_SSE2))
+        return;
+#endif
+#if OP_HAVE_ISA_SSE41
+    if (!(flags & OP_CPU_SSE41))
+        return;
+    f->clip_rows = op_clip_rows_sse41;
+#endif
+#if OP_HAVE_ISA_AVX2
+    if (!(flags & OP_CPU_AVX2))
+        return;
+    f->clip_rows = op_clip_rows_avx2;
+#endif
+#if OP_HAVE_ISA_AVX512
+    if (!(flags & OP_CPU_AVX512))
+        return;
+    f->clip_rows = op_clip_rows_avx512;
+#endif
+    (void)flags;
+}
+
+/* Solid heightfield and compaction rows: ledges (supplement §1.4.2), links (§1.5). */
+static void spans_init(op_spans_kernels *f, uint32_t flags)
+{
+    f->ledge_row = op_ledge_row_scalar;
+    f->link_row = op_link_row_scalar;
+#if OP_HAVE_ISA_PORTABLE
+    if (flags & OP_CPU_PORTABLE) {
+        f->ledge_row = op_ledge_row_portable;
+        f->link_row = op_link_row_portable;
+        return;
+    }
+#endif
+#if OP_HAVE_ISA_NEON
+    if (!(flags & OP_CPU_NEON))
+        return;
+    f->ledge_row = op_ledge_row_neon;
+    f->link_row = op_link_row_neon;
+#endif
+#if OP_HAVE_ISA_SSE2
+    if (!(flags & OP_CPU_SSE2))
+        return;
+    f->ledge_row = op_ledge_row_sse2;
+    f->link_row = op_link_row_sse2;
+#endif
+#if OP_HAVE_ISA_SSE41
+    if (!(flags & OP_CPU_SSE41))
+        return;
+    f->ledge_row = op_ledge_row_sse41;
+    f->link_row = op_link_row_sse41;
+#endif
+#if OP_HAVE_ISA_AVX2
+    if (!(flags & OP_CPU_AVX2))
+        return;
+    f->ledge_row = op_ledge_row_avx2;
+    f->link_row = op_link_row_avx2;
+#endif
+#if OP_HAVE_ISA_AVX512
+    if (!(flags & OP_CPU_AVX512))
+        return;
+    f->ledge_row = op_ledge_row_avx512;
+    f->link_row = op_link_row_avx512;
+#endif
+    (void)flags;
+}
+
 void op_kernels_init(op_kernels *k, op_isa isa, uint32_t flags)
 {
     k->isa = isa;
     links_init(&k->links, flags);
     distance_init(&k->distance, flags);
     label_init(&k->label, flags);
+    raster_init(&k->raster, flags);
+    spans_init(&k->spans, flags);
 }
 
 /* Family by family: a struct of function pointers has no padding to compare. */
@@ -164,5 +249,7 @@ int op_kernels_same(const op_kernels *a, const op_kernels *b)
 {
     return a->isa == b->isa && !memcmp(&a->links, &b->links, sizeof a->links) &&
            !memcmp(&a->distance, &b->distance, sizeof a->distance) &&
-           !memcmp(&a->label, &b->label, sizeof a->label);
+           !memcmp(&a->label, &b->label, sizeof a->label) &&
+           !memcmp(&a->raster, &b->raster, sizeof a->raster) &&
+           !memcmp(&a->spans, &b->spans, sizeof a->spans);
 }

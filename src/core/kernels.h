@@ -32,6 +32,8 @@
 #define ONEPATH_KERNELS_H
 
 #include "onepath/chf.h"
+#include "onepath/spans.h"
+#include "spans/raster_clip.h"
 
 /* ---- links and edges -------------------------------------------------------------- */
 
@@ -112,6 +114,35 @@ typedef struct op_label_kernels {
     op_label_components_fn components;
 } op_label_kernels;
 
+/* ---- rasterization ---------------------------------------------------------------- */
+
+/* Triangle clip (supplement §1.3), spans/raster_clip.h: a triangle's rows and columns
+ * into pieces, the scalar twin's pieces in its order (OP_CLIP_ROWS_FN there). */
+typedef struct op_raster_kernels {
+    op_clip_rows_fn clip_rows;
+} op_raster_kernels;
+
+/* ---- solid heightfield and compaction rows ---------------------------------------- */
+
+/* The ledge filter (supplement §1.4.2) for the cells [x0, x1) of row z of a solid
+ * heightfield whose four neighbour columns are all on the grid: walkable spans that are
+ * ledges get area 0. */
+#define OP_LEDGE_ROW_FN(name)                                                            \
+    void name(const op_heightfield *hf, uint32_t z, uint32_t x0, uint32_t x1,            \
+              int32_t walkable_height, int32_t walkable_climb)
+/* The link rule (supplement §1.5) for the spans of row z of a compact heightfield:
+ * link[d][s] for every direction (OP_NO_LINK off the grid); the cells and spans of rows
+ * z - 1 .. z + 1 are in place. */
+#define OP_LINK_ROW_FN(name) void name(op_chf *chf, uint32_t z)
+
+typedef OP_LEDGE_ROW_FN((*op_ledge_row_fn));
+typedef OP_LINK_ROW_FN((*op_link_row_fn));
+
+typedef struct op_spans_kernels {
+    op_ledge_row_fn ledge_row;
+    op_link_row_fn link_row;
+} op_spans_kernels;
+
 /* ---- the table -------------------------------------------------------------------- */
 
 typedef struct op_kernels {
@@ -119,6 +150,8 @@ typedef struct op_kernels {
     op_links_kernels links;
     op_distance_kernels distance;
     op_label_kernels label;
+    op_raster_kernels raster;
+    op_spans_kernels spans;
 } op_kernels;
 
 /* CPU flags, one per SIMD variant: set when the CPU runs everything that variant is
@@ -154,6 +187,9 @@ OP_MUTUAL_LINKS_FN(op_mutual_links_scalar);
 OP_EDGE_CLASSIFY_FN(op_edge_classify_scalar);
 OP_DISTANCE_FIELD_FN(op_distance_field_scalar);
 OP_LABEL_COMPONENTS_FN(op_label_components_scalar);
+/* op_clip_rows_scalar: spans/raster_clip.h */
+OP_LEDGE_ROW_FN(op_ledge_row_scalar);
+OP_LINK_ROW_FN(op_link_row_scalar);
 
 /* The suffixed entry points of one SIMD variant (src/simd/; OP_FN in simd_width.h).
  * Declared for every variant the build has, also where a ladder leaves one out. */
@@ -162,6 +198,9 @@ OP_LABEL_COMPONENTS_FN(op_label_components_scalar);
     OP_MUTUAL_LINKS_FN(op_mutual_links_##sfx);     \
     OP_EDGE_CLASSIFY_FN(op_edge_classify_##sfx);   \
     OP_DISTANCE_FIELD_FN(op_distance_field_##sfx); \
-    OP_LABEL_COMPONENTS_FN(op_label_components_##sfx)
+    OP_LABEL_COMPONENTS_FN(op_label_components_##sfx); \
+    OP_CLIP_ROWS_FN(op_clip_rows_##sfx);           \
+    OP_LEDGE_ROW_FN(op_ledge_row_##sfx);           \
+    OP_LINK_ROW_FN(op_link_row_##sfx)
 
 #endif

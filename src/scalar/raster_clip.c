@@ -9,7 +9,6 @@
 /* Recast's rcMin/rcMax (not fminf/fmaxf, whose choice between -0 and +0 is free). */
 #define MINF(a, b) ((a) < (b) ? (a) : (b))
 #define MAXF(a, b) ((a) > (b) ? (a) : (b))
-#define OP_HF_MAX_HEIGHT 0xffff
 
 /* In exact arithmetic a triangle cut by two planes of each axis has at most 7 vertices
  * (plus repeats of a vertex lying on a plane), but with binary32 rounding a cut point
@@ -94,17 +93,7 @@ static int divide_poly(const float *in, int n, float *out1, int *n1, float *out2
     return divide_poly_impl(in, n, out1, n1, out2, n2, offset, axis, 1);
 }
 
-/* (int)f clamped to [lo, hi] without converting an out-of-range float (which would be
- * undefined behaviour in C): truncation toward zero, exactly as the cast. */
-static int trunc_clamp(float f, int lo, int hi)
-{
-    if (!(f > (float)lo))
-        return lo;
-    if (!(f < (float)hi))
-        return hi;
-    const int v = (int)f;
-    return v < lo ? lo : (v > hi ? hi : v);
-}
+#define trunc_clamp op_clip_trunc_clamp
 
 int op_clip_start(const op_clip_grid *g, const float bmax[3], const float *v0, const float *v1,
                   const float *v2, op_clip_state *st)
@@ -130,28 +119,36 @@ int op_clip_start(const op_clip_grid *g, const float bmax[3], const float *v0, c
     return 1;
 }
 
-/* The span of a column piece (supplement §1.3): 0 when it lies outside the height
- * range. */
-static int piece_span(const op_clip_grid *g, float ymin, float ymax, op_piece *p)
+/* The columns x0 .. x1 of row z's piece `row` (n vertices, xyz; clobbered), columns
+ * below x_lo (and < 0) only consuming. */
+int op_clip_columns_scalar(const op_clip_grid *g, float *row, int n, int x0, int x1, int z,
+                           int x_lo, op_piece *out, op_clip_fail *fail)
 {
-    ymin -= g->bmin[1];
-    ymax -= g->bmin[1];
-    if (ymax < 0.0f || ymin > g->by)
-        return 0;
-    if (ymin < 0.0f)
-        ymin = 0.0f;
-    if (ymax > g->by)
-        ymax = g->by;
-    /* Recast clamps smax to >= smin + 1 and both to the height limit; with 16 bits
-     * smin stops at 0xfffe so that smax >= smin + 1 always holds. */
-    const float lo = floorf(ymin * g->ich), hi = ceilf(ymax * g->ich);
-    const int smin = trunc_clamp(lo, 0, OP_HF_MAX_HEIGHT - 1);
-    int smax = trunc_clamp(hi, 0, OP_HF_MAX_HEIGHT);
-    if (smax < smin + 1)
-        smax = smin + 1;
-    p->smin = (uint16_t)smin;
-    p->smax = (uint16_t)smax;
-    return 1;
+    float b1[OP_CLIP_MAX_VERTS * 3], b2[OP_CLIP_MAX_VERTS * 3];
+    float *in_row = row, *p1 = b1, *p2 = b2;
+    int np = 0, nv, nv2 = n;
+    for (int x = x0; x <= x1; x++) {
+        const float cell_x = g->bmin[0] + (float)x * g->cs;
+        if (divide_poly(in_row, nv2, p1, &nv, p2, &nv2, cell_x + g->cs, 0)) {
+            fail->column = 1;
+            fail->at = x;
+            return -1;
+        }
+        float *t = in_row;
+        in_row = p2;
+        p2 = t;
+        if (nv < 3 || x < x_lo || x < 0)
+            continue; /* columns x < 0, and before the window, only consume */
+        float ymin = p1[1], ymax = p1[1];
+        for (int i = 1; i < nv; i++) {
+            ymin = MINF(ymin, p1[i * 3 + 1]);
+            ymax = MAXF(ymax, p1[i * 3 + 1]);
+        }
+        op_piece p = {x, z, 0, 0};
+        if (op_clip_piece_span(g, ymin, ymax, &p))
+            out[np++] = p; /* nothing is written for a piece outside the height range */
+    }
+    return np;
 }
 
 /* supplement §1.3: clip along z rows, then x columns within each row piece. Rows and
@@ -160,21 +157,18 @@ static int piece_span(const op_clip_grid *g, float ymin, float ymax, op_piece *p
  * consume (supplement §2 "Seam-exact tiles"). */
 OP_CLIP_ROWS_FN(op_clip_rows_scalar)
 {
-    const int w = g->w;
-    const float cs = g->cs;
-    float buf[3][OP_CLIP_MAX_VERTS * 3];
-    float *in_row = buf[0], *p1 = buf[1], *p2 = buf[2];
+    float in_row[OP_CLIP_MAX_VERTS * 3], rest[OP_CLIP_MAX_VERTS * 3];
     int np = 0;
     const int zs = st->z1 < z_stop ? st->z1 : z_stop;
     for (int z = st->z; z <= zs; z++) {
-        const float cell_z = g->bmin[2] + (float)z * cs;
+        const float cell_z = g->bmin[2] + (float)z * g->cs;
         int nv_row, nv_in;
-        if (divide_poly(st->v, st->n, in_row, &nv_row, p1, &nv_in, cell_z + cs, 2)) {
+        if (divide_poly(st->v, st->n, in_row, &nv_row, rest, &nv_in, cell_z + g->cs, 2)) {
             fail->column = 0;
             fail->at = z;
             return -1;
         }
-        memcpy(st->v, p1, (size_t)nv_in * 3 * sizeof(float));
+        memcpy(st->v, rest, (size_t)nv_in * 3 * sizeof(float));
         st->n = nv_in;
         st->z = z + 1;
         if (nv_row < 3 || z < z_emit || z < 0)
@@ -186,39 +180,13 @@ OP_CLIP_ROWS_FN(op_clip_rows_scalar)
             if (maxx < in_row[i * 3])
                 maxx = in_row[i * 3];
         }
-        /* Clamped to [-2, w] first (no conversion overflow); the tests below see the
-         * same outcome as with the unclamped casts. */
-        int x0 = trunc_clamp((minx - g->bmin[0]) * g->ics, -2, w);
-        int x1 = trunc_clamp((maxx - g->bmin[0]) * g->ics, -2, w);
-        if (x1 < 0 || x0 >= w)
+        int x0, x1;
+        if (!op_clip_row_columns(g, minx, maxx, x_hi, &x0, &x1))
             continue;
-        x0 = x0 < -1 ? -1 : x0;
-        x1 = x1 > w - 1 ? w - 1 : x1;
-        if (x1 > x_hi)
-            x1 = x_hi; /* columns past the window produce nothing here */
-        int nv, nv2 = nv_row;
-        for (int x = x0; x <= x1; x++) {
-            const float cell_x = g->bmin[0] + (float)x * cs;
-            if (divide_poly(in_row, nv2, p1, &nv, p2, &nv2, cell_x + cs, 0)) {
-                fail->column = 1;
-                fail->at = x;
-                return -1;
-            }
-            float *t = in_row;
-            in_row = p2;
-            p2 = t;
-            if (nv < 3 || x < x_lo || x < 0)
-                continue; /* columns x < 0, and before the window, only consume */
-            float ymin = p1[1], ymax = p1[1];
-            for (int i = 1; i < nv; i++) {
-                ymin = MINF(ymin, p1[i * 3 + 1]);
-                ymax = MAXF(ymax, p1[i * 3 + 1]);
-            }
-            op_piece *p = &out[np];
-            p->x = x;
-            p->z = z;
-            np += piece_span(g, ymin, ymax, p);
-        }
+        const int k = op_clip_columns_scalar(g, in_row, nv_row, x0, x1, z, x_lo, out + np, fail);
+        if (k < 0)
+            return -1;
+        np += k;
     }
     return np;
 }

@@ -2,6 +2,8 @@
  * ledges, low height. A span's floor is its smax; its ceiling is the next span's smin
  * in the column, or 0xffff. Columns are runs of the span arrays (spans.h). */
 #include "onepath/spans.h"
+#include "spans/spans_internal.h"
+#include "core/kernels.h"
 
 /* supplement §1.4.1: "was walkable" is read before the change, so a stack of
  * non-walkable spans does not climb. */
@@ -30,77 +32,46 @@ void op_filter_low_hanging_obstacles(op_heightfield *hf, int walkable_climb)
     }
 }
 
-/* supplement §1.4.2 for span s of a column ending at s_end: reads only geometry (floors
- * and ceilings), never an area of a neighbour, so the order of visits does not matter.
- * nb[d], ne[d]: the span run of the neighbour column in direction d (empty when the
- * column is empty). Not called for a column with a neighbour off the grid (every span
- * of it is a ledge). */
-static inline int is_ledge(const uint16_t *smin, const uint16_t *smax, uint32_t s, uint32_t s_end,
-                           const uint32_t nb[4], const uint32_t ne[4], int32_t wh, int32_t climb)
-{
-    const int32_t f = smax[s];
-    const int32_t c = s + 1 < s_end ? (int32_t)smin[s + 1] : (int32_t)OP_HF_MAX_HEIGHT;
-    int32_t acc_min = f, acc_max = f;
-    for (int d = 0; d < 4; d++) {
-        /* Drop into empty space below the neighbour's lowest span. */
-        const int32_t low = nb[d] < ne[d] ? (int32_t)smin[nb[d]] : (int32_t)OP_HF_MAX_HEIGHT;
-        if ((c < low ? c : low) - f >= wh)
-            return 1;
-        for (uint32_t t = nb[d]; t < ne[d]; t++) {
-            const int32_t nf = smax[t];
-            const int32_t nc = t + 1 < ne[d] ? (int32_t)smin[t + 1] : (int32_t)OP_HF_MAX_HEIGHT;
-            const int32_t gap = (c < nc ? c : nc) - (f > nf ? f : nf);
-            if (gap < wh)
-                continue; /* not an overlapping (passable) neighbour span */
-            if (nf - f < -climb)
-                return 1; /* drop to a lower span */
-            if (nf - f <= climb) {
-                if (nf < acc_min)
-                    acc_min = nf;
-                if (nf > acc_max)
-                    acc_max = nf;
-            }
-        }
-    }
-    return acc_max - acc_min > climb; /* steep slope */
-}
-
 void op_filter_ledge_spans(op_heightfield *hf, int walkable_height, int walkable_climb)
 {
-    /* Decisions depend only on geometry, so marking in place is order-independent. */
+    op_kernels best;
+    op_filter_ledge_rows(op_spans_best_kernels(&best), hf, walkable_height, walkable_climb, 0,
+                         hf->depth);
+}
+
+/* Decisions depend only on geometry, so marking in place is order-independent: rows can
+ * be done in any order, on any thread. */
+void op_filter_ledge_rows(const op_kernels *k, op_heightfield *hf, int walkable_height,
+                          int walkable_climb, uint32_t z0, uint32_t z1)
+{
     const uint32_t w = hf->width, dpt = hf->depth;
     const uint32_t *first = hf->first, *count = hf->count;
-    const uint16_t *smin = hf->smin, *smax = hf->smax;
     uint8_t *area = hf->area;
     /* Columns of a window that lie outside the world count as off the grid, as in a
      * solo bake (supplement §2 "Seam-exact tiles"): [vx0, vx1) x [vz0, vz1) is the part
-     * of the window inside the world. */
+     * of the window inside the world; a column with a neighbour off the grid is all
+     * ledge. Interior columns: [ix0, ix1). */
     const int64_t ox = hf->origin_x, oz = hf->origin_z;
     const int64_t vx0 = ox < 0 ? -ox : 0, vz0 = oz < 0 ? -oz : 0;
     const int64_t vx1 = (int64_t)hf->world_width - ox, vz1 = (int64_t)hf->world_depth - oz;
-    for (uint32_t z = 0; z < dpt; z++) {
+    const int64_t lx0 = vx0 + 1, lx1 = (vx1 - 1 < (int64_t)w - 1 ? vx1 - 1 : (int64_t)w - 1);
+    const uint32_t ix0 = lx0 < (int64_t)w ? (uint32_t)lx0 : w;
+    const uint32_t ix1 = lx1 > (int64_t)ix0 ? (uint32_t)lx1 : ix0;
+    for (uint32_t z = z0; z < z1; z++) {
+        /* directions 0 = -x, 1 = +z, 2 = +x, 3 = -z (op_dir_dx/op_dir_dz) */
         const int zoff = z <= vz0 || z + 1 >= vz1 || z + 1 >= dpt;
+        const size_t c0 = (size_t)z * w;
+        const int inner = !zoff && ix1 > ix0;
+        if (inner)
+            k->spans.ledge_row(hf, z, ix0, ix1, walkable_height, walkable_climb);
         for (uint32_t x = 0; x < w; x++) {
-            const size_t c = (size_t)x + (size_t)z * w;
-            const uint32_t s0 = first[c], s1 = s0 + count[c];
-            if (s0 == s1)
-                continue;
-            /* directions 0 = -x, 1 = +z, 2 = +x, 3 = -z (op_dir_dx/op_dir_dz) */
-            if (zoff || x <= vx0 || x + 1 >= vx1 || x + 1 >= w) {
-                for (uint32_t s = s0; s < s1; s++)
-                    area[s] = OP_NULL_AREA; /* a neighbour off the grid */
-                continue;
-            }
-            const size_t nc[4] = {c - 1, c + w, c + 1, c - w};
-            uint32_t nb[4], ne[4];
-            for (int d = 0; d < 4; d++) {
-                nb[d] = first[nc[d]];
-                ne[d] = nb[d] + count[nc[d]];
-            }
+            if (inner && x == ix0)
+                x = ix1; /* done above */
+            if (x >= w)
+                break;
+            const uint32_t s0 = first[c0 + x], s1 = s0 + count[c0 + x];
             for (uint32_t s = s0; s < s1; s++)
-                if (area[s] != OP_NULL_AREA &&
-                    is_ledge(smin, smax, s, s1, nb, ne, walkable_height, walkable_climb))
-                    area[s] = OP_NULL_AREA;
+                area[s] = OP_NULL_AREA; /* a neighbour off the grid */
         }
     }
 }

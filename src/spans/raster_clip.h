@@ -10,6 +10,7 @@
 #ifndef ONEPATH_RASTER_CLIP_H
 #define ONEPATH_RASTER_CLIP_H
 
+#include <math.h>
 #include <stdint.h>
 
 /* Vertices a clipped polygon may hold (see the scalar twin for why any bound is a
@@ -64,5 +65,68 @@ int op_clip_start(const op_clip_grid *g, const float bmax[3], const float *v0, c
 
 typedef OP_CLIP_ROWS_FN((*op_clip_rows_fn));
 OP_CLIP_ROWS_FN(op_clip_rows_scalar);
+
+/* Parts of the scalar twin that a SIMD twin continues with when a polygon outgrows its
+ * vectors (src/scalar/raster_clip.c). */
+/* The columns x0 .. x1 of row z's piece (n vertices xyz, clobbered); count or -1. */
+int op_clip_columns_scalar(const op_clip_grid *g, float *row, int n, int x0, int x1, int z,
+                           int x_lo, op_piece *out, op_clip_fail *fail);
+
+/* (int)f clamped to [lo, hi] without converting an out-of-range float (which would be
+ * undefined behaviour in C): truncation toward zero, exactly as the cast. */
+static inline int op_clip_trunc_clamp(float f, int lo, int hi)
+{
+    if (!(f > (float)lo))
+        return lo;
+    if (!(f < (float)hi))
+        return hi;
+    const int v = (int)f;
+    return v < lo ? lo : (v > hi ? hi : v);
+}
+
+/* The columns a row piece with x range [minx, maxx] spans (supplement §1.3), clamped to
+ * the world and the window's last column; 0 when none. */
+static inline int op_clip_row_columns(const op_clip_grid *g, float minx, float maxx, int x_hi,
+                                      int *x0, int *x1)
+{
+    /* Clamped to [-2, w] first (no conversion overflow); the tests below see the same
+     * outcome as with the unclamped casts. */
+    const int w = g->w;
+    int a = op_clip_trunc_clamp((minx - g->bmin[0]) * g->ics, -2, w);
+    int b = op_clip_trunc_clamp((maxx - g->bmin[0]) * g->ics, -2, w);
+    if (b < 0 || a >= w)
+        return 0;
+    a = a < -1 ? -1 : a;
+    b = b > w - 1 ? w - 1 : b;
+    if (b > x_hi)
+        b = x_hi; /* columns past the window produce nothing here */
+    *x0 = a;
+    *x1 = b;
+    return 1;
+}
+
+/* The span of a column piece with y range [ymin, ymax] into p (supplement §1.3); 0 when
+ * it lies outside the height range. */
+static inline int op_clip_piece_span(const op_clip_grid *g, float ymin, float ymax, op_piece *p)
+{
+    ymin -= g->bmin[1];
+    ymax -= g->bmin[1];
+    if (ymax < 0.0f || ymin > g->by)
+        return 0;
+    if (ymin < 0.0f)
+        ymin = 0.0f;
+    if (ymax > g->by)
+        ymax = g->by;
+    /* Recast clamps smax to >= smin + 1 and both to the height limit; with 16 bits smin
+     * stops at 0xfffe so that smax >= smin + 1 always holds. */
+    const float lo = floorf(ymin * g->ich), hi = ceilf(ymax * g->ich);
+    const int smin = op_clip_trunc_clamp(lo, 0, 0xffff - 1);
+    int smax = op_clip_trunc_clamp(hi, 0, 0xffff);
+    if (smax < smin + 1)
+        smax = smin + 1;
+    p->smin = (uint16_t)smin;
+    p->smax = (uint16_t)smax;
+    return 1;
+}
 
 #endif

@@ -147,41 +147,47 @@ static op_status bin_triangles(raster_job *j)
     if (!j->bin_first)
         return op_fail(ctx, OP_NO_MEMORY, "out of memory binning triangles to %u bands",
                        j->nbands);
-    /* Pass 1 counts into bin_first[b + 1]; those become the starts (shifted by one), and
-     * pass 2 advances them to the ends, so bin_first[b] .. bin_first[b + 1] is band b. */
+    /* Pass 1 counts into bin_first[b + 1] and keeps each triangle's bands; the counts
+     * become the starts (shifted by one), and pass 2 advances them to the ends, so
+     * bin_first[b] .. bin_first[b + 1] is band b. */
+    uint32_t *range = op_mem_array(a, j->valid ? (size_t)j->valid * 2 : 2, sizeof(uint32_t));
+    if (!range)
+        return op_fail(ctx, OP_NO_MEMORY, "out of memory binning %u triangles", j->valid);
     uint64_t total = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        for (uint32_t k = 0; k < j->valid; k++) {
-            op_clip_state st;
-            if (!start_tri(j, k, &st))
-                continue;
-            const uint32_t b0 = band_of(j, st.z);
-            const uint32_t b1 = band_of(j, st.z1 < j->z_hi ? st.z1 : j->z_hi);
-            for (uint32_t b = b0; b <= b1; b++) {
-                if (pass == 0) {
-                    j->bin_first[b + 1]++;
-                    total++;
-                } else {
-                    j->bin[j->bin_first[b + 1]++] = k;
-                }
-            }
+    for (uint32_t k = 0; k < j->valid; k++) {
+        op_clip_state st;
+        uint32_t b0 = 1, b1 = 0; /* none */
+        if (start_tri(j, k, &st)) {
+            b0 = band_of(j, st.z);
+            b1 = band_of(j, st.z1 < j->z_hi ? st.z1 : j->z_hi);
+            for (uint32_t b = b0; b <= b1; b++)
+                j->bin_first[b + 1]++;
+            total += b1 - b0 + 1;
         }
-        if (pass == 1)
-            break;
-        if (total > UINT32_MAX)
-            return op_fail(ctx, OP_NO_MEMORY, "%llu triangle-band pairs exceed the index",
-                           (unsigned long long)total);
-        j->bin = op_mem_array(a, total ? (size_t)total : 1, sizeof(uint32_t));
-        if (!j->bin)
-            return op_fail(ctx, OP_NO_MEMORY, "out of memory binning triangles (%llu entries)",
-                           (unsigned long long)total);
-        uint32_t sum = 0;
-        for (uint32_t b = 0; b < j->nbands; b++) {
-            const uint32_t c = j->bin_first[b + 1];
-            j->bin_first[b + 1] = sum;
-            sum += c;
-        }
+        range[2 * k] = b0;
+        range[2 * k + 1] = b1;
     }
+    if (total > UINT32_MAX) {
+        op_mem_free(a, range);
+        return op_fail(ctx, OP_NO_MEMORY, "%llu triangle-band pairs exceed the index",
+                       (unsigned long long)total);
+    }
+    j->bin = op_mem_array(a, total ? (size_t)total : 1, sizeof(uint32_t));
+    if (!j->bin) {
+        op_mem_free(a, range);
+        return op_fail(ctx, OP_NO_MEMORY, "out of memory binning triangles (%llu entries)",
+                       (unsigned long long)total);
+    }
+    uint32_t sum = 0;
+    for (uint32_t b = 0; b < j->nbands; b++) {
+        const uint32_t c = j->bin_first[b + 1];
+        j->bin_first[b + 1] = sum;
+        sum += c;
+    }
+    for (uint32_t k = 0; k < j->valid; k++)
+        for (uint32_t b = range[2 * k]; b <= range[2 * k + 1]; b++)
+            j->bin[j->bin_first[b + 1]++] = k;
+    op_mem_free(a, range);
     return OP_OK;
 }
 
@@ -526,7 +532,7 @@ static op_status rasterize(raster_job *j)
     j->g.by = hf->bmax[1] - hf->bmin[1];
     j->g.w = (int)hf->world_width;
     j->g.h = (int)hf->world_depth;
-    j->clip = op_clip_rows_scalar;
+    j->clip = ctx ? ctx->k->raster.clip_rows : op_clip_rows_scalar;
     window_of(j);
     if (j->x_lo > j->x_hi || j->z_lo > j->z_hi) {
         /* The window lies outside the world: nothing to draw, but the checks stand. */

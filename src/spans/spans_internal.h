@@ -3,6 +3,13 @@
 #define ONEPATH_SPANS_INTERNAL_H
 
 #include "onepath/spans.h"
+#include "onepath/chf.h"
+
+/* A kernel table for a call without a context: the scalar twins, or the best variant
+ * (ONEPATH_ISA narrows it, as for a context). Returns k. */
+struct op_kernels;
+struct op_kernels *op_spans_scalar_kernels(struct op_kernels *k);
+struct op_kernels *op_spans_best_kernels(struct op_kernels *k);
 
 /* Span indices are u32. */
 #define OP_HF_MAX_SPANS 0xfffffffeu
@@ -15,5 +22,164 @@ void op_hf_spans_free(op_heightfield *hf);
 /* Moves the columns into cell order without gaps (after op_heightfield_add_span moved
  * some); no-op when hf->packed. */
 op_status op_hf_pack(op_ctx *ctx, op_heightfield *hf);
+
+struct op_kernels;
+/* The link rule (supplement §1.5) for the spans of rows [z0, z1) with k's link_row
+ * (spans/links.c); the cells and spans of rows z0 - 1 .. z1 must be in place. */
+void op_chf_link_rows(const struct op_kernels *k, op_chf *chf, uint32_t z0, uint32_t z1);
+/* The ledge filter for rows [z0, z1) with k's ledge_row (spans/filters.c). */
+void op_filter_ledge_rows(const struct op_kernels *k, op_heightfield *hf, int walkable_height,
+                          int walkable_climb, uint32_t z0, uint32_t z1);
+/* op_chf_alloc without clearing anything (every array is written by the caller). */
+op_status op_chf_alloc_uninit(op_ctx *ctx, op_chf *chf, uint32_t width, uint32_t depth,
+                              uint32_t span_count);
+
+/* supplement §1.4.2 for span s of a column ending at s_end: reads only geometry (floors
+ * and ceilings), never an area of a neighbour, so the order of visits does not matter.
+ * nb[d], ne[d]: the span run of the neighbour column in direction d (empty when the
+ * column is empty). Not called for a column with a neighbour off the grid (every span
+ * of it is a ledge). */
+static inline int op_is_ledge(const uint16_t *smin, const uint16_t *smax, uint32_t s,
+                              uint32_t s_end, const uint32_t nb[4], const uint32_t ne[4],
+                              int32_t wh, int32_t climb)
+{
+    const int32_t f = smax[s];
+    const int32_t c = s + 1 < s_end ? (int32_t)smin[s + 1] : (int32_t)OP_HF_MAX_HEIGHT;
+    int32_t acc_min = f, acc_max = f;
+    for (int d = 0; d < 4; d++) {
+        /* Drop into empty space below the neighbour's lowest span. */
+        const int32_t low = nb[d] < ne[d] ? (int32_t)smin[nb[d]] : (int32_t)OP_HF_MAX_HEIGHT;
+        if ((c < low ? c : low) - f >= wh)
+            return 1;
+        for (uint32_t t = nb[d]; t < ne[d]; t++) {
+            const int32_t nf = smax[t];
+            const int32_t nc = t + 1 < ne[d] ? (int32_t)smin[t + 1] : (int32_t)OP_HF_MAX_HEIGHT;
+            const int32_t gap = (c < nc ? c : nc) - (f > nf ? f : nf);
+            if (gap < wh)
+                continue; /* not an overlapping (passable) neighbour span */
+            if (nf - f < -climb)
+                return 1; /* drop to a lower span */
+            if (nf - f <= climb) {
+                if (nf < acc_min)
+                    acc_min = nf;
+                if (nf > acc_max)
+                    acc_max = nf;
+            }
+        }
+    }
+    return acc_max - acc_min > climb; /* steep slope */
+}
+
+/* The ledge test (op_is_ledge) for the walkable spans of cells [x0, x1) of row z, every
+ * neighbour column on the grid; one cell at a time (the scalar twin of the ledge_row
+ * kernel). */
+static inline void op_ledge_cells(const op_heightfield *hf, uint32_t z, uint32_t x0, uint32_t x1,
+                                  int32_t wh, int32_t climb)
+{
+    const uint32_t w = hf->width;
+    const uint32_t *first = hf->first, *count = hf->count;
+    for (uint32_t x = x0; x < x1; x++) {
+        const size_t c = (size_t)x + (size_t)z * w;
+        const uint32_t s0 = first[c], s1 = s0 + count[c];
+        if (s0 == s1)
+            continue;
+        const size_t nc[4] = {c - 1, c + w, c + 1, c - w};
+        uint32_t nb[4], ne[4];
+        for (int d = 0; d < 4; d++) {
+            nb[d] = first[nc[d]];
+            ne[d] = nb[d] + count[nc[d]];
+        }
+        for (uint32_t s = s0; s < s1; s++)
+            if (hf->area[s] != OP_NULL_AREA &&
+                op_is_ledge(hf->smin, hf->smax, s, s1, nb, ne, wh, climb))
+                hf->area[s] = OP_NULL_AREA;
+    }
+}
+
+/* supplement §1.5 for the cells [xa, xb) of row z: the lowest span of the neighbour cell that leaves walkable_height of
+ * clearance in the overlap and is within walkable_climb. The four neighbour cells' span
+ * ranges are looked up once per cell; the test per pair is the rule's, in the same
+ * bottom-up order, so the first match is the same span. A cell of one span whose
+ * neighbour holds one span (most of an open world) takes the test directly. */
+static inline void op_link_cells(op_chf *chf, uint32_t z, uint32_t xa, uint32_t xb)
+{
+    const int32_t wh = chf->walkable_height, wc = chf->walkable_climb;
+    const uint32_t w = chf->width, dpt = chf->depth;
+    const uint32_t *cf = chf->cell_first, *cc = chf->cell_count;
+    const uint16_t *Y = chf->y, *H = chf->h;
+    uint32_t *const link[4] = {chf->link[0], chf->link[1], chf->link[2], chf->link[3]};
+    {
+        for (uint32_t x = xa; x < xb; x++) {
+            const size_t c = (size_t)x + (size_t)z * w;
+            const uint32_t s0 = cf[c], s1 = s0 + cc[c];
+            if (s0 == s1)
+                continue;
+            /* Span ranges of the neighbour cells in directions 0 = -x, 1 = +z, 2 = +x,
+             * 3 = -z (op_dir_dx/op_dir_dz); empty off the grid. */
+            uint32_t t0[4] = {0, 0, 0, 0}, t1[4] = {0, 0, 0, 0};
+            if (x > 0) {
+                t0[0] = cf[c - 1];
+                t1[0] = t0[0] + cc[c - 1];
+            }
+            if (z + 1 < dpt) {
+                t0[1] = cf[c + w];
+                t1[1] = t0[1] + cc[c + w];
+            }
+            if (x + 1 < w) {
+                t0[2] = cf[c + 1];
+                t1[2] = t0[2] + cc[c + 1];
+            }
+            if (z > 0) {
+                t0[3] = cf[c - w];
+                t1[3] = t0[3] + cc[c - w];
+            }
+            if (s1 - s0 == 1) {
+                const int32_t sy = Y[s0], stop = sy + (int32_t)H[s0];
+                for (int d = 0; d < 4; d++) {
+                    uint32_t found = OP_NO_LINK;
+                    if (t1[d] - t0[d] == 1) {
+                        const uint32_t t = t0[d];
+                        const int32_t ty = Y[t], ttop = ty + (int32_t)H[t];
+                        const int32_t top = stop < ttop ? stop : ttop;
+                        const int32_t bot = sy > ty ? sy : ty;
+                        const int32_t dy = ty - sy;
+                        found = top - bot >= wh && dy <= wc && -dy <= wc ? t : OP_NO_LINK;
+                    } else {
+                        for (uint32_t t = t0[d]; t < t1[d]; t++) {
+                            const int32_t ty = Y[t], ttop = ty + (int32_t)H[t];
+                            const int32_t top = stop < ttop ? stop : ttop;
+                            const int32_t bot = sy > ty ? sy : ty;
+                            const int32_t dy = ty - sy;
+                            if (top - bot >= wh && dy <= wc && -dy <= wc) {
+                                found = t;
+                                break;
+                            }
+                        }
+                    }
+                    link[d][s0] = found;
+                }
+                continue;
+            }
+            for (uint32_t s = s0; s < s1; s++) {
+                const int32_t sy = Y[s], stop = sy + (int32_t)H[s];
+                for (int d = 0; d < 4; d++) {
+                    uint32_t found = OP_NO_LINK;
+                    for (uint32_t t = t0[d]; t < t1[d]; t++) {
+                        const int32_t ty = Y[t], ttop = ty + (int32_t)H[t];
+                        const int32_t top = stop < ttop ? stop : ttop;
+                        const int32_t bot = sy > ty ? sy : ty;
+                        const int32_t dy = ty - sy;
+                        if (top - bot >= wh && dy <= wc && -dy <= wc) {
+                            found = t;
+                            break;
+                        }
+                    }
+                    link[d][s] = found;
+                }
+            }
+        }
+    }
+}
+
 
 #endif

@@ -1,0 +1,326 @@
+/* checkasm-style identity test of the triangle clip family (supplement §1.3,
+ * spans/raster_clip.h): for every variant this machine runs, the variant and the scalar
+ * twin clip the same triangles, band by band (the state carried from call to call), and
+ * must append the same pieces in the same order and fail at the same row or column.
+ * The output buffer is pre-filled with different sentinels around the payload, and the
+ * guards are compared. Inputs: random triangles (vertices on cut planes, just past them,
+ * anywhere), small ones, slivers, degenerate ones, huge and far ones (beyond 2^120 the
+ * SIMD twin hands over to the scalar one), windows with replayed rows and columns,
+ * states of up to 12 vertices carried from the scalar twin, and grids binary32 cannot
+ * resolve (clip overflow). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/kernels.h"
+#include "util/testutil.h"
+#include "util/variants.h"
+
+#define CAP 20000
+#define GUARD 32
+
+static op_isa variants[OP_ISA_COUNT];
+static int variant_count;
+static unsigned long compared[OP_ISA_COUNT];
+static unsigned long pieces_seen, failures_seen, big_states;
+
+static int setup(void **state)
+{
+    (void)state;
+    op_isa_info info[OP_ISA_COUNT];
+    const int n = op_isa_list(info, OP_ISA_COUNT);
+    variant_count = 0;
+    for (int i = 0; i < n; i++)
+        if (info[i].available && info[i].isa != OP_ISA_SCALAR)
+            variants[variant_count++] = info[i].isa;
+    return 0;
+}
+
+static float frand(op_rng *r, float lo, float hi)
+{
+    return lo + (hi - lo) * (float)(op_rng_next(r) >> 40) / (float)(1u << 24);
+}
+
+typedef struct job {
+    op_clip_grid g;
+    float bmax[3];
+    float v[9];
+    int z_emit, x_lo, x_hi, z_hi;
+    int band; /* rows per call */
+} job;
+
+/* Runs one triangle through clip in bands of j->band rows; pieces appended to out
+ * (capacity CAP, guards around); returns the count, or -1 with *fail. pre_rows > 0: the
+ * scalar twin does the first rows, so the state handed over may have many vertices. */
+static int run(const job *j, op_clip_rows_fn clip, op_piece *out, op_clip_fail *fail,
+               int pre_rows)
+{
+    op_clip_state st;
+    if (!op_clip_start(&j->g, j->bmax, j->v, j->v + 3, j->v + 6, &st))
+        return 0;
+    int np = 0;
+    int z = st.z;
+    if (pre_rows > 0) {
+        const int k = op_clip_rows_scalar(&j->g, &st, st.z + pre_rows - 1, j->z_emit, j->x_lo,
+                                          j->x_hi, out, fail);
+        if (k < 0)
+            return -1;
+        np += k;
+        z = st.z;
+        if (st.n > 4)
+            big_states++;
+    }
+    while (st.z <= st.z1 && z <= j->z_hi) {
+        const int stop = z + j->band - 1 < j->z_hi ? z + j->band - 1 : j->z_hi;
+        const int k = clip(&j->g, &st, stop, j->z_emit, j->x_lo, j->x_hi, out + np, fail);
+        if (k < 0)
+            return -1;
+        np += k;
+        assert_true(np <= CAP);
+        z = stop + 1;
+    }
+    return np;
+}
+
+static void compare_job(const job *j, uint64_t seed, int pre_rows)
+{
+    static op_piece ref[CAP + 2 * GUARD], got[CAP + 2 * GUARD];
+    memset(ref, 0xA5, sizeof ref);
+    op_clip_fail fr = {-1, -1};
+    const int nr = run(j, op_clip_rows_scalar, ref + GUARD, &fr, pre_rows);
+    if (nr < 0)
+        failures_seen++;
+    else
+        pieces_seen += (unsigned long)nr;
+    for (int vi = 0; vi < variant_count; vi++) {
+        op_kernels kt;
+        op_kernels_init(&kt, variants[vi], op_isa_flags(variants[vi]));
+        const op_kernels *k = &kt;
+        memset(got, 0x5A, sizeof got);
+        op_clip_fail fg = {-2, -2};
+        const int ng = run(j, k->raster.clip_rows, got + GUARD, &fg, pre_rows);
+        compared[variants[vi]]++;
+        if (ng != nr)
+            fail_msg("clip %s, seed %llu: %d pieces, scalar %d", op_isa_name(variants[vi]),
+                     (unsigned long long)seed, ng, nr);
+        if (nr < 0) {
+            if (fg.column != fr.column || fg.at != fr.at)
+                fail_msg("clip %s, seed %llu: failed at %s %d, scalar at %s %d",
+                         op_isa_name(variants[vi]), (unsigned long long)seed,
+                         fg.column ? "column" : "row", fg.at, fr.column ? "column" : "row",
+                         fr.at);
+            continue;
+        }
+        for (int q = 0; q < nr; q++) {
+            const op_piece *a = &got[GUARD + q], *b = &ref[GUARD + q];
+            if (a->x != b->x || a->z != b->z || a->smin != b->smin || a->smax != b->smax)
+                fail_msg("clip %s, seed %llu: piece %d (%d, %d) [%u, %u], scalar (%d, %d) "
+                         "[%u, %u]",
+                         op_isa_name(variants[vi]), (unsigned long long)seed, q, a->x, a->z,
+                         a->smin, a->smax, b->x, b->z, b->smin, b->smax);
+        }
+        /* Nothing written past the pieces, nor before them. */
+        const unsigned char *g = (const unsigned char *)got;
+        for (size_t b = 0; b < GUARD * sizeof(op_piece); b++)
+            assert_int_equal(g[b], 0x5A);
+        g = (const unsigned char *)(got + GUARD + nr);
+        for (size_t b = 0; b < GUARD * sizeof(op_piece); b++)
+            assert_int_equal(g[b], 0x5A);
+    }
+}
+
+static void grid_of(job *j, op_rng *r, uint32_t w, uint32_t h, float cs)
+{
+    memset(j, 0, sizeof *j);
+    j->g.cs = cs;
+    j->g.ics = 1.0f / cs;
+    j->g.ich = 1.0f / (0.1f + (float)op_rng_below(r, 4) * 0.05f);
+    j->g.bmin[0] = frand(r, -100, 100);
+    j->g.bmin[1] = frand(r, -5, 5);
+    j->g.bmin[2] = frand(r, -100, 100);
+    j->g.w = (int)w;
+    j->g.h = (int)h;
+    j->bmax[0] = j->g.bmin[0] + (float)w * cs;
+    j->bmax[1] = j->g.bmin[1] + 12.0f;
+    j->bmax[2] = j->g.bmin[2] + (float)h * cs;
+    j->g.by = j->bmax[1] - j->g.bmin[1];
+    j->z_emit = 0;
+    j->x_lo = 0;
+    j->x_hi = (int)w - 1;
+    j->z_hi = (int)h - 1;
+    j->band = 1 + (int)op_rng_below(r, 40);
+}
+
+static float coord(op_rng *r, float lo, float cs, uint32_t n)
+{
+    const int k = (int)op_rng_below(r, n + 4) - 2;
+    switch (op_rng_below(r, 5)) {
+    case 0: return lo + (float)k * cs + cs; /* a cut plane, as the clip computes it */
+    case 1: return lo + (float)k * cs;
+    case 2: return nextafterf(lo + (float)k * cs + cs, op_rng_below(r, 2) ? 1e30f : -1e30f);
+    default: return frand(r, lo - 3 * cs, lo + (float)(n + 3) * cs);
+    }
+}
+
+static void random_tri(job *j, op_rng *r)
+{
+    const uint32_t w = (uint32_t)j->g.w, h = (uint32_t)j->g.h;
+    for (int k = 0; k < 3; k++) {
+        j->v[3 * k] = coord(r, j->g.bmin[0], j->g.cs, w);
+        j->v[3 * k + 1] = frand(r, j->g.bmin[1] - 3, j->bmax[1] + 3);
+        j->v[3 * k + 2] = coord(r, j->g.bmin[2], j->g.cs, h);
+    }
+    switch (op_rng_below(r, 8)) {
+    case 0: /* small */
+        for (int k = 1; k < 3; k++) {
+            j->v[3 * k] = j->v[0] + frand(r, -2, 2) * j->g.cs;
+            j->v[3 * k + 2] = j->v[2] + frand(r, -2, 2) * j->g.cs;
+        }
+        break;
+    case 1: { /* sliver */
+        const float t = frand(r, 0, 1);
+        j->v[6] = j->v[0] + (j->v[3] - j->v[0]) * t + frand(r, -1e-4f, 1e-4f);
+        j->v[8] = j->v[2] + (j->v[5] - j->v[2]) * t + frand(r, -1e-4f, 1e-4f);
+        break;
+    }
+    case 2: /* degenerate */
+        memcpy(j->v + 6, j->v + (op_rng_below(r, 2) ? 3 : 0), 3 * sizeof(float));
+        break;
+    case 3: /* huge, reaching far outside */
+        j->v[0] -= 1e5f;
+        j->v[5] += 1e5f;
+        j->v[4] = frand(r, -1e5f, 1e5f);
+        break;
+    case 4: /* beyond 2^120: the scalar twin's arithmetic, NaN and all */
+        j->v[op_rng_below(r, 9)] = op_rng_below(r, 2) ? 3e37f : -3e38f;
+        break;
+    default: break;
+    }
+}
+
+static void test_random(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 4000; seed++) {
+        op_rng r = {seed};
+        job j;
+        grid_of(&j, &r, 1 + op_rng_below(&r, 60), 1 + op_rng_below(&r, 60),
+                0.125f + (float)op_rng_below(&r, 12) * 0.0625f);
+        if (seed % 4 == 0) {
+            /* A window: rows and columns before it only consume. */
+            j.z_emit = (int)op_rng_below(&r, (uint32_t)j.g.h);
+            j.x_lo = (int)op_rng_below(&r, (uint32_t)j.g.w);
+            j.x_hi = j.x_lo + (int)op_rng_below(&r, (uint32_t)(j.g.w - j.x_lo));
+            j.z_hi = j.z_emit + (int)op_rng_below(&r, (uint32_t)(j.g.h - j.z_emit));
+        }
+        random_tri(&j, &r);
+        compare_job(&j, seed, seed % 5 == 0 ? 1 + (int)op_rng_below(&r, 4) : 0);
+    }
+}
+
+/* Grids binary32 cannot resolve (near 2^20 .. 2^24, cells of 1/8 .. 1/2 of a binary32
+ * step there): polygons grow past four vertices (the SIMD twin hands over) and past
+ * twelve (both fail at the same plane). */
+static void test_unresolvable(void **state)
+{
+    (void)state;
+    op_rng r = {0x5eed};
+    for (int t = 0; t < 3000; t++) {
+        const int k = 20 + (int)op_rng_below(&r, 5), q = 1 + (int)op_rng_below(&r, 3);
+        job j;
+        grid_of(&j, &r, 64, 64, ldexpf(1.0f, k - 23 - q));
+        j.g.bmin[0] = j.g.bmin[2] = ldexpf(1.0f, k);
+        j.bmax[0] = j.g.bmin[0] + 64 * j.g.cs;
+        j.bmax[2] = j.g.bmin[2] + 64 * j.g.cs;
+        const float spread = (t % 3 == 0) ? 2.0f : 64.0f;
+        const float x0 = (float)op_rng_below(&r, 64), z0 = (float)op_rng_below(&r, 64);
+        for (int i = 0; i < 3; i++) {
+            j.v[3 * i] = j.g.bmin[0] + (x0 + spread * (float)op_rng_below(&r, 1000) / 1000) * j.g.cs;
+            j.v[3 * i + 1] = (float)op_rng_below(&r, 100) / 50;
+            j.v[3 * i + 2] = j.g.bmin[2] + (z0 + spread * (float)op_rng_below(&r, 1000) / 1000) * j.g.cs;
+        }
+        compare_job(&j, 100000 + (uint64_t)t, t % 7 == 0 ? 2 : 0);
+    }
+}
+
+/* Grid-aligned terrain like the demo world: right triangles over 2x2 cells with their
+ * vertices on the cut planes, every orientation. */
+static void test_aligned(void **state)
+{
+    (void)state;
+    op_rng r = {77};
+    for (int t = 0; t < 2000; t++) {
+        job j;
+        grid_of(&j, &r, 40, 40, 0.3f);
+        const int x = (int)op_rng_below(&r, 38), z = (int)op_rng_below(&r, 38);
+        const int s = 1 + (int)op_rng_below(&r, 3);
+        const float fx[4] = {j.g.bmin[0] + (float)x * j.g.cs, j.g.bmin[0] + (float)(x + s) * j.g.cs,
+                             j.g.bmin[0] + (float)(x + s) * j.g.cs, j.g.bmin[0] + (float)x * j.g.cs};
+        const float fz[4] = {j.g.bmin[2] + (float)z * j.g.cs, j.g.bmin[2] + (float)z * j.g.cs,
+                             j.g.bmin[2] + (float)(z + s) * j.g.cs, j.g.bmin[2] + (float)(z + s) * j.g.cs};
+        const int skip = (int)op_rng_below(&r, 4), rot = (int)op_rng_below(&r, 3);
+        int k = 0;
+        for (int c = 0; c < 4; c++) {
+            if (c == skip)
+                continue;
+            const int o = (k + rot) % 3;
+            j.v[3 * o] = fx[c];
+            j.v[3 * o + 1] = frand(&r, 0, 4);
+            j.v[3 * o + 2] = fz[c];
+            k++;
+        }
+        compare_job(&j, 200000 + (uint64_t)t, 0);
+    }
+}
+
+static void test_promised_variants_compared(void **state)
+{
+    (void)state;
+    op_isa promised[OP_ISA_COUNT];
+    const int np = op_test_promised_variants(promised, OP_ISA_COUNT);
+    op_isa_info info[OP_ISA_COUNT];
+    op_isa_list(info, OP_ISA_COUNT);
+    int ran = 0;
+    for (int i = 0; i < np; i++) {
+        const op_isa v = promised[i];
+        if (!info[v].cpu) {
+            print_message("clip: variant %s is built but this CPU cannot run it\n", info[v].name);
+            continue;
+        }
+        if (!compared[v])
+            fail_msg("clip: variant %s was never compared", info[v].name);
+        print_message("clip: %-8s %lu triangles compared\n", info[v].name, compared[v]);
+        ran++;
+    }
+    print_message("clip: %lu pieces, %lu failures, %lu states of 5+ vertices handed over\n",
+                  pieces_seen, failures_seen, big_states);
+    assert_true(ran >= 1);
+    assert_true(pieces_seen > 10000);
+    assert_true(failures_seen > 0);
+    assert_true(big_states > 0);
+}
+
+int main(void)
+{
+    op_isa promised[OP_ISA_COUNT];
+    const int np = op_test_promised_variants(promised, OP_ISA_COUNT);
+    if (np < 0)
+        return 1;
+    if (np == 0) {
+        printf("clip: this build has no SIMD variants (OP_SIMD=OFF): skipped\n");
+        return OP_TEST_SKIP;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_random),
+        cmocka_unit_test(test_unresolvable),
+        cmocka_unit_test(test_aligned),
+        cmocka_unit_test(test_promised_variants_compared),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
