@@ -26,10 +26,13 @@ fi
 CC=clang CXX=clang++ cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOP_WERROR=ON \
       -DOP_BENCH=OFF -DOP_TOOLS=OFF -DCMAKE_C_FLAGS=-fsanitize=thread \
       -DCMAKE_CXX_FLAGS=-fsanitize=thread -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread >/dev/null
-cmake --build build-tsan -j"$jobs" --target test_tiles_bake
+cmake --build build-tsan -j"$jobs" --target test_tiles_bake test_spans_threads
 archer=$(ls /usr/lib/llvm-*/lib/libarcher.so 2>/dev/null | sort -V | tail -1 || true)
 for t in test_threads_random test_small_tiles test_smallest_failing_tile test_assembly_empty_tiles; do
   OMP_TOOL_LIBRARIES="$archer" TSAN_OPTIONS="ignore_noninstrumented_modules=1 halt_on_error=1" \
     OP_TEST_FILTER=$t build-tsan/test_tiles_bake
 done
+# Threads inside one grid (the rasterizer's bands, filters and compaction by rows).
+OMP_TOOL_LIBRARIES="$archer" TSAN_OPTIONS="ignore_noninstrumented_modules=1 halt_on_error=1" \
+  build-tsan/test_spans_threads
 echo "tiles: all passed"

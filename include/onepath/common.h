@@ -137,6 +137,8 @@ typedef struct op_ctx {
     char err[512];              /* message of the last failure (see above) */
     op_progress_fn progress;    /* optional; called on the owning thread only */
     void *progress_user;
+    int threads;                /* threads one call may use inside a grid; 0 or 1 = one
+                                   (op_ctx_set_threads); workers start with one */
 } op_ctx;
 
 /* isa = OP_ISA_AUTO for the best available. A variant this CPU or build cannot run is
@@ -159,6 +161,12 @@ op_status op_ctx_fork(const op_ctx *parent, op_ctx *worker);
  * the workers are done, for the failure that comes first in a fixed order (e.g. tile
  * order), so that the message does not depend on scheduling. */
 op_status op_ctx_take_error(op_ctx *parent, const op_ctx *worker, op_status status);
+/* Threads that one call on ctx may run inside a single grid (supplement §2 last
+ * sentence, issue 11): the rasterizer's row bands, the filters and the compaction by
+ * rows. The bytes are the same for every count. 0 = OpenMP's default (OMP_NUM_THREADS,
+ * else the cores), 1 = one thread (the default of op_ctx_init); a build without OpenMP
+ * runs one. OP_INVALID_ARGUMENT for a negative count. */
+op_status op_ctx_set_threads(op_ctx *ctx, int threads);
 /* Switch the kernel table of an initialised context. */
 op_status op_ctx_set_isa(op_ctx *ctx, op_isa isa);
 void op_ctx_free(op_ctx *ctx);

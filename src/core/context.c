@@ -60,6 +60,7 @@ op_status op_ctx_init_with_allocator(op_ctx *ctx, op_isa isa, const op_allocator
     ctx->arena.alloc = ctx->alloc;
     if (!new_table(ctx))
         return op_fail(ctx, OP_NO_MEMORY, "out of memory for the kernel table");
+    ctx->threads = 1;
     return op_ctx_set_isa(ctx, isa);
 }
 
@@ -73,6 +74,7 @@ op_status op_ctx_fork(const op_ctx *parent, op_ctx *worker)
         return op_fail(worker, OP_NO_MEMORY, "out of memory for the kernel table");
     *k = *parent->k; /* the same table: a copy the worker owns */
     worker->isa = parent->isa;
+    worker->threads = 1;
     return OP_OK;
 }
 
@@ -117,4 +119,12 @@ void op_progress(op_ctx *ctx, const char *stage, double fraction)
 {
     if (ctx && ctx->progress)
         ctx->progress(ctx->progress_user, stage, fraction);
+}
+
+op_status op_ctx_set_threads(op_ctx *ctx, int threads)
+{
+    if (threads < 0)
+        return op_fail(ctx, OP_INVALID_ARGUMENT, "threads must be >= 0 (got %d)", threads);
+    ctx->threads = threads;
+    return OP_OK;
 }

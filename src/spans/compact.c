@@ -6,6 +6,7 @@
 #include "spans/spans_internal.h"
 #include "core/alloc.h"
 #include "core/kernels.h"
+#include "parallel/parallel_internal.h"
 
 #include <string.h>
 
@@ -46,27 +47,53 @@ op_status op_build_compact_heightfield(op_ctx *ctx, const op_heightfield *hf,
     if (walkable_climb < 0 || walkable_climb > 0xffff)
         return op_fail(ctx, OP_INVALID_ARGUMENT, "walkable_climb must be in [0, 65535] (got %d)",
                        walkable_climb);
+    const op_allocator *a = op_ctx_allocator(ctx);
+    const uint32_t dpt = hf->depth, w = hf->width;
+    const int T = op_grid_threads(ctx, dpt / 16 + 1);
     uint64_t count = 0;
-    const uint8_t *area = hf->area;
-    if (hf->packed) {
-        for (uint32_t s = 0; s < hf->span_used; s++)
-            count += area[s] != OP_NULL_AREA;
+    uint32_t *row_first = NULL; /* threads: first span of each row, dpt + 1 */
+    if (T > 1) {
+        row_first = op_mem_array(a, (size_t)dpt + 1, sizeof(uint32_t));
+        if (!row_first)
+            return op_fail(ctx, OP_NO_MEMORY, "out of memory for %u rows", dpt);
+        OP_PRAGMA(omp parallel for num_threads(T) schedule(static))
+        for (uint32_t z = 0; z < dpt; z++) {
+            uint32_t n = 0;
+            for (size_t c = (size_t)z * w; c < (size_t)(z + 1) * w; c++) {
+                const uint32_t s0 = hf->first[c], s1 = s0 + hf->count[c];
+                for (uint32_t sp = s0; sp < s1; sp++)
+                    n += hf->area[sp] != OP_NULL_AREA;
+            }
+            row_first[z + 1] = n;
+        }
+        row_first[0] = 0;
+        for (uint32_t z = 0; z < dpt; z++) {
+            count += row_first[z + 1];
+            row_first[z + 1] = count <= OP_MAX_SPANS ? (uint32_t)count : 0;
+        }
+    } else if (hf->packed) {
+        for (uint32_t sp = 0; sp < hf->span_used; sp++)
+            count += hf->area[sp] != OP_NULL_AREA;
     } else {
-        const size_t cells = (size_t)hf->width * hf->depth;
+        const size_t cells = (size_t)w * dpt;
         for (size_t c = 0; c < cells; c++) {
             const uint32_t s0 = hf->first[c], s1 = s0 + hf->count[c];
-            for (uint32_t s = s0; s < s1; s++)
-                count += area[s] != OP_NULL_AREA;
+            for (uint32_t sp = s0; sp < s1; sp++)
+                count += hf->area[sp] != OP_NULL_AREA;
         }
     }
-    if (count > OP_MAX_SPANS)
+    if (count > OP_MAX_SPANS) {
+        op_mem_free(a, row_first);
         return op_fail(ctx, OP_INVALID_ARGUMENT,
                        "%llu walkable spans exceed the 32-bit span index",
                        (unsigned long long)count);
+    }
     /* Every array is written below: no clearing first. */
     op_status st = op_chf_alloc_uninit(ctx, out, hf->width, hf->depth, (uint32_t)count);
-    if (st != OP_OK)
+    if (st != OP_OK) {
+        op_mem_free(a, row_first);
         return st;
+    }
     memcpy(out->bmin, hf->bmin, sizeof out->bmin);
     memcpy(out->bmax, hf->bmax, sizeof out->bmax);
     out->cs = hf->cs;
@@ -80,20 +107,45 @@ op_status op_build_compact_heightfield(op_ctx *ctx, const op_heightfield *hf,
      * kept for the two rows behind. */
     op_kernels scalar;
     const op_kernels *k = ctx ? ctx->k : op_spans_scalar_kernels(&scalar);
-    const uint32_t dpt = hf->depth;
-    uint32_t row_first[4] = {0, 0, 0, 0}; /* first span of row r at [r % 4] */
+    if (T > 1) {
+        /* Three passes over rows split between the threads: cells and spans (each row
+         * knows where its spans start), links (they read the rows around), mutual
+         * links (they read the links around). */
+        const int chunks = 4 * T;
+        for (int pass = 0; pass < 3; pass++) {
+            OP_PRAGMA(omp parallel for num_threads(T) schedule(dynamic, 1))
+            for (int q = 0; q < chunks; q++) {
+                const uint32_t z0 = (uint32_t)((uint64_t)dpt * (uint64_t)q / (uint64_t)chunks);
+                const uint32_t z1 =
+                    (uint32_t)((uint64_t)dpt * (uint64_t)(q + 1) / (uint64_t)chunks);
+                for (uint32_t z = z0; z < z1; z++) {
+                    if (pass == 0)
+                        fill_row(hf, out, z, row_first[z]);
+                    else if (pass == 1)
+                        k->spans.link_row(out, z);
+                }
+                if (pass == 2 && z1 > z0)
+                    k->links.mutual(out, out->mutual, row_first[z0], row_first[z1]);
+            }
+        }
+        op_mem_free(a, row_first);
+        return OP_OK;
+    }
+    /* One thread: row z + 1's cells and spans, then row z's links, then row z - 1's
+     * mutual links, while they are in cache. */
+    uint32_t rf[4] = {0, 0, 0, 0}; /* first span of row r at [r % 4] */
     uint32_t idx = fill_row(hf, out, 0, 0);
-    row_first[1] = idx;
+    rf[1] = idx;
     for (uint32_t z = 0; z < dpt; z++) {
         if (z + 1 < dpt) {
             idx = fill_row(hf, out, z + 1, idx);
-            row_first[(z + 2) % 4] = idx;
+            rf[(z + 2) % 4] = idx;
         }
         op_chf_link_rows(k, out, z, z + 1);
         if (z >= 1)
-            k->links.mutual(out, out->mutual, row_first[(z - 1) % 4], row_first[z % 4]);
+            k->links.mutual(out, out->mutual, rf[(z - 1) % 4], rf[z % 4]);
     }
     /* The last row's mutual links. */
-    k->links.mutual(out, out->mutual, row_first[(dpt - 1) % 4], out->span_count);
+    k->links.mutual(out, out->mutual, rf[(dpt - 1) % 4], out->span_count);
     return OP_OK;
 }

@@ -4,15 +4,15 @@
 #include "onepath/spans.h"
 #include "spans/spans_internal.h"
 #include "core/kernels.h"
+#include "parallel/parallel_internal.h"
 
 /* supplement §1.4.1: "was walkable" is read before the change, so a stack of
  * non-walkable spans does not climb. */
-void op_filter_low_hanging_obstacles(op_heightfield *hf, int walkable_climb)
+static void low_hanging_rows(op_heightfield *hf, int walkable_climb, uint32_t z0, uint32_t z1)
 {
-    const size_t cells = (size_t)hf->width * hf->depth;
     const uint16_t *smax = hf->smax;
     uint8_t *area = hf->area;
-    for (size_t c = 0; c < cells; c++) {
+    for (size_t c = (size_t)z0 * hf->width; c < (size_t)z1 * hf->width; c++) {
         const uint32_t n = hf->count[c];
         if (n < 2)
             continue; /* nothing below the lowest span */
@@ -77,17 +77,57 @@ void op_filter_ledge_rows(const op_kernels *k, op_heightfield *hf, int walkable_
 }
 
 /* supplement §1.4.3 */
-void op_filter_low_height_spans(op_heightfield *hf, int walkable_height)
+static void low_height_rows(op_heightfield *hf, int walkable_height, uint32_t z0, uint32_t z1)
 {
-    const size_t cells = (size_t)hf->width * hf->depth;
     const uint16_t *smin = hf->smin, *smax = hf->smax;
     uint8_t *area = hf->area;
-    for (size_t c = 0; c < cells; c++) {
+    for (size_t c = (size_t)z0 * hf->width; c < (size_t)z1 * hf->width; c++) {
         const uint32_t s0 = hf->first[c], s1 = s0 + hf->count[c];
         for (uint32_t s = s0; s < s1; s++) {
             const int32_t ceil = s + 1 < s1 ? (int32_t)smin[s + 1] : (int32_t)OP_HF_MAX_HEIGHT;
             if (ceil - (int32_t)smax[s] < walkable_height)
                 area[s] = OP_NULL_AREA;
+        }
+    }
+}
+
+void op_filter_low_hanging_obstacles(op_heightfield *hf, int walkable_climb)
+{
+    low_hanging_rows(hf, walkable_climb, 0, hf->depth);
+}
+
+void op_filter_low_height_spans(op_heightfield *hf, int walkable_height)
+{
+    low_height_rows(hf, walkable_height, 0, hf->depth);
+}
+
+/* The three filters in order (supplement §1.4), each over all rows before the next; the
+ * rows of one filter are independent (each reads geometry, and only its own column's
+ * areas), so they are split between ctx's threads. */
+void op_spans_filters(op_ctx *ctx, op_heightfield *hf, int walkable_height, int walkable_climb)
+{
+    op_kernels scalar;
+    const op_kernels *k = ctx ? ctx->k : op_spans_scalar_kernels(&scalar);
+    const uint32_t dpt = hf->depth;
+    const int T = op_grid_threads(ctx, dpt / 16 + 1);
+    if (T <= 1) {
+        low_hanging_rows(hf, walkable_climb, 0, dpt);
+        op_filter_ledge_rows(k, hf, walkable_height, walkable_climb, 0, dpt);
+        low_height_rows(hf, walkable_height, 0, dpt);
+        return;
+    }
+    const int chunks = 4 * T;
+    for (int pass = 0; pass < 3; pass++) {
+        OP_PRAGMA(omp parallel for num_threads(T) schedule(dynamic, 1))
+        for (int q = 0; q < chunks; q++) {
+            const uint32_t z0 = (uint32_t)((uint64_t)dpt * (uint64_t)q / (uint64_t)chunks);
+            const uint32_t z1 = (uint32_t)((uint64_t)dpt * (uint64_t)(q + 1) / (uint64_t)chunks);
+            if (pass == 0)
+                low_hanging_rows(hf, walkable_climb, z0, z1);
+            else if (pass == 1)
+                op_filter_ledge_rows(k, hf, walkable_height, walkable_climb, z0, z1);
+            else
+                low_height_rows(hf, walkable_height, z0, z1);
         }
     }
 }

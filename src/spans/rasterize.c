@@ -19,6 +19,7 @@
 #include "spans/raster_clip.h"
 #include "core/alloc.h"
 #include "core/kernels.h"
+#include "parallel/parallel_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -220,6 +221,7 @@ typedef struct band_worker {
     uint16_t *smin, *smax;
     uint8_t *area;
     uint32_t used, cap;
+    uint32_t row0, row1; /* rows (from the window's first world row) of its bands */
     /* The first failing triangle (list position) and its message. */
     uint32_t fail_k;
     op_status fail_status;
@@ -368,6 +370,9 @@ static void do_band(const raster_job *j, band_worker *wk, uint32_t b, int resume
     const uint32_t bw = hf->width; /* band rows are whole local rows */
     const int lz0 = zb0 - j->oz;
     const uint32_t cells = (uint32_t)(zb1 - zb0 + 1) * bw;
+    if (!resume)
+        wk->row0 = (uint32_t)(zb0 - j->z_lo);
+    wk->row1 = (uint32_t)(zb1 + 1 - j->z_lo);
     band_pool *p = &wk->pool;
     p->used = 0;
     p->free_head = BAND_NONE;
@@ -551,11 +556,16 @@ static op_status rasterize(raster_job *j)
     j->nbands = (uint32_t)((j->z_hi - j->z_lo) / j->band + 1);
 
     op_status st = bin_triangles(j);
+    /* Threads take runs of bands (each run continues its triangles from band to band
+     * and replays rows before its first band); one thread takes them all. */
+    const int T = op_grid_threads(ctx, j->nbands);
+    band_worker *wks = NULL;
     band_worker wk;
     memset(&wk, 0, sizeof wk);
-    if (st == OP_OK) {
-        if (!worker_init(j, &wk))
-            st = op_fail(ctx, OP_NO_MEMORY, "out of memory for a band of %d rows", j->band);
+    if (st == OP_OK && T > 1) {
+        wks = op_mem_calloc(a, (size_t)T, sizeof *wks);
+        if (!wks)
+            st = op_fail(ctx, OP_NO_MEMORY, "out of memory for %d band workers", T);
     }
     /* Columns of rows outside the world keep their (absent) spans: clear them in the
      * new layout, then the bands fill the rest. */
@@ -572,16 +582,108 @@ static op_status rasterize(raster_job *j)
             memcpy(old_count, hf->count, cells * sizeof(uint32_t));
         }
     }
-    if (st == OP_OK) {
-        wk.fail_status = OP_OK;
-        const uint32_t step = j->nbands / 16 ? j->nbands / 16 : 1;
-        for (uint32_t b = 0; b < j->nbands; b++) {
-            do_band(j, &wk, b, b > 0);
-            if (wk.fail_status == OP_NO_MEMORY)
-                break;
-            if (!j->list && (b + 1) % step == 0)
-                op_progress(ctx, "spans", 0.8 * (double)(b + 1) / (double)j->nbands);
+    if (st == OP_OK && T <= 1) {
+        if (!worker_init(j, &wk))
+            st = op_fail(ctx, OP_NO_MEMORY, "out of memory for a band of %d rows", j->band);
+        else {
+            const uint32_t step = j->nbands / 16 ? j->nbands / 16 : 1;
+            for (uint32_t b = 0; b < j->nbands; b++) {
+                do_band(j, &wk, b, b > 0);
+                if (wk.fail_status == OP_NO_MEMORY)
+                    break;
+                if (!j->list && (b + 1) % step == 0)
+                    op_progress(ctx, "spans", 0.8 * (double)(b + 1) / (double)j->nbands);
+            }
         }
+    } else if (st == OP_OK) {
+        /* Runs of bands of about equal work (triangle-band pairs plus cells). */
+        uint32_t *run = op_mem_array(a, (size_t)T + 1, sizeof(uint32_t));
+        if (!run)
+            st = op_fail(ctx, OP_NO_MEMORY, "out of memory for %d band runs", T);
+        else {
+            const uint64_t cells_per_band = (uint64_t)j->band * hf->width / 16 + 1;
+            const uint64_t total = j->bin_first[j->nbands] + cells_per_band * j->nbands;
+            uint64_t acc = 0;
+            int t = 1;
+            run[0] = 0;
+            for (uint32_t b = 0; b < j->nbands && t < T; b++) {
+                acc += j->bin_first[b + 1] - j->bin_first[b] + cells_per_band;
+                while (t < T && acc * (uint64_t)T >= total * (uint64_t)t)
+                    run[t++] = b + 1;
+            }
+            while (t <= T)
+                run[t++] = j->nbands;
+            OP_PRAGMA(omp parallel for num_threads(T) schedule(static, 1))
+            for (int g = 0; g < T; g++) {
+                band_worker *w = &wks[g];
+                if (!worker_init(j, w)) {
+                    worker_fail(w, 0, OP_NO_MEMORY, "out of memory for a band of rows");
+                    continue;
+                }
+                for (uint32_t b = run[g]; b < run[g + 1]; b++) {
+                    do_band(j, w, b, b > run[g]);
+                    if (w->fail_status == OP_NO_MEMORY)
+                        break;
+                }
+            }
+            op_mem_free(a, run);
+            /* The first failure in input order (the lowest run on a tie: its bands come
+             * first, as the reference meets them), else out of memory anywhere. */
+            int nomem = -1, bad = -1;
+            for (int g = 0; g < T; g++) {
+                if (wks[g].fail_status == OP_NO_MEMORY && nomem < 0)
+                    nomem = g;
+                else if (wks[g].fail_status != OP_OK &&
+                         (bad < 0 || wks[g].fail_k < wks[bad].fail_k))
+                    bad = g;
+            }
+            if (nomem >= 0) {
+                wk.fail_status = OP_NO_MEMORY;
+                memcpy(wk.fail_msg, wks[nomem].fail_msg, sizeof wk.fail_msg);
+            } else if (bad >= 0) {
+                wk.fail_status = wks[bad].fail_status;
+                wk.fail_k = wks[bad].fail_k;
+                memcpy(wk.fail_msg, wks[bad].fail_msg, sizeof wk.fail_msg);
+            }
+            /* The runs' spans, one after the other (their columns are in cell order). */
+            uint64_t used = 0;
+            for (int g = 0; g < T; g++)
+                used += wks[g].used;
+            if (wk.fail_status == OP_OK && !worker_reserve(a, &wk, used ? used : 1)) {
+                wk.fail_status = OP_NO_MEMORY;
+                snprintf(wk.fail_msg, sizeof wk.fail_msg, "out of memory for %llu spans",
+                         (unsigned long long)used);
+            }
+            if (wk.fail_status == OP_OK) {
+                uint32_t *off = op_mem_array(a, (size_t)T + 1, sizeof(uint32_t));
+                if (!off) {
+                    wk.fail_status = OP_NO_MEMORY;
+                    snprintf(wk.fail_msg, sizeof wk.fail_msg, "out of memory for %d runs", T);
+                } else {
+                    off[0] = 0;
+                    for (int g = 0; g < T; g++)
+                        off[g + 1] = off[g] + wks[g].used;
+                    OP_PRAGMA(omp parallel for num_threads(T) schedule(static, 1))
+                    for (int g = 0; g < T; g++) {
+                        const band_worker *w = &wks[g];
+                        memcpy(wk.smin + off[g], w->smin, (size_t)w->used * sizeof *wk.smin);
+                        memcpy(wk.smax + off[g], w->smax, (size_t)w->used * sizeof *wk.smax);
+                        memcpy(wk.area + off[g], w->area, w->used);
+                        if (!off[g])
+                            continue;
+                        /* The run's cells: rows of its bands. */
+                        const size_t c0 = (size_t)(j->z_lo - j->oz + (int)w->row0) * hf->width;
+                        const size_t c1 = (size_t)(j->z_lo - j->oz + (int)w->row1) * hf->width;
+                        for (size_t c = c0; c < c1; c++)
+                            hf->first[c] += off[g];
+                    }
+                    wk.used = off[T];
+                    op_mem_free(a, off);
+                }
+            }
+        }
+    }
+    if (st == OP_OK) {
         /* The first failure in input order: a clip failure of an earlier triangle, or
          * the check of the first bad one. */
         if (wk.fail_status == OP_NO_MEMORY)
@@ -648,6 +750,10 @@ static op_status rasterize(raster_job *j)
         }
     }
     worker_free(a, &wk);
+    if (wks)
+        for (int g = 0; g < T; g++)
+            worker_free(a, &wks[g]);
+    op_mem_free(a, wks);
     op_mem_free(a, old_first);
     op_mem_free(a, old_count);
     op_mem_free(a, j->bin_first);

@@ -11,6 +11,26 @@ struct op_kernels;
 struct op_kernels *op_spans_scalar_kernels(struct op_kernels *k);
 struct op_kernels *op_spans_best_kernels(struct op_kernels *k);
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* Threads a call on ctx runs inside one grid (op_ctx_set_threads), at most `most`. */
+static inline int op_grid_threads(const op_ctx *ctx, uint64_t most)
+{
+#ifdef _OPENMP
+    int t = !ctx ? 1 : ctx->threads == 0 ? omp_get_max_threads() : ctx->threads;
+#else
+    int t = 1;
+    (void)ctx;
+#endif
+    if (t < 1)
+        t = 1;
+    if ((uint64_t)t > most)
+        t = most ? (int)most : 1;
+    return t;
+}
+
 /* Span indices are u32. */
 #define OP_HF_MAX_SPANS 0xfffffffeu
 
@@ -27,6 +47,8 @@ struct op_kernels;
 /* The link rule (supplement §1.5) for the spans of rows [z0, z1) with k's link_row
  * (spans/links.c); the cells and spans of rows z0 - 1 .. z1 must be in place. */
 void op_chf_link_rows(const struct op_kernels *k, op_chf *chf, uint32_t z0, uint32_t z1);
+/* The three filters of supplement §1.4 in order, by rows on ctx's threads. */
+void op_spans_filters(op_ctx *ctx, op_heightfield *hf, int walkable_height, int walkable_climb);
 /* The ledge filter for rows [z0, z1) with k's ledge_row (spans/filters.c). */
 void op_filter_ledge_rows(const struct op_kernels *k, op_heightfield *hf, int walkable_height,
                           int walkable_climb, uint32_t z0, uint32_t z1);

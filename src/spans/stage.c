@@ -1,6 +1,7 @@
 /* The spans stage driver (supplement §1): configuration → rasterize → filters →
  * compact heightfield with links → erosion → area volumes. */
 #include "onepath/spans.h"
+#include "spans/spans_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -14,9 +15,7 @@ static op_status finish_spans(op_ctx *ctx, const op_config *cfg, const op_scene 
     stt->solid_spans = op_heightfield_span_count(hf);
     double t1 = op_now_ms();
     /* supplement §1.4, in this order */
-    op_filter_low_hanging_obstacles(hf, cfg->walkable_climb);
-    op_filter_ledge_spans(hf, cfg->walkable_height, cfg->walkable_climb);
-    op_filter_low_height_spans(hf, cfg->walkable_height);
+    op_spans_filters(ctx, hf, cfg->walkable_height, cfg->walkable_climb);
     double t0 = op_now_ms();
     stt->ms_filters = t0 - t1;
     op_progress(ctx, "spans", 0.85);
