@@ -20,6 +20,11 @@ check demo 0 "$bin" bake --demo --demo-size 256 --quiet --json "$tmp/d.json" --p
   --svg "$tmp/d.svg" --out-chf "$tmp/d.opchf" --out-dist "$tmp/d.dst" --out-regions "$tmp/d.reg" \
   --out-contours "$tmp/d.contours.json" --raw
 check json-has-digests 0 grep -q '"contours"' "$tmp/d.json"
+check json-has-memory 0 python3 - "$tmp/d.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))["memory"]
+assert m["input_bytes"] > 0 and m["peak_bytes"] > 0, m
+PY
 check chf-rebake 0 "$bin" bake --chf "$tmp/d.opchf" --quiet --json "$tmp/c.json"
 # The same compact heightfield from the file gives the same downstream digests.
 check chf-same-digests 0 python3 - "$tmp/d.json" "$tmp/c.json" <<'PY'

@@ -1,6 +1,7 @@
 /* Input selection shared by bake, verify and digest: the demo world, OBJ, heightmaps,
  * or an OPCHF1 compact heightfield (options and checks: cli_options.c). */
 #include "cli.h"
+#include "memcount.h"
 
 #include <string.h>
 #include <strings.h>
@@ -80,11 +81,13 @@ op_status cli_bake(op_ctx *ctx, const cli_input *in, const op_bake_settings *s,
         op_status st = op_opchf_read(ctx, in->path, &chf);
         if (st != OP_OK)
             return st;
+        cli_mem_mark_input(); /* the field read from the file is the input */
         return op_bake_chf(ctx, &chf, s, r);
     }
     op_bake_settings local = *s;
     op_scene scene;
     op_status st = cli_load_scene(ctx, in, &scene, &local.config);
+    cli_mem_mark_input(); /* the scene's arrays are the input */
     if (st == OP_OK)
         st = op_bake_scene(ctx, &scene, &local, r);
     op_scene_free(&scene);

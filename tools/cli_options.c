@@ -1,6 +1,7 @@
 /* The option tables bake, verify and digest share (input, spans stage, regions, contours,
  * run), the defaults they start from, and the checks made after parsing. */
 #include "cli.h"
+#include "memcount.h"
 
 #include <string.h>
 
@@ -230,7 +231,8 @@ int cli_ctx_init(const char *cmd, op_ctx *ctx, op_isa isa)
 {
     if (cli_check_isa_env(cmd, isa))
         return EXIT_USAGE;
-    op_status st = op_ctx_init(ctx, isa);
+    /* Through the counting allocator: the JSON summary reports the bake's peak. */
+    op_status st = op_ctx_init_with_allocator(ctx, isa, cli_mem_allocator());
     if (st != OP_OK) {
         int code = cli_fail(cmd, ctx, st);
         op_ctx_free(ctx);

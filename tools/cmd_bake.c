@@ -1,6 +1,7 @@
 /* onepath bake: input → compact heightfield → distance → regions → contours, with dumps,
  * a JSON summary and a picture. */
 #include "cli.h"
+#include "memcount.h"
 
 #include <string.h>
 
@@ -152,6 +153,14 @@ static op_status write_json(op_ctx *ctx, const char *path, const cli_input *in,
     if (r->reached >= OP_STAGE_CONTOURS)
         kv_ms(&j, "contours", r->ms_contours);
     kv_ms(&j, "total", ms_total);
+    op_json_end_object(&j);
+
+    /* The peak of the library's live bytes during the bake, the input's own arrays
+     * apart (counted through the allocator hook, memcount.h). */
+    op_json_key(&j, "memory");
+    op_json_begin_object(&j);
+    op_json_kv_u64(&j, "input_bytes", cli_mem_input_bytes());
+    op_json_kv_u64(&j, "peak_bytes", cli_mem_peak_bytes());
     op_json_end_object(&j);
 
     op_json_key(&j, "digests");

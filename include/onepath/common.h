@@ -194,6 +194,9 @@ void *op_arena_alloc(op_arena *a, size_t bytes);
 op_arena_mark op_arena_get_mark(const op_arena *a);
 void op_arena_release(op_arena *a, op_arena_mark m);
 void op_arena_free(op_arena *a);
+/* Frees the blocks that hold nothing (after a release to a mark): a long-lived context
+ * keeps no more scratch than it still uses. */
+void op_arena_trim(op_arena *a);
 
 /* Convenience: allocate n elements of size sz from ctx's arena, failing on overflow. */
 void *op_scratch(op_ctx *ctx, size_t n, size_t sz);

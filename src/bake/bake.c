@@ -66,6 +66,9 @@ static op_status bake_rest(op_ctx *ctx, const op_bake_settings *s, op_bake_resul
 {
     r->digest_spans = op_digest_chf(&r->chf);
     r->reached = OP_STAGE_SPANS;
+    /* Between stages no scratch is live: the next stage starts from what it needs, not
+     * from the largest stage so far (the bake's peak memory, issue 12). */
+    op_arena_trim(&ctx->arena);
     if (s->until < OP_STAGE_REGIONS)
         return OP_OK;
     const size_t n = r->chf.span_count ? r->chf.span_count : 1;
@@ -90,6 +93,7 @@ static op_status bake_rest(op_ctx *ctx, const op_bake_settings *s, op_bake_resul
     r->ms_regions = op_now_ms() - t0;
     r->digest_regions = op_digest_regions(r->region, r->chf.span_count, r->region_count);
     r->reached = OP_STAGE_REGIONS;
+    op_arena_trim(&ctx->arena);
     if (s->until < OP_STAGE_CONTOURS)
         return OP_OK;
     t0 = op_now_ms();

@@ -83,6 +83,20 @@ void op_arena_release(op_arena *a, op_arena_mark m)
     a->blocks[m.block].used = m.used;
 }
 
+void op_arena_trim(op_arena *a)
+{
+    if (!a->count)
+        return;
+    /* Blocks after the current one hold nothing; nor does the current one when it is
+     * the first and empty (the whole arena released). */
+    const size_t keep = a->current == 0 && a->blocks[0].used == 0 ? 0 : a->current + 1;
+    for (size_t i = keep; i < a->count; i++)
+        op_mem_free_aligned(&a->alloc, a->blocks[i].base);
+    a->count = keep;
+    if (!keep)
+        a->current = 0;
+}
+
 void op_arena_free(op_arena *a)
 {
     for (size_t i = 0; i < a->count; i++)

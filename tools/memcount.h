@@ -1,0 +1,23 @@
+/* A counting allocator for the tool (issue 12): every allocation the library makes for
+ * the tool's context goes through it (op_allocator), so the JSON summary can report the
+ * peak of the library's live bytes during a bake, the input's own arrays apart.
+ * Thread-safe (atomics): worker contexts and threads inside a grid share it. */
+#ifndef ONEPATH_TOOL_MEMCOUNT_H
+#define ONEPATH_TOOL_MEMCOUNT_H
+
+#include "onepath/common.h"
+
+#include <stdint.h>
+
+/* The allocator (malloc/realloc/free with a 16-byte size header). */
+const op_allocator *cli_mem_allocator(void);
+/* Bytes live now (requested sizes). */
+uint64_t cli_mem_live(void);
+/* Marks the input loaded: its bytes are the live bytes now, and the peak starts over
+ * from them. */
+void cli_mem_mark_input(void);
+/* The input's bytes (at the mark) and the peak of live bytes since the mark above them. */
+uint64_t cli_mem_input_bytes(void);
+uint64_t cli_mem_peak_bytes(void);
+
+#endif
