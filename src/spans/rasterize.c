@@ -666,6 +666,8 @@ static op_status rasterize(raster_job *j)
                     OP_PRAGMA(omp parallel for num_threads(T) schedule(static, 1))
                     for (int g = 0; g < T; g++) {
                         const band_worker *w = &wks[g];
+                        if (!w->used)
+                            continue; /* a run without spans (or without bands) */
                         memcpy(wk.smin + off[g], w->smin, (size_t)w->used * sizeof *wk.smin);
                         memcpy(wk.smax + off[g], w->smax, (size_t)w->used * sizeof *wk.smax);
                         memcpy(wk.area + off[g], w->area, w->used);
