@@ -19,6 +19,7 @@
  * visiting order. Tested against the full distance field (tests/spans). */
 #include "onepath/spans.h"
 #include "core/kernels.h"
+#include "core/alloc.h"
 
 #include <string.h>
 
@@ -107,26 +108,43 @@ static void three_passes(const op_chf *chf, uint8_t *d, uint8_t *m, uint32_t lim
 }
 
 /* Dial's search from the spans at 2 and 3 up to limit - 1 (limit > 4): four circular
- * buckets, as in the scalar distance twin, each holding one distance value at a time
- * (a span enters one at most once per value, so n slots each). */
-static op_status bounded_search(op_ctx *ctx, const op_chf *chf, uint8_t *d, uint32_t limit)
+ * buckets, as in the scalar distance twin, each holding one distance value at a time.
+ * They grow with the frontier (through the allocator hook), not with the field. */
+typedef struct bucket {
+    uint32_t *p;
+    size_t n, cap;
+} bucket;
+
+static int bucket_push(op_ctx *ctx, bucket *b, uint32_t s)
+{
+    if (b->n == b->cap) {
+        const size_t cap = b->cap ? b->cap * 2 : 4096;
+        uint32_t *p = op_mem_realloc(&ctx->alloc, b->p, cap * sizeof *p);
+        if (!p)
+            return 0;
+        b->p = p;
+        b->cap = cap;
+    }
+    b->p[b->n++] = s;
+    return 1;
+}
+
+static op_status search(op_ctx *ctx, const op_chf *chf, uint8_t *d, uint32_t limit,
+                        bucket *bk)
 {
     const uint32_t n = chf->span_count;
-    uint32_t *bucket[4], len[4] = {0, 0, 0, 0};
-    for (int b = 0; b < 4; b++)
-        if (!(bucket[b] = op_scratch(ctx, n, sizeof(uint32_t))))
-            return OP_NO_MEMORY;
     for (uint32_t s = 0; s < n; s++)
-        if (d[s] == 2 || d[s] == 3)
-            bucket[d[s]][len[d[s]]++] = s;
+        if ((d[s] == 2 || d[s] == 3) && !bucket_push(ctx, &bk[d[s]], s))
+            return OP_NO_MEMORY;
     const uint8_t *mutual = chf->mutual;
     for (uint32_t D = 2; D < limit; D++) {
         const int b = (int)(D & 3);
-        if (len[0] + len[1] + len[2] + len[3] == 0)
+        if (bk[0].n + bk[1].n + bk[2].n + bk[3].n == 0)
             break;
         const uint32_t t2 = D + 2, t3 = D + 3;
-        for (uint32_t i = 0; i < len[b]; i++) {
-            const uint32_t s = bucket[b][i];
+        /* Pushes go to the two other buckets (D + 2, D + 3), never to this one. */
+        for (size_t i = 0; i < bk[b].n; i++) {
+            const uint32_t s = bk[b].p[i];
             if (d[s] != D)
                 continue; /* stale: settled earlier at a smaller distance */
             const uint8_t ms = mutual[s];
@@ -137,8 +155,8 @@ static op_status bounded_search(op_ctx *ctx, const op_chf *chf, uint8_t *d, uint
                     const uint32_t t = chf->link[k][s];
                     if (t2 < d[t]) {
                         d[t] = (uint8_t)t2;
-                        const int nb = (b + 2) & 3;
-                        bucket[nb][len[nb]++] = t;
+                        if (!bucket_push(ctx, &bk[(b + 2) & 3], t))
+                            return OP_NO_MEMORY;
                     }
                 }
             }
@@ -155,15 +173,24 @@ static op_status bounded_search(op_ctx *ctx, const op_chf *chf, uint8_t *d, uint
                     const uint32_t t = chf->link[k2][a];
                     if (t3 < d[t]) {
                         d[t] = (uint8_t)t3;
-                        const int nb = (b + 3) & 3;
-                        bucket[nb][len[nb]++] = t;
+                        if (!bucket_push(ctx, &bk[(b + 3) & 3], t))
+                            return OP_NO_MEMORY;
                     }
                 }
             }
         }
-        len[b] = 0;
+        bk[b].n = 0;
     }
     return OP_OK;
+}
+
+static op_status bounded_search(op_ctx *ctx, const op_chf *chf, uint8_t *d, uint32_t limit)
+{
+    bucket bk[4] = {{NULL, 0, 0}, {NULL, 0, 0}, {NULL, 0, 0}, {NULL, 0, 0}};
+    const op_status st = search(ctx, chf, d, limit, bk);
+    for (int b = 0; b < 4; b++)
+        op_mem_free(&ctx->alloc, bk[b].p);
+    return st;
 }
 
 /* supplement §1.6: every span whose exact distance (orthogonal 2, diagonal 3 reached
