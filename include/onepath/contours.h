@@ -23,11 +23,14 @@ typedef struct op_contour_settings {
     int straight_region_borders; /* nonzero: same-area region borders stay chords */
     uint32_t border_region;      /* region id of the tile band, 0 = none */
     int keep_raw;                /* nonzero: store raw outline and raw holes */
+    int threads;                 /* [Limit: 0..1024] OpenMP threads for the trace and
+                                    the regions; 0 or 1 = the calling thread only.
+                                    Never changes the result. */
 } op_contour_settings;
 
 void op_contour_settings_defaults(op_contour_settings *s);
-/* OP_INVALID_ARGUMENT for a non-finite or negative max_error or a negative
- * max_edge_len (with a message in ctx). */
+/* OP_INVALID_ARGUMENT for a non-finite or negative max_error, a negative
+ * max_edge_len or threads outside 0..1024 (with a message in ctx). */
 op_status op_contour_settings_validate(op_ctx *ctx, const op_contour_settings *s);
 
 /* A contour vertex; neighbour describes the edge to the next vertex: a region id,

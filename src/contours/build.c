@@ -30,6 +30,9 @@ op_status op_contour_settings_validate(op_ctx *ctx, const op_contour_settings *s
     if (s->max_edge_len < 0)
         return op_fail(ctx, OP_INVALID_ARGUMENT, "contour max_edge_len %d must be >= 0",
                        (int)s->max_edge_len);
+    if (s->threads < 0 || s->threads > 1024)
+        return op_fail(ctx, OP_INVALID_ARGUMENT, "contour threads %d must be in 0..1024",
+                       s->threads);
     if (s->border_region == OP_TILE_BORDER)
         return op_fail(ctx, OP_INVALID_ARGUMENT,
                        "contour border_region 0xffffffff collides with TileBorder");
@@ -155,12 +158,16 @@ static op_status simplify_loops(op_ctx *ctx, const op_ctrace *tr, const uint32_t
         const op_cloop *L = &tr->loops[loops[i]];
         cloopw *c = &w[i];
         memset(c, 0, sizeof *c);
-        c->raw = tr->verts + L->first;
+        op_contour_vert *raw = op_scratch(ctx, L->count, sizeof *raw);
+        if (!raw)
+            return OP_NO_MEMORY;
+        op__contour_loop_copy(tr, loops[i], raw);
+        c->raw = raw;
         c->raw_n = L->count;
-        c->raw_area2 = L->area2;
+        c->raw_area2 = op__loop_area2(raw, L->count);
         c->disc = i;
         c->owner = UINT32_MAX;
-        if (L->area2 == 0)
+        if (c->raw_area2 == 0)
             continue; /* supplement §9.6: a slit is neither outline nor hole */
         c->simp = op_scratch(ctx, L->count, sizeof *c->simp);
         if (!c->simp)
@@ -173,7 +180,7 @@ static op_status simplify_loops(op_ctx *ctx, const op_ctrace *tr, const uint32_t
             (*raw_fb)++;
         c->simp_area2 = op__loop_area2(c->simp, c->simp_n);
         c->lm = op__leftmost(c->simp, c->simp_n);
-        if (L->area2 > 0)
+        if (c->raw_area2 > 0)
             outl[(*no)++] = i;
     }
     return OP_OK;
@@ -351,6 +358,39 @@ static op_status build_region(op_ctx *ctx, const op_ctrace *tr, const uint32_t *
     return OP_OK;
 }
 
+/* The first span that breaks the region rules of op_build_contours (ids in
+ * 1..region_count unless 0 or the band's, area not 0, one area per region), in span
+ * order, for the message; the trace found that one exists. */
+static op_status region_error(op_ctx *ctx, const op_chf *chf, const uint32_t *region,
+                              uint32_t region_count, uint32_t br)
+{
+    op_arena_mark mark = op_arena_get_mark(&ctx->arena);
+    uint16_t *rarea = op_scratch(ctx, (size_t)region_count + 1, sizeof *rarea);
+    if (!rarea)
+        return op_fail(ctx, OP_NO_MEMORY, "out of memory for %u region areas", region_count);
+    memset(rarea, 0xff, ((size_t)region_count + 1) * sizeof *rarea);
+    op_status st = OP_OK;
+    for (uint32_t s = 0; s < chf->span_count && st == OP_OK; s++) {
+        const uint32_t r = region[s];
+        if (r == 0 || (br != 0 && r == br))
+            continue;
+        if (r > region_count)
+            st = op_fail(ctx, OP_BAD_INPUT, "span %u has region %u outside 1..%u", s, r,
+                         region_count);
+        else if (chf->area[s] == 0)
+            st = op_fail(ctx, OP_BAD_INPUT, "span %u has region %u but area 0", s, r);
+        else if (rarea[r] != 0xffff && rarea[r] != chf->area[s])
+            st = op_fail(ctx, OP_BAD_INPUT, "region %u has spans of areas %u and %u", r,
+                         (unsigned)rarea[r], (unsigned)chf->area[s]);
+        else
+            rarea[r] = chf->area[s];
+    }
+    op_arena_release(&ctx->arena, mark);
+    if (st == OP_OK)
+        st = op_fail(ctx, OP_INTERNAL, "contour region check: no offending span found");
+    return st;
+}
+
 op_status op_build_contours(op_ctx *ctx, const op_chf *chf, const uint32_t *region,
                             uint32_t region_count, const op_contour_settings *settings,
                             op_contour_set *out)
@@ -374,42 +414,24 @@ op_status op_build_contours(op_ctx *ctx, const op_chf *chf, const uint32_t *regi
         return op_fail(ctx, OP_INVALID_ARGUMENT, "grid too large for contour coordinates");
 
     op_arena_mark mark = op_arena_get_mark(&ctx->arena);
-    /* Region areas, checking that every region has exactly one area (§ intro). */
+    /* Region areas; the trace checks that every region has exactly one area (§ intro). */
     uint16_t *rarea = op_scratch(ctx, (size_t)region_count + 1, sizeof *rarea);
     uint8_t *rarea8 = op_scratch(ctx, (size_t)region_count + 1, 1);
     if (!rarea || !rarea8) {
         op_arena_release(&ctx->arena, mark);
-        return OP_NO_MEMORY;
+        return op_fail(ctx, OP_NO_MEMORY, "out of memory for %u region areas", region_count);
     }
-    memset(rarea, 0xff, ((size_t)region_count + 1) * sizeof *rarea);
-    for (uint32_t s = 0; s < chf->span_count; s++) {
-        const uint32_t r = region[s];
-        if (r == 0 || (br != 0 && r == br))
-            continue;
-        st = OP_OK;
-        if (r > region_count)
-            st = op_fail(ctx, OP_BAD_INPUT, "span %u has region %u outside 1..%u", s, r,
-                         region_count);
-        else if (chf->area[s] == 0)
-            st = op_fail(ctx, OP_BAD_INPUT, "span %u has region %u but area 0", s, r);
-        else if (rarea[r] != 0xffff && rarea[r] != chf->area[s])
-            st = op_fail(ctx, OP_BAD_INPUT, "region %u has spans of areas %u and %u", r,
-                         (unsigned)rarea[r], (unsigned)chf->area[s]);
-        if (st != OP_OK) {
-            op_arena_release(&ctx->arena, mark);
-            return st;
-        }
-        rarea[r] = chf->area[s];
-    }
-    for (uint32_t r = 0; r <= region_count; r++)
-        rarea8[r] = rarea[r] == 0xffff ? 0 : (uint8_t)rarea[r];
-
     op_ctrace tr;
-    st = op__contour_trace(ctx, chf, region, br, &tr);
+    st = op__contour_trace(ctx, NULL, 0, chf, region, br, region_count, rarea, 0, &tr);
+    if (st == OP_OK && tr.regions_bad)
+        st = region_error(ctx, chf, region, region_count, br);
     if (st != OP_OK) {
         op_arena_release(&ctx->arena, mark);
         return st;
     }
+    for (uint32_t r = 0; r <= region_count; r++)
+        rarea8[r] = rarea[r] == 0xffff ? 0 : (uint8_t)rarea[r];
+
     /* Group loops by region, keeping discovery order (counting sort). */
     uint32_t *off = op_scratch(ctx, (size_t)region_count + 2, sizeof *off);
     uint32_t *order = op_scratch(ctx, tr.loop_count ? tr.loop_count : 1, sizeof *order);

@@ -444,7 +444,7 @@ op_status op_check_contours(op_ctx *ctx, const op_chf *chf, const uint32_t *regi
     }
     if ((st = count_edges(ctx, chf, region, br, &g)) != OP_OK)
         goto done;
-    if ((st = op__contour_trace(ctx, chf, region, br, &tr)) != OP_OK)
+    if ((st = op__contour_trace(ctx, NULL, 0, chf, region, br, 0, NULL, 1, &tr)) != OP_OK)
         goto done;
     check_loop_sums(&c, &tr, &g);
     if (!index_outlines(&tr, &g)) {

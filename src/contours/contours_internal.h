@@ -8,23 +8,41 @@
 typedef struct op_cloop {
     uint32_t region;
     uint32_t count;
-    size_t first;  /* offset into op_ctrace.verts */
-    int64_t area2; /* doubled signed area, > 0 outline, < 0 hole */
+    size_t first;  /* offset into op_ctrace.verts (with want_verts) */
+    int64_t area2; /* doubled signed area, > 0 outline, < 0 hole (with want_verts) */
+    uint32_t frag; /* its first fragment (op__contour_loop_copy) */
 } op_cloop;
 
+struct op_ctseg;
 typedef struct op_ctrace {
-    op_contour_vert *verts; /* from alloc */
+    op_contour_vert *verts; /* from alloc; only with want_verts */
     size_t vert_count;
     op_cloop *loops; /* from alloc, in discovery order */
     uint32_t loop_count;
     size_t loop_cap;
     op_allocator alloc; /* ctx->alloc of the trace */
+    int regions_bad;    /* the region check failed: nothing was traced */
+    struct op_ctseg *seg; /* without want_verts: the loops' storage (see below) */
+    int nseg;
+    const void *frags;
 } op_ctrace;
 
 /* Traces every boundary loop of every region other than 0 and border_region, in
- * span-index, then direction order (zero-area loops included). */
-op_status op__contour_trace(op_ctx *ctx, const op_chf *chf, const uint32_t *region,
-                            uint32_t border_region, op_ctrace *out);
+ * span-index, then direction order (zero-area loops included), on 1 + nworkers threads
+ * (segment i > 0 works in workers[i - 1]); the result does not depend on it. With
+ * rarea (region_count + 1 entries) it also checks op_build_contours' region rules and
+ * writes each region's area there (0xffff: no span); when they fail it returns OP_OK
+ * with regions_bad set, nothing traced and no message (the caller names the first
+ * offending span). With want_verts the loops' vertices are in verts and their areas in
+ * area2; without, op__contour_loop_copy gives a loop's vertices, from storage in the
+ * arenas of ctx and the workers: keep them (do not release ctx's arena below its mark
+ * before the call) until op__contour_trace_free. */
+op_status op__contour_trace(op_ctx *ctx, op_ctx *const *workers, int nworkers,
+                            const op_chf *chf, const uint32_t *region, uint32_t border_region,
+                            uint32_t region_count, uint16_t *rarea, int want_verts,
+                            op_ctrace *out);
+/* Loop `loop`'s count vertices, from its first (the smallest edge id) on. */
+void op__contour_loop_copy(const op_ctrace *t, uint32_t loop, op_contour_vert *out);
 void op__contour_trace_free(op_ctrace *t);
 
 /* Exact geometry on (x, z). */

@@ -7,6 +7,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* cross² as a double, formed exactly and rounded once (supplement §9.10). Below 2^31
+ * the square fits an int64, whose conversion rounds the same integer the same way. */
+static inline double cross2(int64_t cross)
+{
+    const uint64_t ac = (uint64_t)(cross < 0 ? -cross : cross);
+    if (ac < (1ull << 31))
+        return (double)(int64_t)(ac * ac);
+#if defined(__SIZEOF_INT128__)
+    __extension__ typedef unsigned __int128 u128;
+    return (double)((u128)ac * ac);
+#else
+    return (double)cross * (double)cross;
+#endif
+}
+
 /* supplement §9.10: d² = cross² / len² (as doubles) when the foot falls inside the
  * segment, else the exact squared distance to the nearer end. cross² is formed exactly
  * (128-bit where available) and rounded once to double. */
@@ -23,20 +38,12 @@ double op__seg_dist2(const op_contour_vert *p, const op_contour_vert *a,
         const int64_t qx = (int64_t)p->x - b->x, qz = (int64_t)p->z - b->z;
         return (double)(qx * qx + qz * qz);
     }
-    const int64_t cross = px * dz - pz * dx;
-#if defined(__SIZEOF_INT128__)
-    __extension__ typedef unsigned __int128 u128;
-    const uint64_t ac = (uint64_t)(cross < 0 ? -cross : cross);
-    const double c2 = (double)((u128)ac * ac);
-#else
-    const double c2 = (double)cross * (double)cross;
-#endif
-    return c2 / (double)len2;
+    return cross2(px * dz - pz * dx) / (double)len2;
 }
 
 typedef struct op_xedge {
-    int32_t minx, maxx;
-    uint32_t i;
+    int32_t minx, maxx, minz, maxz;
+    uint32_t i, j; /* the edge v[i] → v[j] */
 } op_xedge;
 
 static int cmp_xedge(const void *pa, const void *pb)
@@ -49,7 +56,8 @@ static int cmp_xedge(const void *pa, const void *pb)
 
 static int sgn(int64_t v) { return (v > 0) - (v < 0); }
 
-/* Proper (strict) crossing of the loop's edges, by a sweep over x. */
+/* Proper (strict) crossing of the loop's edges, by a sweep over x: only edges whose x
+ * and z ranges overlap are tested (the answer is a yes or no, whatever the order). */
 int op__loop_crosses(op_ctx *ctx, const op_contour_vert *v, uint32_t n, int *crosses)
 {
     *crosses = 0;
@@ -60,20 +68,23 @@ int op__loop_crosses(op_ctx *ctx, const op_contour_vert *v, uint32_t n, int *cro
     if (!e)
         return -1;
     for (uint32_t i = 0; i < n; i++) {
-        const op_contour_vert *a = &v[i], *b = &v[(i + 1) % n];
+        const uint32_t j = i + 1 < n ? i + 1 : 0;
+        const op_contour_vert *a = &v[i], *b = &v[j];
         e[i].minx = a->x < b->x ? a->x : b->x;
         e[i].maxx = a->x < b->x ? b->x : a->x;
+        e[i].minz = a->z < b->z ? a->z : b->z;
+        e[i].maxz = a->z < b->z ? b->z : a->z;
         e[i].i = i;
+        e[i].j = j;
     }
     qsort(e, n, sizeof *e, cmp_xedge);
     for (uint32_t k = 0; k < n && !*crosses; k++) {
-        const op_contour_vert *a = &v[e[k].i], *b = &v[(e[k].i + 1) % n];
-        const int32_t az0 = a->z < b->z ? a->z : b->z, az1 = a->z < b->z ? b->z : a->z;
-        for (uint32_t l = k + 1; l < n && e[l].minx <= e[k].maxx; l++) {
-            const op_contour_vert *c = &v[e[l].i], *d = &v[(e[l].i + 1) % n];
-            const int32_t cz0 = c->z < d->z ? c->z : d->z, cz1 = c->z < d->z ? d->z : c->z;
-            if (cz1 < az0 || cz0 > az1)
+        const op_xedge *ek = &e[k];
+        const op_contour_vert *a = &v[ek->i], *b = &v[ek->j];
+        for (uint32_t l = k + 1; l < n && e[l].minx <= ek->maxx; l++) {
+            if (e[l].maxz < ek->minz || e[l].minz > ek->maxz)
                 continue;
+            const op_contour_vert *c = &v[e[l].i], *d = &v[e[l].j];
             if (sgn(op__orient(a, b, c)) * sgn(op__orient(a, b, d)) < 0 &&
                 sgn(op__orient(c, d, a)) * sgn(op__orient(c, d, b)) < 0) {
                 *crosses = 1;
@@ -107,6 +118,46 @@ static void reverse(op_contour_vert *v, uint32_t b, uint32_t e)
     }
 }
 
+/* Index i of a stretch (ia <= i <= ib < 2n) in the loop. */
+static inline size_t wrap(size_t i, uint32_t n) { return i < n ? i : i - n; }
+
+/* The raw vertex strictly inside the stretch ia → ib farthest from the segment a b
+ * (supplement §9.10, op__seg_dist2 with the segment's terms hoisted): ties to the
+ * smaller (x, z), then to the first met. *bd = its d², or -1 when there is none. */
+static size_t farthest(const op_contour_vert *raw, uint32_t n, size_t ia, size_t ib,
+                       double *bd_out)
+{
+    const op_contour_vert *a = &raw[wrap(ia, n)], *b = &raw[wrap(ib, n)];
+    const int64_t ax = a->x, az = a->z, bx = b->x, bz = b->z;
+    const int64_t dx = bx - ax, dz = bz - az;
+    const int64_t len2 = dx * dx + dz * dz;
+    const double dlen2 = (double)len2;
+    size_t best = 0;
+    double bd = -1.0;
+    const op_contour_vert *bq = NULL;
+    for (size_t i = ia + 1; i < ib; i++) {
+        const op_contour_vert *q = &raw[wrap(i, n)];
+        const int64_t px = q->x - ax, pz = q->z - az;
+        const int64_t dot = px * dx + pz * dz;
+        double d2;
+        if (len2 == 0 || dot < 0) {
+            d2 = (double)(px * px + pz * pz);
+        } else if (dot > len2) {
+            const int64_t qx = q->x - bx, qz = q->z - bz;
+            d2 = (double)(qx * qx + qz * qz);
+        } else {
+            d2 = cross2(px * dz - pz * dx) / dlen2;
+        }
+        if (d2 > bd || (d2 == bd && lex_less(q, bq))) {
+            bd = d2;
+            best = i;
+            bq = q;
+        }
+    }
+    *bd_out = bd;
+    return best;
+}
+
 /* One simplification attempt (§6 steps 1–3, without the fallbacks). */
 static void simplify_once(const op_contour_vert *raw, uint32_t n, const op_csimp *p,
                           double max_error, int straight, uint8_t *keep, size_t *stack,
@@ -114,8 +165,8 @@ static void simplify_once(const op_contour_vert *raw, uint32_t n, const op_csimp
 {
     /* 1. Portals: a vertex whose neighbour differs from its predecessor's. */
     uint32_t kept = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        keep[i] = raw[i].neighbour != raw[(i + n - 1) % n].neighbour;
+    for (uint32_t i = 0, j = n - 1; i < n; j = i++) {
+        keep[i] = raw[i].neighbour != raw[j].neighbour;
         kept += keep[i];
     }
     if (kept == 0) {
@@ -137,7 +188,7 @@ static void simplify_once(const op_contour_vert *raw, uint32_t n, const op_csimp
     size_t sp = 0;
     for (uint32_t ia = first;;) {
         uint32_t ib = ia + 1;
-        while (ib < first + n && !keep[ib % n])
+        while (ib < first + n && !keep[wrap(ib, n)])
             ib++;
         if (!(straight && op__straight_stretch(p, raw[ia].neighbour))) {
             stack[sp++] = ia;
@@ -151,17 +202,9 @@ static void simplify_once(const op_contour_vert *raw, uint32_t n, const op_csimp
         const size_t ib = stack[--sp], ia = stack[--sp];
         if (ib - ia < 2)
             continue;
-        const op_contour_vert *a = &raw[ia % n], *b = &raw[ib % n];
-        size_t best = 0;
-        double bd = -1.0;
-        for (size_t i = ia + 1; i < ib; i++) {
-            const op_contour_vert *q = &raw[i % n];
-            const double d2 = op__seg_dist2(q, a, b);
-            if (d2 > bd || (d2 == bd && lex_less(q, &raw[best % n]))) {
-                bd = d2;
-                best = i;
-            }
-        }
+        const op_contour_vert *a = &raw[wrap(ia, n)], *b = &raw[wrap(ib, n)];
+        double bd;
+        size_t best = farthest(raw, n, ia, ib, &bd);
         if (!(bd > me2)) {
             /* §6 + supplement §9.8: a wall stretch the error step kept nothing of is
              * split in the middle while its chord exceeds MaxEdgeLength. */
@@ -171,7 +214,7 @@ static void simplify_once(const op_contour_vert *raw, uint32_t n, const op_csimp
             else
                 continue;
         }
-        keep[best % n] = 1;
+        keep[wrap(best, n)] = 1;
         stack[sp++] = ia;
         stack[sp++] = best;
         stack[sp++] = best;

@@ -1,19 +1,31 @@
-/* Contour tracing (regions-contours §6, Edges and Tracing; supplement §9.1, §9.6):
- * the boundary mask from the edge-classification kernel, then the (span, dir) state
- * machine from every unvisited boundary edge in span-index, then direction order. */
+/* Contour tracing (regions-contours §6, Edges and Tracing; supplement §9.1, §9.6).
+ *
+ * §6 walks the states (span, dir) of the field: at a boundary edge it emits a vertex and
+ * turns, otherwise it steps to the neighbour. Done on the field itself, every step along
+ * z jumps a row of every span array, so the walk misses the cache at almost every step.
+ * The same loops, with the same vertices in the same order, come from one pass in span
+ * order instead, a few thousand spans at a time while they are in cache:
+ *  - the boundary mask (edge-classification kernel), the region/area check of
+ *    op_build_contours, and the edge ids: boundary edges numbered in (span, direction)
+ *    order, through a per-8-span block offset and a popcount over the mask;
+ *  - every boundary edge's vertex (start corner, Y, neighbour value) and its successor:
+ *    the next boundary state the walk reaches from it, by the walk's own moves around
+ *    the edge's end corner;
+ *  - the edges, met in id order, grow fragments: runs of a loop in loop order. An edge
+ *    whose predecessor was met is appended to that fragment; one whose successor was met
+ *    (and heads a fragment) is prepended to it, or links the two fragments; otherwise it
+ *    founds a fragment. A fragment's vertices sit in chunks, so nothing is chased.
+ * A loop's smallest edge id is the founder of its earliest fragment, so the loops are
+ * emitted in order of their fragments' creation, each from that founder: §6's order of
+ * discovery and of vertices. The pass runs on several threads by contiguous span
+ * segments; a segment's links into its neighbours are joined afterwards. The result
+ * does not depend on the number of segments. */
 #include "contours/contours_internal.h"
 #include "core/alloc.h"
 #include "core/array.h"
 #include "core/kernels.h"
 
 #include <string.h>
-
-void op__contour_trace_free(op_ctrace *t)
-{
-    op_mem_free(&t->alloc, t->verts);
-    op_mem_free(&t->alloc, t->loops);
-    memset(t, 0, sizeof *t);
-}
 
 int64_t op__loop_area2(const op_contour_vert *v, uint32_t n)
 {
@@ -23,136 +35,781 @@ int64_t op__loop_area2(const op_contour_vert *v, uint32_t n)
     return a;
 }
 
-/* Neighbour value (regions-contours §6 Edges, supplement §9.6): the mutual neighbour's
- * region; else 0 inside the grid, TileBorder outside. */
-static uint32_t neighbour_value(const op_chf *chf, const uint32_t *region, uint32_t s,
-                                int32_t x, int32_t z, int d)
+#define NONE UINT32_MAX
+/* Spans classified and traced together while in cache (a multiple of 8). */
+#define TRACE_SUB 4096u
+/* Vertices per chunk of a fragment. */
+#define CHUNK 16u
+
+/* ---- The rank index over the mask --------------------------------------------------- */
+
+/* The boundary bits of block b (spans 8b..8b+7): byte j holds span 8b+j's low nibble. */
+static inline uint64_t block_bits(const uint8_t *mask, size_t b)
 {
-    if (chf->mutual[s] >> d & 1)
-        return region[chf->link[d][s]];
-    const int64_t nx = (int64_t)x + op_dir_dx(d), nz = (int64_t)z + op_dir_dz(d);
-    if (nx < 0 || nz < 0 || nx >= (int64_t)chf->width || nz >= (int64_t)chf->depth)
-        return OP_TILE_BORDER;
+    uint64_t w;
+    memcpy(&w, mask + 8 * b, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w = __builtin_bswap64(w);
+#endif
+    return w & 0x0f0f0f0f0f0f0f0full;
+}
+
+/* Bits set in a word whose bytes hold at most a nibble each (the library is built for
+ * the base ISA, where __builtin_popcountll is a library call). */
+static inline uint32_t popcount_nibbles(uint64_t v)
+{
+    v = v - ((v >> 1) & 0x0505050505050505ull);
+    v = (v & 0x0303030303030303ull) + ((v >> 2) & 0x0303030303030303ull);
+    return (uint32_t)((v * 0x0101010101010101ull) >> 56);
+}
+
+/* Id of the boundary edge (s, d): the boundary edges before it in (span, direction)
+ * order (from the block offsets, local to a segment until they are made global). */
+static inline uint32_t edge_id(const uint8_t *mask, const uint32_t *boff, uint32_t s, int d)
+{
+    const unsigned bit = (s & 7u) * 8u + (unsigned)d; /* at most 59 */
+    return boff[s >> 3] + popcount_nibbles(block_bits(mask, s >> 3) & ((1ull << bit) - 1));
+}
+
+/* ---- Fragments ------------------------------------------------------------------------ */
+
+/* A run of one loop's edges in loop order: reverse(front) then back. While its chain of
+ * fragments is open, other_end links the chain's head fragment and its tail fragment
+ * (a lone fragment is its own other end); link is the next fragment in the loop. */
+typedef struct tfrag {
+    uint32_t back_first, back_last, back_fill; /* chunks oldest → newest */
+    uint32_t front_top, front_fill;            /* chunks newest → oldest */
+    uint32_t link, other_end;
+    uint32_t head_edge; /* id of its first edge (checks the successor map) */
+    uint32_t founder;   /* span of its founding edge (its smallest id) */
+    uint32_t count;     /* its edges */
+    uint8_t founder_dir;
+    uint8_t seg;        /* the segment whose chunks hold it */
+} tfrag;
+
+/* A successor in another segment, linked after the pass. */
+typedef struct tout {
+    uint32_t frag, span;
+    uint8_t dir;
+} tout;
+
+/* Paged storage from a segment's arena (pages stay until the caller releases it). */
+#define SLOT_PAGE_BITS 14u
+#define CHUNK_PAGE_BITS 10u
+
+struct op_ctseg {
+    uint32_t s0, s1;    /* spans [s0, s1), s0 a multiple of 8 */
+    uint32_t a0;        /* spans classified so far (ahead of the trace) */
+    size_t counted;     /* edges classified so far */
+    op_ctx *ctx;        /* the segment's context: its arena holds the pages */
+    uint32_t **slot;    /* per edge: pending predecessor's fragment, then its head fragment */
+    size_t nslot_pages, slot_pages_cap, slot_cap;
+    op_contour_vert **cpage; /* chunks of CHUNK vertices */
+    uint32_t **cnext;
+    size_t ncpages, cpage_cap, nchunk;
+    tfrag *frag;
+    size_t nfrag, frag_cap;
+    tout *out;
+    size_t nout, out_cap;
+    size_t ebase;       /* global id of local edge 0 */
+    size_t fbase;       /* global index of local fragment 0 */
+    uint16_t *rarea;    /* area per region id (0xffff none), or NULL: no check */
+    int bad_regions, nomem, failed;
+    uint32_t fail_s;
+    int fail_d;
+};
+typedef struct op_ctseg trace_seg;
+
+typedef struct trace_in {
+    const op_chf *chf;
+    const uint32_t *region;
+    uint32_t border_region, region_count;
+    const op_kernels *k;
+    const op_allocator *alloc;
+    uint8_t *mask;  /* n rounded up to 8, + 8 */
+    uint32_t *boff; /* per block: id of its first edge (segment-local until joined) */
+    uint64_t guard; /* moves allowed around one corner (a corrupt field loops) */
+} trace_in;
+
+static int seg_fail(trace_seg *g, uint32_t s, int d)
+{
+    g->failed = 1;
+    g->fail_s = s;
+    g->fail_d = d;
+    return -1;
+}
+
+static inline uint32_t *slot_at(const trace_seg *g, size_t e)
+{
+    return &g->slot[e >> SLOT_PAGE_BITS][e & ((1u << SLOT_PAGE_BITS) - 1)];
+}
+
+static inline op_contour_vert *chunk_at(const trace_seg *g, uint32_t c)
+{
+    return g->cpage[c >> CHUNK_PAGE_BITS] + (size_t)(c & ((1u << CHUNK_PAGE_BITS) - 1)) * CHUNK;
+}
+
+static inline uint32_t *cnext_at(const trace_seg *g, uint32_t c)
+{
+    return &g->cnext[c >> CHUNK_PAGE_BITS][c & ((1u << CHUNK_PAGE_BITS) - 1)];
+}
+
+static uint32_t new_chunk(const trace_in *t, trace_seg *g)
+{
+    if (g->nchunk == (size_t)g->ncpages << CHUNK_PAGE_BITS) {
+        if (g->nchunk >= NONE - (1u << CHUNK_PAGE_BITS))
+            return NONE;
+        if (g->ncpages == g->cpage_cap) {
+            size_t cap = g->cpage_cap;
+            if (op_array_grow(t->alloc, (void **)&g->cpage, &cap, g->ncpages + 1,
+                              sizeof *g->cpage, SIZE_MAX) != OP_OK ||
+                op_array_grow(t->alloc, (void **)&g->cnext, &g->cpage_cap, g->ncpages + 1,
+                              sizeof *g->cnext, SIZE_MAX) != OP_OK)
+                return NONE;
+        }
+        g->cpage[g->ncpages] = op_arena_alloc(&g->ctx->arena, (CHUNK * sizeof(op_contour_vert))
+                                                                   << CHUNK_PAGE_BITS);
+        g->cnext[g->ncpages] = op_arena_alloc(&g->ctx->arena, sizeof(uint32_t)
+                                                                   << CHUNK_PAGE_BITS);
+        if (!g->cpage[g->ncpages] || !g->cnext[g->ncpages])
+            return NONE;
+        g->ncpages++;
+    }
+    return (uint32_t)g->nchunk++;
+}
+
+static inline int push_back(const trace_in *t, trace_seg *g, tfrag *f,
+                            const op_contour_vert *v)
+{
+    if (f->back_fill == CHUNK) {
+        const uint32_t c = new_chunk(t, g);
+        if (c == NONE)
+            return -1;
+        *cnext_at(g, c) = NONE;
+        if (f->back_last == NONE)
+            f->back_first = c;
+        else
+            *cnext_at(g, f->back_last) = c;
+        f->back_last = c;
+        f->back_fill = 0;
+    }
+    chunk_at(g, f->back_last)[f->back_fill++] = *v;
+    f->count++;
     return 0;
 }
 
-/* Vertex Y (regions-contours §6, supplement §9.1): the highest floor among the span and
- * the spans around the edge's start corner, which is shared with directions d and
- * (d+1) mod 4; the diagonal is every span reached by either order of the two steps. */
-static int32_t corner_y(const op_chf *chf, uint32_t s, int d)
+static inline int push_front(const trace_in *t, trace_seg *g, tfrag *f,
+                             const op_contour_vert *v)
 {
-    const int e = (d + 1) & 3;
-    uint32_t y = chf->y[s];
-    const uint8_t mu = chf->mutual[s];
-    if (mu >> d & 1) {
-        const uint32_t a = chf->link[d][s];
-        if (chf->y[a] > y)
-            y = chf->y[a];
-        if (chf->mutual[a] >> e & 1) {
-            const uint32_t c = chf->link[e][a];
-            if (chf->y[c] > y)
-                y = chf->y[c];
-        }
+    if (f->front_fill == CHUNK) {
+        const uint32_t c = new_chunk(t, g);
+        if (c == NONE)
+            return -1;
+        *cnext_at(g, c) = f->front_top;
+        f->front_top = c;
+        f->front_fill = 0;
     }
-    if (mu >> e & 1) {
-        const uint32_t b = chf->link[e][s];
-        if (chf->y[b] > y)
-            y = chf->y[b];
-        if (chf->mutual[b] >> d & 1) {
-            const uint32_t c = chf->link[d][b];
-            if (chf->y[c] > y)
-                y = chf->y[c];
-        }
-    }
-    return (int32_t)y;
+    chunk_at(g, f->front_top)[f->front_fill++] = *v;
+    f->count++;
+    return 0;
 }
 
-op_status op__contour_trace(op_ctx *ctx, const op_chf *chf, const uint32_t *region,
-                            uint32_t border_region, op_ctrace *out)
+static uint32_t new_frag(const trace_in *t, trace_seg *g, uint32_t s, int d, uint32_t e,
+                         uint8_t segi)
 {
-    memset(out, 0, sizeof *out);
-    const uint32_t n = chf->span_count;
-    op_arena_mark mark = op_arena_get_mark(&ctx->arena);
-    uint8_t *mask = op_scratch(ctx, n ? n : 1, 1);
-    if (!mask)
-        return OP_NO_MEMORY;
-    ctx->k->links.edges(chf, region, border_region, mask, 0, n);
-    size_t edges = 0;
-    for (uint32_t s = 0; s < n; s++) {
-        const uint8_t m = mask[s];
-        edges += (size_t)((m & 1) + (m >> 1 & 1) + (m >> 2 & 1) + (m >> 3 & 1));
+    if (g->nfrag == g->frag_cap &&
+        op_array_grow(t->alloc, (void **)&g->frag, &g->frag_cap, g->nfrag + 1, sizeof *g->frag,
+                      NONE) != OP_OK)
+        return NONE;
+    const uint32_t i = (uint32_t)g->nfrag++;
+    tfrag *f = &g->frag[i];
+    f->back_first = f->back_last = f->front_top = NONE;
+    f->back_fill = f->front_fill = CHUNK; /* full: the first push takes a chunk */
+    f->link = NONE;
+    f->other_end = i;
+    f->head_edge = e;
+    f->founder = s;
+    f->count = 0;
+    f->founder_dir = (uint8_t)d;
+    f->seg = segi;
+    return i;
+}
+
+/* The loop goes from tail fragment tl (end of its chain) to head fragment hd (start of
+ * its chain): the chains join, or the loop closes when they are one chain. */
+static void join(tfrag *fr, uint32_t tl, uint32_t hd)
+{
+    fr[tl].link = hd;
+    if (fr[tl].other_end == hd)
+        return; /* closed */
+    const uint32_t h1 = fr[tl].other_end, t2 = fr[hd].other_end;
+    fr[h1].other_end = t2;
+    fr[t2].other_end = h1;
+}
+
+/* ---- The pass over one segment ------------------------------------------------------- */
+
+/* The cell of span s, moving forward from cell c: the last cell whose first span is
+ * <= s (cell_first is a prefix sum; empty cells hold the next span's index). */
+static inline uint32_t cell_of(const op_chf *chf, uint32_t c, uint32_t s)
+{
+    const size_t cells = (size_t)chf->width * chf->depth;
+    const uint32_t *first = chf->cell_first;
+    for (int k = 0; k < 4; k++) {
+        if (c + 1 >= cells || first[c + 1] > s)
+            return c;
+        c++;
     }
-    out->alloc = ctx->alloc;
-    out->verts = op_mem_array(&out->alloc, edges ? edges : 1, sizeof *out->verts);
-    if (!out->verts ||
-        op_array_grow(&out->alloc, (void **)&out->loops, &out->loop_cap, 64,
-                      sizeof *out->loops, UINT32_MAX) != OP_OK) {
-        op__contour_trace_free(out);
-        op_arena_release(&ctx->arena, mark);
-        return op_fail(ctx, OP_NO_MEMORY, "out of memory for %zu contour edges", edges);
+    /* further ahead: galloping, then bisecting (first[c] <= s holds) */
+    size_t lo = c, step = 4;
+    while (lo + step < cells && first[lo + step] <= s) {
+        lo += step;
+        step *= 2;
     }
-    /* Corner offsets of the start corner of the edge in direction d. */
-    static const int cx[4] = {0, 1, 1, 0}, cz[4] = {1, 1, 0, 0};
-    size_t nv = 0;
-    for (uint32_t z = 0; z < chf->depth; z++) {
-        for (uint32_t x = 0; x < chf->width; x++) {
-            const uint32_t c = x + z * chf->width;
-            const uint32_t end = chf->cell_first[c] + chf->cell_count[c];
-            for (uint32_t s0 = chf->cell_first[c]; s0 < end; s0++) {
-                for (int d0 = 0; d0 < 4; d0++) {
-                    if (!(mask[s0] >> d0 & 1))
-                        continue; /* not a boundary edge, or visited (bit cleared) */
-                    if (op_array_grow(&out->alloc, (void **)&out->loops, &out->loop_cap,
-                                      (size_t)out->loop_count + 1, sizeof *out->loops,
-                                      UINT32_MAX) != OP_OK) {
-                        op__contour_trace_free(out);
-                        op_arena_release(&ctx->arena, mark);
-                        return op_fail(ctx, OP_NO_MEMORY, "out of memory for loops");
-                    }
-                    op_cloop *L = &out->loops[out->loop_count++];
-                    L->region = region[s0];
-                    L->first = nv;
-                    uint32_t s = s0;
-                    int32_t sx = (int32_t)x, sz = (int32_t)z;
-                    int d = d0;
-                    /* The state map is a permutation, so the orbit returns to its first
-                     * state; the guard only protects against a corrupt field. */
-                    uint64_t guard = 4ull * n + 8;
-                    do {
-                        if (mask[s] >> d & 1) {
-                            op_contour_vert *v = &out->verts[nv++];
-                            v->x = sx + cx[d];
-                            v->z = sz + cz[d];
-                            v->y = corner_y(chf, s, d);
-                            v->neighbour = neighbour_value(chf, region, s, sx, sz, d);
-                            /* visited: boundary bit moves to the high nibble */
-                            mask[s] = (uint8_t)((mask[s] & ~(1u << d)) | (0x10u << d));
-                            d = (d + 3) & 3;
-                        } else if (mask[s] >> (4 + d) & 1) {
-                            /* A visited boundary edge of an earlier loop cannot lie on
-                             * this orbit (orbits are disjoint). */
-                            guard = 0;
-                        } else {
-                            s = chf->link[d][s];
-                            sx += op_dir_dx(d);
-                            sz += op_dir_dz(d);
-                            d = (d + 1) & 3;
-                        }
-                        if (guard-- == 0) {
-                            op__contour_trace_free(out);
-                            op_arena_release(&ctx->arena, mark);
-                            return op_fail(ctx, OP_INTERNAL,
-                                           "contour trace from span %u dir %d does not close",
-                                           s0, d0);
-                        }
-                    } while (!(s == s0 && d == d0));
-                    L->count = (uint32_t)(nv - L->first);
-                    L->area2 = op__loop_area2(out->verts + L->first, L->count);
-                }
+    size_t hi = lo + step < cells ? lo + step : cells;
+    while (hi - lo > 1) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (first[mid] <= s)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return (uint32_t)lo;
+}
+
+/* Bit j set when span j of the 16 differs from its predecessor in region or area
+ * (written so that the compiler vectorises it). */
+static inline uint32_t run_breaks16(const uint32_t *r, const uint8_t *a)
+{
+    static const uint32_t bit[16] = {1u << 0,  1u << 1,  1u << 2,  1u << 3, 1u << 4,  1u << 5,
+                                     1u << 6,  1u << 7,  1u << 8,  1u << 9, 1u << 10, 1u << 11,
+                                     1u << 12, 1u << 13, 1u << 14, 1u << 15};
+    uint32_t bits = 0;
+    for (int j = 0; j < 16; j++) {
+        const uint32_t x = (r[j] ^ r[j - 1]) | (uint32_t)(a[j] ^ a[j - 1]);
+        bits |= x != 0 ? bit[j] : 0;
+    }
+    return bits;
+}
+
+/* One span where region or area changes: the rules of check_regions. */
+static inline int check_span(const trace_in *t, uint16_t *rarea, uint32_t r, unsigned a)
+{
+    if (r == 0 || r == t->border_region)
+        return 0;
+    if (r > t->region_count || a == 0 || (rarea[r] != 0xffff && rarea[r] != a))
+        return 1;
+    rarea[r] = (uint16_t)a;
+    return 0;
+}
+
+/* op_build_contours' region check on spans [s0, s1): a region id in 1..region_count
+ * (unless 0 or the band's), a non-zero area, and one area per region. Only a span whose
+ * region or area differs from the previous span's needs a look-up. Sets *bad; the
+ * caller finds the first offending span again for the message. */
+static void check_regions(const trace_in *t, uint16_t *rarea, uint32_t s0, uint32_t s1,
+                          int *bad)
+{
+    const uint32_t *region = t->region;
+    const uint8_t *area = t->chf->area;
+    if (s0 >= s1)
+        return;
+    int b = check_span(t, rarea, region[s0], area[s0]);
+    uint32_t s = s0 + 1;
+    for (; s1 - s >= 16; s += 16)
+        for (uint32_t bits = run_breaks16(region + s, area + s); bits; bits &= bits - 1) {
+            const uint32_t k = s + (uint32_t)__builtin_ctz(bits);
+            b |= check_span(t, rarea, region[k], area[k]);
+        }
+    for (; s < s1; s++)
+        if (region[s] != region[s - 1] || area[s] != area[s - 1])
+            b |= check_span(t, rarea, region[s], area[s]);
+    *bad |= b;
+}
+
+/* Classifies and counts spans [g->a0, a1) of the segment (edge-classification kernel,
+ * region check, block offsets) and makes room for their edges. */
+static int classify_ahead(const trace_in *t, trace_seg *g, uint32_t a1)
+{
+    while (g->a0 < a1) {
+        const uint32_t s0 = g->a0, s1 = a1 - s0 > TRACE_SUB ? s0 + TRACE_SUB : a1;
+        t->k->links.edges(t->chf, t->region, t->border_region, t->mask, s0, s1);
+        if (g->rarea)
+            check_regions(t, g->rarea, s0, s1, &g->bad_regions);
+        size_t run = g->counted;
+        for (size_t b = s0 / 8; b * 8 < s1; b++) {
+            t->boff[b] = (uint32_t)run; /* local; checked to fit after the pass */
+            run += popcount_nibbles(block_bits(t->mask, b));
+        }
+        while (run > g->slot_cap) { /* slot pages from the segment's arena */
+            if (g->nslot_pages == g->slot_pages_cap &&
+                op_array_grow(t->alloc, (void **)&g->slot, &g->slot_pages_cap,
+                              g->nslot_pages + 1, sizeof *g->slot, SIZE_MAX) != OP_OK) {
+                g->nomem = 1;
+                return -1;
             }
+            uint32_t *pg = op_arena_alloc(&g->ctx->arena, sizeof(uint32_t) << SLOT_PAGE_BITS);
+            if (!pg) {
+                g->nomem = 1;
+                return -1;
+            }
+            g->slot[g->nslot_pages++] = pg;
+            g->slot_cap += 1u << SLOT_PAGE_BITS;
+        }
+        for (size_t e = g->counted; e < run; e++)
+            *slot_at(g, e) = NONE;
+        g->counted = run;
+        g->a0 = s1;
+    }
+    return 0;
+}
+
+/* A boundary edge (s, d) of region R: from the mask where this segment has classified
+ * s, else by the edge-classification rule (a mutual link to region R is no boundary). */
+static inline int is_boundary(const trace_in *t, const trace_seg *g, uint32_t s, int d,
+                              uint32_t R)
+{
+    if (s >= g->s0 && s < g->a0)
+        return t->mask[s] >> d & 1;
+    const op_chf *chf = t->chf;
+    return !(chf->mutual[s] >> d & 1) || t->region[chf->link[d][s]] != R;
+}
+
+/* One boundary edge (s, d), local id e, of span s of region R in cell (x, z): its vertex,
+ * its successor, and its place in the fragments. bb: the cell's grid-border bits. */
+static int trace_edge(const trace_in *t, trace_seg *g, uint8_t segi, uint32_t s, int d,
+                      uint32_t e, uint32_t R, int32_t x, int32_t z, unsigned bb)
+{
+    static const int cx[4] = {0, 1, 1, 0}, cz[4] = {1, 1, 0, 0};
+    const op_chf *chf = t->chf;
+    const uint32_t *region = t->region;
+    const int de = (d + 1) & 3, d3 = (d + 3) & 3;
+    const uint8_t mu = chf->mutual[s];
+    /* Vertex Y (regions-contours §6, supplement §9.1): the highest floor among s and the
+     * spans around the start corner (shared with directions d and d+1), the diagonal
+     * reached either way. A missing link stands for s itself, which changes nothing. */
+    const uint32_t a = (mu >> d & 1) ? chf->link[d][s] : s;
+    const uint32_t b = (mu >> de & 1) ? chf->link[de][s] : s;
+    const uint32_t ca = (chf->mutual[a] >> de & 1) ? chf->link[de][a] : a;
+    const uint32_t cb = (chf->mutual[b] >> d & 1) ? chf->link[d][b] : b;
+    uint32_t y = chf->y[s];
+    y = chf->y[a] > y ? chf->y[a] : y;
+    y = chf->y[b] > y ? chf->y[b] : y;
+    y = chf->y[ca] > y ? chf->y[ca] : y;
+    y = chf->y[cb] > y ? chf->y[cb] : y;
+    op_contour_vert v;
+    v.x = x + cx[d];
+    v.z = z + cz[d];
+    v.y = (int32_t)y;
+    /* Neighbour value (§6 Edges, supplement §9.6): the mutual neighbour's region, else
+     * TileBorder off the grid, else 0. */
+    v.neighbour = (mu >> d & 1) ? region[a] : (uint32_t)0 - (bb >> d & 1);
+
+    /* §6: after the vertex the walk turns to (s, d+3) and steps to the neighbour while
+     * the edge it faces is not a boundary edge. */
+    uint32_t s2 = s;
+    int d2 = d3;
+    if (!(t->mask[s] >> d3 & 1)) {
+        s2 = chf->link[d3][s];
+        d2 = d;
+        uint64_t moves = 1;
+        while (!is_boundary(t, g, s2, d2, R)) {
+            if (++moves > t->guard)
+                return seg_fail(g, s, d);
+            s2 = chf->link[d2][s2];
+            d2 = (d2 + 1) & 3;
         }
     }
+
+    /* Fragments. */
+    const uint32_t pf = *slot_at(g, e);
+    const int inside = s2 >= g->s0 && s2 < g->s1;
+    const uint32_t q = inside ? edge_id(t->mask, t->boff, s2, d2) : NONE;
+    uint32_t f;
+    if (pf == NONE) {
+        if (inside && q < e) { /* prepend to the fragment q heads */
+            f = *slot_at(g, q);
+            if (f == NONE || g->frag[f].head_edge != q)
+                return seg_fail(g, s, d);
+            if (push_front(t, g, &g->frag[f], &v))
+                return g->nomem = 1, -1;
+            g->frag[f].head_edge = e;
+            *slot_at(g, e) = f;
+            return 0;
+        }
+        f = new_frag(t, g, s, d, e, segi);
+        if (f == NONE || push_back(t, g, &g->frag[f], &v))
+            return g->nomem = 1, -1;
+        *slot_at(g, e) = f;
+    } else {
+        f = pf;
+        if (push_back(t, g, &g->frag[f], &v))
+            return g->nomem = 1, -1;
+        if (inside && q < e) {
+            const uint32_t h = *slot_at(g, q);
+            if (h == NONE || g->frag[h].head_edge != q || g->frag[f].link != NONE)
+                return seg_fail(g, s, d);
+            join(g->frag, f, h);
+            return 0;
+        }
+    }
+    /* the successor comes later: in this segment, or in another one */
+    if (inside) {
+        uint32_t *sq = slot_at(g, q);
+        if (*sq != NONE)
+            return seg_fail(g, s, d); /* two predecessors: not a permutation */
+        *sq = f;
+        return 0;
+    }
+    if (g->nout == g->out_cap && op_array_grow(t->alloc, (void **)&g->out, &g->out_cap,
+                                               g->nout + 1, sizeof *g->out, SIZE_MAX) != OP_OK)
+        return g->nomem = 1, -1;
+    g->out[g->nout].frag = f;
+    g->out[g->nout].span = s2;
+    g->out[g->nout].dir = (uint8_t)d2;
+    g->nout++;
+    return 0;
+}
+
+/* The pass over the segment, TRACE_SUB spans at a time, classified one row ahead (the
+ * successors lie in the rows next to the edge). */
+static void trace_segment(const trace_in *t, trace_seg *g, uint8_t segi)
+{
+    const op_chf *chf = t->chf;
+    const uint32_t W = chf->width, D = chf->depth;
+    const size_t cells = (size_t)W * D;
+    const uint8_t *mask = t->mask;
+    if (g->s0 >= g->s1)
+        return;
+    uint32_t c = op_chf_span_cell(chf, g->s0), cl = c, cur = NONE;
+    int32_t x = 0, z = 0;
+    unsigned bb = 0;
+    size_t e = 0;
+    for (uint32_t s0 = g->s0; s0 < g->s1;) {
+        const uint32_t s1 = g->s1 - s0 > TRACE_SUB ? s0 + TRACE_SUB : g->s1;
+        /* classified through the row after the row of span s1 - 1, in whole blocks */
+        cl = cell_of(chf, cl, s1 - 1);
+        const size_t cend = ((size_t)cl / W + 2) * W;
+        uint64_t ahead = cend < cells ? chf->cell_first[cend] : chf->span_count;
+        ahead = (ahead + 7) & ~(uint64_t)7;
+        if (ahead > g->s1)
+            ahead = g->s1;
+        if (ahead < s1)
+            ahead = s1;
+        if (classify_ahead(t, g, (uint32_t)ahead))
+            return;
+        for (uint32_t b = s0 >> 3; (size_t)b * 8 < s1; b++) {
+            uint64_t w = block_bits(mask, b);
+            while (w) {
+                const unsigned j = (unsigned)__builtin_ctzll(w) >> 3;
+                unsigned m = (unsigned)(w >> (8 * j)) & 0xfu;
+                w &= ~(0xffull << (8 * j));
+                const uint32_t s = b * 8 + j;
+                c = cell_of(chf, c, s);
+                if (c != cur) {
+                    /* a division only when the row changes */
+                    const uint32_t nx = (uint32_t)x + (c - cur);
+                    if (cur != NONE && nx < W) {
+                        x = (int32_t)nx;
+                    } else {
+                        x = (int32_t)(c % W);
+                        z = (int32_t)(c / W);
+                    }
+                    cur = c;
+                    bb = (unsigned)(x == 0) | (unsigned)(z == (int32_t)D - 1) << 1 |
+                         (unsigned)(x == (int32_t)W - 1) << 2 | (unsigned)(z == 0) << 3;
+                }
+                const uint32_t R = t->region[s];
+                do {
+                    const int d = __builtin_ctz(m);
+                    m &= m - 1;
+                    if (trace_edge(t, g, segi, s, d, (uint32_t)e, R, x, z, bb))
+                        return;
+                    e++;
+                } while (m);
+            }
+        }
+        s0 = s1;
+    }
+}
+
+/* ---- Driver ----------------------------------------------------------------------------- */
+
+static void free_segs(const op_allocator *a, trace_seg *seg, int ns)
+{
+    for (int i = 0; seg && i < ns; i++) {
+        op_mem_free(a, seg[i].slot);
+        op_mem_free(a, seg[i].cpage);
+        op_mem_free(a, seg[i].cnext);
+        op_mem_free(a, seg[i].frag);
+        op_mem_free(a, seg[i].out);
+        if (i > 0)
+            op_mem_free(a, seg[i].rarea);
+    }
+    op_mem_free(a, seg);
+}
+
+void op__contour_trace_free(op_ctrace *t)
+{
+    free_segs(&t->alloc, t->seg, t->nseg);
+    op_mem_free(&t->alloc, t->verts);
+    op_mem_free(&t->alloc, t->loops);
+    memset(t, 0, sizeof *t);
+}
+
+/* Appends fragment f's vertices in loop order: reverse(front) (when front), back (when
+ * back). */
+static size_t emit(const trace_seg *g, const tfrag *f, int front, int back,
+                   op_contour_vert *out)
+{
+    size_t n = 0;
+    if (front)
+        for (uint32_t c = f->front_top; c != NONE; c = *cnext_at(g, c)) {
+            const op_contour_vert *v = chunk_at(g, c);
+            for (uint32_t i = c == f->front_top ? f->front_fill : CHUNK; i-- > 0;)
+                out[n++] = v[i];
+        }
+    if (back)
+        for (uint32_t c = f->back_first; c != NONE; c = *cnext_at(g, c)) {
+            const uint32_t k = c == f->back_last ? f->back_fill : CHUNK;
+            memcpy(out + n, chunk_at(g, c), k * sizeof *out);
+            n += k;
+        }
+    return n;
+}
+
+void op__contour_loop_copy(const op_ctrace *t, uint32_t loop, op_contour_vert *out)
+{
+    const tfrag *fr = t->frags;
+    const uint32_t f0 = t->loops[loop].frag;
+    size_t n = emit(&t->seg[fr[f0].seg], &fr[f0], 0, 1, out);
+    for (uint32_t f = fr[f0].link; f != f0; f = fr[f].link)
+        n += emit(&t->seg[fr[f].seg], &fr[f], 1, 1, out + n);
+    emit(&t->seg[fr[f0].seg], &fr[f0], 1, 0, out + n);
+}
+
+op_status op__contour_trace(op_ctx *ctx, op_ctx *const *workers, int nworkers,
+                            const op_chf *chf, const uint32_t *region, uint32_t border_region,
+                            uint32_t region_count, uint16_t *rarea, int want_verts,
+                            op_ctrace *out)
+{
+    memset(out, 0, sizeof *out);
+    out->alloc = ctx->alloc;
+    const uint32_t n = chf->span_count;
+    const size_t nb = ((size_t)n + 7) / 8;
+    /* Segments: one per context, none shorter than a few sub-chunks. */
+    int ns = 1 + (nworkers > 0 ? nworkers : 0);
+    if ((size_t)ns > nb / (4 * TRACE_SUB / 8) + 1)
+        ns = (int)(nb / (4 * TRACE_SUB / 8) + 1);
+    if (ns > 255)
+        ns = 255;
+    op_arena_mark mark = op_arena_get_mark(&ctx->arena);
+    uint8_t *mask = op_scratch(ctx, nb * 8 + 8, 1);
+    uint32_t *boff = op_scratch(ctx, nb + 1, sizeof *boff);
+    trace_seg *seg = op_mem_calloc(&ctx->alloc, (size_t)ns, sizeof *seg);
+    if (!mask || !boff || !seg) {
+        op_mem_free(&ctx->alloc, seg);
+        op_arena_release(&ctx->arena, mark);
+        return op_fail(ctx, OP_NO_MEMORY, "out of memory for the contour edge mask");
+    }
+    out->seg = seg;
+    out->nseg = ns;
+    memset(mask + n, 0, nb * 8 + 8 - n);
+    const size_t rslots = (size_t)region_count + 1;
+    int nomem = 0;
+    for (int i = 0; i < ns; i++) {
+        /* segment i: blocks [nb*i/ns, nb*(i+1)/ns) */
+        seg[i].s0 = (uint32_t)(nb * (size_t)i / (size_t)ns * 8);
+        const size_t e1 = nb * (size_t)(i + 1) / (size_t)ns * 8;
+        seg[i].s1 = e1 < n ? (uint32_t)e1 : n;
+        seg[i].a0 = seg[i].s0;
+        seg[i].ctx = i == 0 ? ctx : workers[i - 1];
+        if (rarea) {
+            seg[i].rarea = i == 0 ? rarea : op_mem_array(&ctx->alloc, rslots, sizeof *rarea);
+            if (!seg[i].rarea)
+                nomem = 1;
+            else
+                memset(seg[i].rarea, 0xff, rslots * sizeof *rarea);
+        }
+    }
+    if (nomem) {
+        op__contour_trace_free(out);
+        op_arena_release(&ctx->arena, mark);
+        return op_fail(ctx, OP_NO_MEMORY, "out of memory for the contour region check");
+    }
+
+    trace_in tin = {chf, region, border_region, region_count, ctx->k, &ctx->alloc,
+                    mask, boff, 4ull * n + 8};
+#if OP_HAVE_OPENMP
+#pragma omp parallel for schedule(static, 1) num_threads(ns)
+#endif
+    for (int i = 0; i < ns; i++)
+        trace_segment(&tin, &seg[i], (uint8_t)i);
+
+    /* Failures in segment order; the region check first, as the caller checks before
+     * tracing. */
+    op_status st = OP_OK;
+    size_t edges = 0, frags = 0;
+    int bad = 0;
+    for (int i = 0; i < ns; i++) {
+        seg[i].ebase = edges;
+        seg[i].fbase = frags;
+        edges += seg[i].counted;
+        frags += seg[i].nfrag;
+        bad |= seg[i].bad_regions;
+        if (seg[i].nomem && st == OP_OK)
+            st = op_fail(ctx, OP_NO_MEMORY, "out of memory for contour edges");
+        else if (seg[i].failed && st == OP_OK)
+            st = op_fail(ctx, OP_INTERNAL, "contour trace from span %u dir %d does not close",
+                         seg[i].fail_s, seg[i].fail_d);
+    }
+    /* One area per region across segments (the first segment's table is rarea). */
+    for (int i = 1; rarea && i < ns && !bad; i++)
+        for (size_t r = 1; r < rslots; r++) {
+            const uint16_t a = seg[i].rarea[r];
+            if (a == 0xffff)
+                continue;
+            if (rarea[r] == 0xffff)
+                rarea[r] = a;
+            else if (rarea[r] != a)
+                bad = 1;
+        }
+    if (bad)
+        st = OP_OK; /* the caller reports the first offending span */
+    else if (st == OP_OK && (edges >= NONE || frags >= NONE))
+        st = op_fail(ctx, OP_UNSUPPORTED, "%llu contour edges exceed 2^32 - 2",
+                     (unsigned long long)edges);
+    tfrag *fr = NULL;
+    uint8_t *seen = NULL;
+    if (st == OP_OK && !bad) {
+        fr = op_scratch(ctx, frags ? frags : 1, sizeof *fr);
+        seen = op_scratch(ctx, frags ? frags : 1, 1);
+        if (!fr || !seen ||
+            op_array_grow(&out->alloc, (void **)&out->loops, &out->loop_cap, 64,
+                          sizeof *out->loops, UINT32_MAX) != OP_OK)
+            st = op_fail(ctx, OP_NO_MEMORY, "out of memory for %llu contour edges",
+                         (unsigned long long)edges);
+    }
+    if (st != OP_OK || bad) {
+        op__contour_trace_free(out);
+        out->regions_bad = bad;
+        op_arena_release(&ctx->arena, mark);
+        return st;
+    }
+
+    /* Fragments of all segments in one array (global indices); the links between
+     * segments: a successor in another segment heads a fragment there. */
+    for (int i = 0; i < ns; i++)
+        for (size_t k = 0; k < seg[i].nfrag; k++) {
+            tfrag f = seg[i].frag[k];
+            f.link = f.link == NONE ? NONE : f.link + (uint32_t)seg[i].fbase;
+            f.other_end += (uint32_t)seg[i].fbase;
+            f.head_edge += (uint32_t)seg[i].ebase;
+            fr[seg[i].fbase + k] = f;
+        }
+    out->frags = fr;
+    if (ns > 1)
+        for (int i = 0; i < ns; i++)
+            for (size_t b = seg[i].s0 / 8; b * 8 < seg[i].s1; b++)
+                boff[b] += (uint32_t)seg[i].ebase;
+    boff[nb] = (uint32_t)edges;
+    for (int i = 0; i < ns && st == OP_OK; i++)
+        for (size_t k = 0; k < seg[i].nout; k++) {
+            const tout *o = &seg[i].out[k];
+            int j = 0;
+            while (j + 1 < ns && seg[j + 1].s0 <= o->span)
+                j++;
+            const uint32_t tl = o->frag + (uint32_t)seg[i].fbase;
+            uint32_t hd = NONE, q = NONE;
+            if (o->span < n && mask[o->span] >> o->dir & 1) {
+                q = edge_id(mask, boff, o->span, o->dir);
+                const size_t ql = q - seg[j].ebase;
+                const uint32_t hl = ql < seg[j].counted ? *slot_at(&seg[j], ql) : NONE;
+                hd = hl == NONE ? NONE : hl + (uint32_t)seg[j].fbase;
+            }
+            if (hd == NONE || fr[hd].head_edge != q || fr[tl].link != NONE) {
+                st = op_fail(ctx, OP_INTERNAL,
+                             "contour trace from span %u dir %d does not close",
+                             fr[tl].founder, fr[tl].founder_dir);
+                break;
+            }
+            join(fr, tl, hd);
+        }
+
+    /* Loops in order of their earliest fragment, from its founder. */
+    memset(seen, 0, frags ? frags : 1);
+    size_t nv = 0;
+    for (size_t f0 = 0; f0 < frags && st == OP_OK; f0++) {
+        if (seen[f0])
+            continue;
+        if (op_array_grow(&out->alloc, (void **)&out->loops, &out->loop_cap,
+                          (size_t)out->loop_count + 1, sizeof *out->loops,
+                          UINT32_MAX) != OP_OK) {
+            st = op_fail(ctx, OP_NO_MEMORY, "out of memory for loops");
+            break;
+        }
+        op_cloop *L = &out->loops[out->loop_count++];
+        L->region = region[fr[f0].founder];
+        L->first = nv;
+        L->frag = (uint32_t)f0;
+        L->area2 = 0;
+        size_t cnt = fr[f0].count;
+        seen[f0] = 1;
+        for (uint32_t f = fr[f0].link; f != f0; f = fr[f].link) {
+            if (f == NONE || seen[f]) {
+                st = op_fail(ctx, OP_INTERNAL, "contour trace from span %u dir %d does not close",
+                             fr[f0].founder, fr[f0].founder_dir);
+                break;
+            }
+            cnt += fr[f].count;
+            seen[f] = 1;
+        }
+        L->count = (uint32_t)cnt;
+        nv += cnt;
+    }
+    if (st == OP_OK && nv != edges)
+        st = op_fail(ctx, OP_INTERNAL, "contour trace: %zu of %zu edges in loops", nv,
+                     (size_t)edges);
+    if (st == OP_OK && want_verts) {
+        out->verts = op_mem_array(&out->alloc, nv ? nv : 1, sizeof *out->verts);
+        if (!out->verts)
+            st = op_fail(ctx, OP_NO_MEMORY, "out of memory for %zu contour vertices", nv);
+        for (uint32_t i = 0; st == OP_OK && i < out->loop_count; i++) {
+            op_cloop *L = &out->loops[i];
+            op__contour_loop_copy(out, i, out->verts + L->first);
+            L->area2 = op__loop_area2(out->verts + L->first, L->count);
+        }
+        out->vert_count = nv;
+    }
+    for (int i = 0; i < ns; i++) { /* no longer needed */
+        op_mem_free(&ctx->alloc, seg[i].out);
+        seg[i].out = NULL;
+        op_mem_free(&ctx->alloc, seg[i].slot);
+        seg[i].slot = NULL;
+    }
+    if (st != OP_OK || want_verts) {
+        /* the fragments are released (with verts, the loops no longer need them) */
+        op_cloop *loops = out->loops;
+        op_contour_vert *verts = out->verts;
+        out->loops = NULL;
+        out->verts = NULL;
+        const uint32_t lc = out->loop_count;
+        const size_t lcap = out->loop_cap;
+        op__contour_trace_free(out);
+        op_arena_release(&ctx->arena, mark);
+        if (st != OP_OK) {
+            op_mem_free(&ctx->alloc, loops);
+            op_mem_free(&ctx->alloc, verts);
+            return st;
+        }
+        out->alloc = ctx->alloc;
+        out->loops = loops;
+        out->loop_count = lc;
+        out->loop_cap = lcap;
+        out->verts = verts;
+        out->vert_count = nv;
+        return OP_OK;
+    }
     out->vert_count = nv;
-    op_arena_release(&ctx->arena, mark);
     return OP_OK;
 }

@@ -95,7 +95,7 @@ static void assert_retry0_crosses(op_ctx *ctx, const op_chf *chf, const uint32_t
                                   int want_sign)
 {
     op_ctrace tr;
-    assert_int_equal(op__contour_trace(ctx, chf, region, 0, &tr), OP_OK);
+    assert_int_equal(op__contour_trace(ctx, NULL, 0, chf, region, 0, 0, NULL, 1, &tr), OP_OK);
     int found = 0;
     for (uint32_t i = 0; i < tr.loop_count; i++) {
         const op_cloop *L = &tr.loops[i];
