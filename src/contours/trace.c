@@ -255,11 +255,13 @@ static inline uint32_t cell_of(const op_chf *chf, uint32_t c, uint32_t s)
 {
     const size_t cells = (size_t)chf->width * chf->depth;
     const uint32_t *first = chf->cell_first;
-    for (int k = 0; k < 4; k++) {
-        if (c + 1 >= cells || first[c + 1] > s)
-            return c;
-        c++;
-    }
+    if (c + 1 >= cells || first[c + 1] > s)
+        return c;
+    /* one span per cell from c on puts s in cell c + (s - first[c]) */
+    const size_t g = (size_t)c + (s - first[c]);
+    if (g < cells && first[g] <= s && (g + 1 >= cells || first[g + 1] > s))
+        return (uint32_t)g;
+    c++;
     /* further ahead: galloping, then bisecting (first[c] <= s holds) */
     size_t lo = c, step = 4;
     while (lo + step < cells && first[lo + step] <= s) {
@@ -279,7 +281,7 @@ static inline uint32_t cell_of(const op_chf *chf, uint32_t c, uint32_t s)
 
 /* Bit j set when span j of the 16 differs from its predecessor in region or area
  * (written so that the compiler vectorises it). */
-static inline uint32_t run_breaks16(const uint32_t *r, const uint8_t *a)
+__attribute__((noinline)) static uint32_t run_breaks16(const uint32_t *r, const uint8_t *a)
 {
     static const uint32_t bit[16] = {1u << 0,  1u << 1,  1u << 2,  1u << 3, 1u << 4,  1u << 5,
                                      1u << 6,  1u << 7,  1u << 8,  1u << 9, 1u << 10, 1u << 11,
