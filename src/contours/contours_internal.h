@@ -57,6 +57,29 @@ static inline int op__same_pos(const op_contour_vert *a, const op_contour_vert *
     return a->x == b->x && a->z == b->z;
 }
 int64_t op__loop_area2(const op_contour_vert *v, uint32_t n);
+static inline int64_t op__floordiv(int64_t a, int64_t b)
+{
+    const int64_t q = a / b;
+    return q - ((a % b != 0) && ((a < 0) != (b < 0)));
+}
+/* 1 when the closed segments p q and u w have a common point (exact). */
+int op__touch(const op_contour_vert *p, const op_contour_vert *q, const op_contour_vert *u,
+              const op_contour_vert *w);
+
+/* A uniform grid of square integer cells (contours/grid.c): cell (cx, cz) covers
+ * [x0 + cx·s, x0 + (cx + 1)·s) x [z0 + cz·s, ...), nx x nz cells, cell index cz·nx + cx. */
+typedef struct op_cgrid {
+    int64_t x0, z0, s, nx, nz;
+} op_cgrid;
+/* A grid over [x0, x1] x [z0, z1] with about one cell per item (at most ~4). */
+void op__cgrid_init(op_cgrid *g, int64_t x0, int64_t z0, int64_t x1, int64_t z1, size_t items);
+int64_t op__cgrid_col(const op_cgrid *g, int64_t x);
+int64_t op__cgrid_row(const op_cgrid *g, int64_t z);
+/* Calls fn(arg, cell) for every cell the closed segment a b may touch (a superset: each
+ * column's rows over its z range widened by one unit); stops when fn returns nonzero. */
+typedef int (*op_cgrid_fn)(void *arg, size_t cell);
+int op__cgrid_walk(const op_cgrid *g, int64_t ax, int64_t az, int64_t bx, int64_t bz,
+                   op_cgrid_fn fn, void *arg);
 /* 1 when two edges of the closed loop cross properly (strictly). */
 int op__loop_crosses(op_ctx *ctx, const op_contour_vert *v, uint32_t n, int *crosses);
 /* supplement §9.10 squared distance from p to segment a b. */

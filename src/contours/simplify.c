@@ -41,56 +41,97 @@ double op__seg_dist2(const op_contour_vert *p, const op_contour_vert *a,
     return cross2(px * dz - pz * dx) / (double)len2;
 }
 
-typedef struct op_xedge {
-    int32_t minx, maxx, minz, maxz;
-    uint32_t i, j; /* the edge v[i] → v[j] */
-} op_xedge;
-
-static int cmp_xedge(const void *pa, const void *pb)
-{
-    const op_xedge *a = pa, *b = pb;
-    if (a->minx != b->minx)
-        return a->minx < b->minx ? -1 : 1;
-    return a->i < b->i ? -1 : (a->i > b->i);
-}
-
 static int sgn(int64_t v) { return (v > 0) - (v < 0); }
 
-/* Proper (strict) crossing of the loop's edges, by a sweep over x: only edges whose x
- * and z ranges overlap are tested (the answer is a yes or no, whatever the order). */
+/* Edges i and j of the loop cross properly (strictly). */
+static inline int cross_proper(const op_contour_vert *v, uint32_t n, uint32_t i, uint32_t j)
+{
+    const op_contour_vert *a = &v[i], *b = &v[i + 1 < n ? i + 1 : 0];
+    const op_contour_vert *c = &v[j], *d = &v[j + 1 < n ? j + 1 : 0];
+    if ((a->x < c->x && a->x < d->x && b->x < c->x && b->x < d->x) ||
+        (a->x > c->x && a->x > d->x && b->x > c->x && b->x > d->x) ||
+        (a->z < c->z && a->z < d->z && b->z < c->z && b->z < d->z) ||
+        (a->z > c->z && a->z > d->z && b->z > c->z && b->z > d->z))
+        return 0;
+    return sgn(op__orient(a, b, c)) * sgn(op__orient(a, b, d)) < 0 &&
+           sgn(op__orient(c, d, a)) * sgn(op__orient(c, d, b)) < 0;
+}
+
+/* Grid listing of the loop's edges: per cell, the edges that may touch it (CSR). */
+typedef struct xgrid {
+    uint32_t *first, *items;
+    uint32_t edge;
+    int fill;
+} xgrid;
+
+static int xg_cell(void *arg, size_t cell)
+{
+    xgrid *x = arg;
+    if (x->fill)
+        x->items[x->first[cell]++] = x->edge;
+    else
+        x->first[cell + 1]++;
+    return 0;
+}
+
+/* Proper (strict) crossing of two of the loop's edges. Small loops test every pair; large
+ * ones only the pairs listed in a grid cell together (a crossing point lies in a cell
+ * both edges are listed in), so the answer is the same. */
 int op__loop_crosses(op_ctx *ctx, const op_contour_vert *v, uint32_t n, int *crosses)
 {
     *crosses = 0;
     if (n < 4)
         return 0;
-    op_arena_mark mark = op_arena_get_mark(&ctx->arena);
-    op_xedge *e = op_scratch(ctx, n, sizeof *e);
-    if (!e)
-        return -1;
-    for (uint32_t i = 0; i < n; i++) {
-        const uint32_t j = i + 1 < n ? i + 1 : 0;
-        const op_contour_vert *a = &v[i], *b = &v[j];
-        e[i].minx = a->x < b->x ? a->x : b->x;
-        e[i].maxx = a->x < b->x ? b->x : a->x;
-        e[i].minz = a->z < b->z ? a->z : b->z;
-        e[i].maxz = a->z < b->z ? b->z : a->z;
-        e[i].i = i;
-        e[i].j = j;
+    if (n < 64) {
+        for (uint32_t i = 0; i < n; i++)
+            for (uint32_t j = i + 1; j < n; j++)
+                if (cross_proper(v, n, i, j)) {
+                    *crosses = 1;
+                    return 0;
+                }
+        return 0;
     }
-    qsort(e, n, sizeof *e, cmp_xedge);
-    for (uint32_t k = 0; k < n && !*crosses; k++) {
-        const op_xedge *ek = &e[k];
-        const op_contour_vert *a = &v[ek->i], *b = &v[ek->j];
-        for (uint32_t l = k + 1; l < n && e[l].minx <= ek->maxx; l++) {
-            if (e[l].maxz < ek->minz || e[l].minz > ek->maxz)
-                continue;
-            const op_contour_vert *c = &v[e[l].i], *d = &v[e[l].j];
-            if (sgn(op__orient(a, b, c)) * sgn(op__orient(a, b, d)) < 0 &&
-                sgn(op__orient(c, d, a)) * sgn(op__orient(c, d, b)) < 0) {
-                *crosses = 1;
-                break;
-            }
-        }
+    int64_t x0 = INT64_MAX, z0 = INT64_MAX, x1 = INT64_MIN, z1 = INT64_MIN;
+    for (uint32_t i = 0; i < n; i++) {
+        x0 = v[i].x < x0 ? v[i].x : x0;
+        z0 = v[i].z < z0 ? v[i].z : z0;
+        x1 = v[i].x > x1 ? v[i].x : x1;
+        z1 = v[i].z > z1 ? v[i].z : z1;
+    }
+    op_cgrid g;
+    op__cgrid_init(&g, x0, z0, x1, z1, n);
+    const size_t cells = (size_t)(g.nx * g.nz);
+    op_arena_mark mark = op_arena_get_mark(&ctx->arena);
+    xgrid x = {op_scratch(ctx, cells + 1, sizeof(uint32_t)), NULL, 0, 0};
+    if (!x.first)
+        return -1;
+    memset(x.first, 0, (cells + 1) * sizeof *x.first);
+    for (uint32_t i = 0; i < n; i++) { /* count */
+        const op_contour_vert *a = &v[i], *b = &v[i + 1 < n ? i + 1 : 0];
+        x.edge = i;
+        op__cgrid_walk(&g, a->x, a->z, b->x, b->z, xg_cell, &x);
+    }
+    for (size_t c = 0; c < cells; c++)
+        x.first[c + 1] += x.first[c];
+    x.items = op_scratch(ctx, x.first[cells] ? x.first[cells] : 1, sizeof(uint32_t));
+    if (!x.items) {
+        op_arena_release(&ctx->arena, mark);
+        return -1;
+    }
+    x.fill = 1;
+    for (uint32_t i = 0; i < n; i++) { /* fill (first[c] moves to the end of cell c) */
+        const op_contour_vert *a = &v[i], *b = &v[i + 1 < n ? i + 1 : 0];
+        x.edge = i;
+        op__cgrid_walk(&g, a->x, a->z, b->x, b->z, xg_cell, &x);
+    }
+    for (size_t c = 0; c < cells && !*crosses; c++) {
+        const uint32_t lo = c ? x.first[c - 1] : 0, hi = x.first[c];
+        for (uint32_t k = lo; k < hi && !*crosses; k++)
+            for (uint32_t l = k + 1; l < hi; l++)
+                if (cross_proper(v, n, x.items[k], x.items[l])) {
+                    *crosses = 1;
+                    break;
+                }
     }
     op_arena_release(&ctx->arena, mark);
     return 0;
