@@ -236,7 +236,7 @@ static void test_checker_sees_crossing_retry(void **state)
     assert_int_equal(ct_relabel_connected(&chf, one, region), 1);
     free(one);
     op_ctrace tr;
-    assert_int_equal(op__contour_trace(&ctx, &chf, region, 0, &tr), OP_OK);
+    assert_int_equal(op__contour_trace(&ctx, NULL, 0, &chf, region, 0, 0, NULL, 1, &tr), OP_OK);
     assert_int_equal(tr.loop_count, 1);
     const op_contour_vert *raw = tr.verts + tr.loops[0].first;
     const uint32_t rn = tr.loops[0].count;
