@@ -6,6 +6,9 @@
 #include "core/array.h"
 
 #include <math.h>
+#if OP_HAVE_OPENMP
+#include <omp.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -358,6 +361,140 @@ static op_status build_region(op_ctx *ctx, const op_ctrace *tr, const uint32_t *
     return OP_OK;
 }
 
+/* ---- Regions in chunks (threads) ----------------------------------------------------- */
+
+typedef struct cchunk {
+    uint32_t r0, r1; /* regions [r0, r1) */
+    cbuild b;
+    uint32_t raw_fb, dropped;
+    op_status st;
+} cchunk;
+
+typedef struct cregions_in {
+    const op_ctrace *tr;
+    const uint32_t *order, *off;
+    const uint8_t *rarea8;
+    uint32_t region_count;
+    const op_contour_settings *settings;
+} cregions_in;
+
+/* Regions [r0, r1) into the chunk's own output, with ctx's arena as scratch; progress
+ * per region when ctx is the caller's and this is the only chunk. */
+static op_status build_regions(op_ctx *ctx, const cregions_in *in, uint32_t r0, uint32_t r1,
+                               cchunk *c, int report)
+{
+    const op_contour_settings *settings = in->settings;
+    op_csimp sp;
+    sp.max_error = settings->max_error;
+    sp.max_edge_len = settings->max_edge_len;
+    sp.straight = settings->straight_region_borders != 0;
+    sp.border_region = settings->border_region;
+    sp.region_area = in->rarea8;
+    sp.region_count = in->region_count;
+    for (uint32_t r = r0; r < r1; r++) {
+        const uint32_t nl = in->off[r + 1] - in->off[r];
+        if (!nl)
+            continue;
+        sp.area = in->rarea8[r];
+        op_arena_mark rm = op_arena_get_mark(&ctx->arena);
+        const op_status st = build_region(ctx, in->tr, in->order + in->off[r], nl, r, &sp,
+                                          settings, &c->b, &c->raw_fb, &c->dropped);
+        op_arena_release(&ctx->arena, rm);
+        if (st != OP_OK)
+            return st;
+        if (report)
+            op_progress(ctx, "contours", (double)r / in->region_count);
+    }
+    return OP_OK;
+}
+
+/* The chunks' contours, in order, as one set (a lone chunk's storage is handed over). */
+static op_status join_chunks(op_ctx *ctx, cchunk *ch, uint32_t nch, int keep_raw,
+                             op_contour_set *out)
+{
+    const op_allocator *al = &ctx->alloc;
+    size_t vn = 0, sn = 0, cn = 0;
+    uint32_t raw_fb = 0, dropped = 0;
+    for (uint32_t k = 0; k < nch; k++) {
+        vn += ch[k].b.vn;
+        sn += ch[k].b.sn;
+        cn += ch[k].b.cn;
+        raw_fb += ch[k].raw_fb;
+        dropped += ch[k].dropped;
+    }
+    if (cn > UINT32_MAX - 1)
+        return op_fail(ctx, OP_UNSUPPORTED, "%zu contours exceed 2^32 - 2", cn);
+    cbuild b;
+    memset(&b, 0, sizeof b);
+    if (nch == 1) {
+        b = ch[0].b;
+        memset(&ch[0].b, 0, sizeof ch[0].b);
+    } else {
+        b.v = op_mem_array(al, vn ? vn : 1, sizeof *b.v);
+        b.sz = sn ? op_mem_array(al, sn, sizeof *b.sz) : NULL;
+        b.c = op_mem_array(al, cn ? cn : 1, sizeof *b.c);
+        if (!b.v || (sn && !b.sz) || !b.c) {
+            op_mem_free(al, b.v);
+            op_mem_free(al, b.sz);
+            op_mem_free(al, b.c);
+            return op_fail(ctx, OP_NO_MEMORY, "out of memory building contours");
+        }
+        for (uint32_t k = 0; k < nch; k++) {
+            const cbuild *x = &ch[k].b;
+            if (x->vn)
+                memcpy(b.v + b.vn, x->v, x->vn * sizeof *b.v);
+            if (x->sn)
+                memcpy(b.sz + b.sn, x->sz, x->sn * sizeof *b.sz);
+            for (uint32_t i = 0; i < x->cn; i++) {
+                ctmp t = x->c[i];
+                t.voff += b.vn;
+                t.roff += b.vn;
+                t.rhv_off += b.vn;
+                t.rhsz_off += b.sn;
+                b.c[b.cn++] = t;
+            }
+            b.vn += x->vn;
+            b.sn += x->sn;
+        }
+    }
+    /* Hand the storage to the set and turn offsets into pointers. */
+    out->contours = op_mem_array(al, b.cn ? b.cn : 1, sizeof *out->contours);
+    if (!out->contours) {
+        op_mem_free(al, b.v);
+        op_mem_free(al, b.sz);
+        op_mem_free(al, b.c);
+        return op_fail(ctx, OP_NO_MEMORY, "out of memory building contours");
+    }
+    out->alloc = ctx->alloc;
+    out->count = b.cn;
+    out->raw_fallbacks = raw_fb;
+    out->dropped_holes = dropped;
+    out->vert_storage = b.v;
+    out->vert_storage_count = b.vn;
+    out->size_storage = b.sz;
+    out->size_storage_count = b.sn;
+    for (uint32_t i = 0; i < b.cn; i++) {
+        const ctmp *t = &b.c[i];
+        op_contour *c = &out->contours[i];
+        memset(c, 0, sizeof *c);
+        c->region = t->region;
+        c->area = t->area;
+        c->vert_count = t->vcount;
+        c->verts = b.v + t->voff;
+        c->hole_count = t->hole_count;
+        c->flags = t->flags;
+        if (keep_raw) {
+            c->raw_count = t->rcount;
+            c->raw = b.v + t->roff;
+            c->raw_hole_count = t->rhcount;
+            c->raw_hole_sizes = b.sz ? b.sz + t->rhsz_off : NULL;
+            c->raw_holes = b.v + t->rhv_off;
+        }
+    }
+    op_mem_free(al, b.c);
+    return OP_OK;
+}
+
 /* The first span that breaks the region rules of op_build_contours (ids in
  * 1..region_count unless 0 or the band's, area not 0, one area per region), in span
  * order, for the message; the trace found that one exists. */
@@ -413,35 +550,56 @@ op_status op_build_contours(op_ctx *ctx, const op_chf *chf, const uint32_t *regi
     if (chf->width > 0x7fffffffu || chf->depth > 0x7fffffffu)
         return op_fail(ctx, OP_INVALID_ARGUMENT, "grid too large for contour coordinates");
 
+    /* Threads: the calling one and T - 1 worker contexts (own arenas). */
+    int T = settings->threads > 1 ? settings->threads : 1;
+#if !OP_HAVE_OPENMP
+    T = 1;
+#endif
+    op_ctx *wk = NULL, **wp = NULL;
+    if (T > 1) {
+        wk = op_mem_calloc(&ctx->alloc, (size_t)T - 1, sizeof *wk);
+        wp = op_mem_calloc(&ctx->alloc, (size_t)T, sizeof *wp);
+        int forked = 0;
+        while (wk && wp && forked < T - 1 && op_ctx_fork(ctx, &wk[forked]) == OP_OK)
+            forked++;
+        if (!wk || !wp || forked < T - 1) {
+            for (int i = 0; i < forked; i++)
+                op_ctx_free(&wk[i]);
+            op_mem_free(&ctx->alloc, wk);
+            op_mem_free(&ctx->alloc, wp);
+            return op_fail(ctx, OP_NO_MEMORY, "out of memory for %d contour threads", T);
+        }
+        wp[0] = ctx;
+        for (int i = 1; i < T; i++)
+            wp[i] = &wk[i - 1];
+    }
     op_arena_mark mark = op_arena_get_mark(&ctx->arena);
+    cchunk *ch = NULL;
+    uint32_t nch = 0;
     /* Region areas; the trace checks that every region has exactly one area (§ intro). */
     uint16_t *rarea = op_scratch(ctx, (size_t)region_count + 1, sizeof *rarea);
     uint8_t *rarea8 = op_scratch(ctx, (size_t)region_count + 1, 1);
-    if (!rarea || !rarea8) {
-        op_arena_release(&ctx->arena, mark);
-        return op_fail(ctx, OP_NO_MEMORY, "out of memory for %u region areas", region_count);
-    }
     op_ctrace tr;
-    st = op__contour_trace(ctx, NULL, 0, chf, region, br, region_count, rarea, 0, &tr);
+    memset(&tr, 0, sizeof tr);
+    if (!rarea || !rarea8) {
+        st = op_fail(ctx, OP_NO_MEMORY, "out of memory for %u region areas", region_count);
+        goto done;
+    }
+    st = op__contour_trace(ctx, wp ? wp + 1 : NULL, T - 1, chf, region, br, region_count, rarea,
+                           0, &tr);
     if (st == OP_OK && tr.regions_bad)
         st = region_error(ctx, chf, region, region_count, br);
-    if (st != OP_OK) {
-        op_arena_release(&ctx->arena, mark);
-        return st;
-    }
+    if (st != OP_OK)
+        goto done;
     for (uint32_t r = 0; r <= region_count; r++)
         rarea8[r] = rarea[r] == 0xffff ? 0 : (uint8_t)rarea[r];
 
     /* Group loops by region, keeping discovery order (counting sort). */
     uint32_t *off = op_scratch(ctx, (size_t)region_count + 2, sizeof *off);
     uint32_t *order = op_scratch(ctx, tr.loop_count ? tr.loop_count : 1, sizeof *order);
-    cbuild b;
-    memset(&b, 0, sizeof b);
-    b.al = &ctx->alloc;
-    uint32_t raw_fb = 0, dropped = 0;
     if (!off || !order) {
-        st = OP_NO_MEMORY;
-        goto fail;
+        st = op_fail(ctx, OP_NO_MEMORY, "out of memory building contours");
+        goto done;
     }
     memset(off, 0, ((size_t)region_count + 2) * sizeof *off);
     for (uint32_t i = 0; i < tr.loop_count; i++)
@@ -454,70 +612,77 @@ op_status op_build_contours(op_ctx *ctx, const op_chf *chf, const uint32_t *regi
         off[r] = off[r - 1];
     off[0] = 0;
 
-    op_csimp sp;
-    sp.max_error = settings->max_error;
-    sp.max_edge_len = settings->max_edge_len;
-    sp.straight = settings->straight_region_borders != 0;
-    sp.border_region = br;
-    sp.region_area = rarea8;
-    sp.region_count = region_count;
-    for (uint32_t r = 1; r <= region_count; r++) {
-        const uint32_t nl = off[r + 1] - off[r];
-        if (!nl)
-            continue;
-        sp.area = rarea8[r];
-        op_arena_mark rm = op_arena_get_mark(&ctx->arena);
-        st = build_region(ctx, &tr, order + off[r], nl, r, &sp, settings, &b, &raw_fb,
-                          &dropped);
-        op_arena_release(&ctx->arena, rm);
-        if (st != OP_OK)
-            goto fail;
-        op_progress(ctx, "contours", (double)r / region_count);
+    /* Chunks of consecutive regions of about equal vertex counts (one with one thread);
+     * each builds its own contours, joined in region order: the same bytes for any
+     * split. */
+    size_t total = 0;
+    for (uint32_t i = 0; i < tr.loop_count; i++)
+        total += tr.loops[i].count;
+    const uint32_t want = T > 1 ? (uint32_t)(8 * T) : 1;
+    ch = op_mem_calloc(&ctx->alloc, want, sizeof *ch);
+    if (!ch) {
+        st = op_fail(ctx, OP_NO_MEMORY, "out of memory building contours");
+        goto done;
     }
-    /* Hand the storage to the set and turn offsets into pointers. */
-    out->contours = op_mem_array(b.al, b.cn ? b.cn : 1, sizeof *out->contours);
-    if (!out->contours) {
-        st = OP_NO_MEMORY;
-        goto fail;
-    }
-    out->alloc = ctx->alloc;
-    out->count = b.cn;
-    out->raw_fallbacks = raw_fb;
-    out->dropped_holes = dropped;
-    out->vert_storage = b.v;
-    out->vert_storage_count = b.vn;
-    out->size_storage = b.sz;
-    out->size_storage_count = b.sn;
-    for (uint32_t i = 0; i < b.cn; i++) {
-        const ctmp *t = &b.c[i];
-        op_contour *c = &out->contours[i];
-        memset(c, 0, sizeof *c);
-        c->region = t->region;
-        c->area = t->area;
-        c->vert_count = t->vcount;
-        c->verts = b.v + t->voff;
-        c->hole_count = t->hole_count;
-        c->flags = t->flags;
-        if (settings->keep_raw) {
-            c->raw_count = t->rcount;
-            c->raw = b.v + t->roff;
-            c->raw_hole_count = t->rhcount;
-            c->raw_hole_sizes = b.sz ? b.sz + t->rhsz_off : NULL;
-            c->raw_holes = b.v + t->rhv_off;
+    {
+        const size_t per = total / want + 1;
+        uint32_t r0 = 1;
+        size_t acc = 0;
+        for (uint32_t r = 1; r <= region_count; r++) {
+            for (uint32_t k = off[r]; k < off[r + 1]; k++)
+                acc += tr.loops[order[k]].count;
+            if ((acc >= per && nch + 1 < want) || r == region_count) {
+                ch[nch].r0 = r0;
+                ch[nch].r1 = r + 1;
+                nch++;
+                r0 = r + 1;
+                acc = 0;
+            }
         }
     }
-    op_mem_free(b.al, b.c);
+    cregions_in in = {&tr, order, off, rarea8, region_count, settings};
+    int failed = 0;
+    uint32_t done_chunks = 0;
+#if OP_HAVE_OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(T) reduction(| : failed)
+#endif
+    for (int64_t k = 0; k < (int64_t)nch; k++) {
+#if OP_HAVE_OPENMP
+        const int tid = T > 1 ? omp_get_thread_num() : 0;
+#else
+        const int tid = 0;
+#endif
+        op_ctx *c = T > 1 ? wp[tid] : ctx;
+        ch[k].b.al = &ctx->alloc;
+        ch[k].st = build_regions(c, &in, ch[k].r0, ch[k].r1, &ch[k], nch == 1 && c == ctx);
+        failed |= ch[k].st != OP_OK;
+        uint32_t d;
+#if OP_HAVE_OPENMP
+#pragma omp atomic capture
+#endif
+        d = ++done_chunks;
+        if (tid == 0 && nch > 1) /* progress from the calling thread only */
+            op_progress(ctx, "contours", (double)d / nch);
+    }
+    if (failed) {
+        st = op_fail(ctx, OP_NO_MEMORY, "out of memory building contours");
+        goto done;
+    }
+    st = join_chunks(ctx, ch, nch, settings->keep_raw, out);
+done:
+    for (uint32_t k = 0; ch && k < nch; k++) {
+        op_mem_free(&ctx->alloc, ch[k].b.v);
+        op_mem_free(&ctx->alloc, ch[k].b.sz);
+        op_mem_free(&ctx->alloc, ch[k].b.c);
+    }
+    op_mem_free(&ctx->alloc, ch);
     op__contour_trace_free(&tr);
     op_arena_release(&ctx->arena, mark);
-    return OP_OK;
-fail:
-    op_mem_free(b.al, b.v);
-    op_mem_free(b.al, b.sz);
-    op_mem_free(b.al, b.c);
-    op__contour_trace_free(&tr);
-    op_arena_release(&ctx->arena, mark);
-    memset(out, 0, sizeof *out);
-    if (st == OP_NO_MEMORY)
-        return op_fail(ctx, OP_NO_MEMORY, "out of memory building contours");
+    for (int i = 0; wk && i < T - 1; i++)
+        op_ctx_free(&wk[i]);
+    op_mem_free(&ctx->alloc, wk);
+    op_mem_free(&ctx->alloc, wp);
+    if (st != OP_OK)
+        memset(out, 0, sizeof *out);
     return st;
 }
