@@ -2,7 +2,7 @@
 """Times the same per-stage cases on a build of the baseline commit and on this tree, in
 one run, interleaved, and prints both columns and the ratio (issue 12).
 
-usage: bench/compare.py [--sizes 1936,4096] [--cases rasterize,filters,...]
+usage: bench/compare.py [--sizes 1936,4096] [--cases rasterize,filters,...] [--holes 1000,10000]
                         [--repetitions K] [--rounds R] [--real] [--cpu N]
                         [--base-commit a495c93] [--base-dir build/compare-base]
                         [--base-bench PATH] [--new-build build] [--new-bench PATH]
@@ -70,9 +70,16 @@ def build_new(a):
     return os.path.join(bld, "bench", "onepath_compare_bench")
 
 
+def label_of(size):
+    return size if str(size).startswith("holes-") else f"demo-{size}"
+
+
 def run_one(a, bench, case, size):
-    cmd = [bench, "--demo", str(size), "--benchmark_format=json",
-           f"--benchmark_filter=^compare/{case}/demo-{size}(/|$)",
+    """size: a demo edge (int), or "holes-H" for the contour case on H holes."""
+    field = ["--holes", size[6:]] if str(size).startswith("holes-") else ["--demo", str(size)]
+    label = label_of(size)
+    cmd = [bench] + field + ["--benchmark_format=json",
+           f"--benchmark_filter=^compare/{case}/{label}(/|$)",
            f"--benchmark_repetitions={a.repetitions}"]
     if a.min_time:
         cmd.append(f"--benchmark_min_time={a.min_time}")
@@ -104,6 +111,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="1936,4096", help="demo world edges in cells")
     ap.add_argument("--cases", default=",".join(CASES), help="comma-separated: " + ",".join(CASES))
+    ap.add_argument("--holes", default="",
+                    help="also the contour case on one region with this many holes (H,H,...)")
     ap.add_argument("--repetitions", type=int, default=3)
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--min-time", type=float, default=0.0, help="seconds per repetition")
@@ -125,6 +134,7 @@ def main():
         a.sizes, a.repetitions, a.min_time = "512", 1, a.min_time or 0.05
     sizes = [int(s) for s in a.sizes.split(",") if s]
     cases = [c for c in a.cases.split(",") if c]
+    holes = [f"holes-{int(h)}" for h in a.holes.split(",") if h]
     for c in cases:
         if c not in CASES:
             ap.error(f"unknown case {c}")
@@ -134,22 +144,23 @@ def main():
     new = a.new_bench or (os.path.join(a.new_build, "bench", "onepath_compare_bench")
                           if a.no_build else build_new(a))
 
+    pairs = [(size, case) for size in sizes for case in cases] + [(h, "contours") for h in holes]
     res = {}  # (case, size, side) -> list of runs
     for r in range(a.rounds):
-        for size in sizes:
-            for case in cases:
+        for size, case in pairs:
+            if True:
                 order = [("base", base), ("new", new)]
                 if r % 2:
                     order.reverse()
                 for side, bench in order:
-                    print(f"round {r + 1}/{a.rounds}: {case} demo-{size} {side}",
+                    print(f"round {r + 1}/{a.rounds}: {case} {label_of(size)} {side}",
                           file=sys.stderr, flush=True)
                     res.setdefault((case, size, side), []).append(run_one(a, bench, case, size))
 
     failed = False
     rows = []
-    for size in sizes:
-        for case in cases:
+    for size, case in pairs:
+        if True:
             row = {"case": case, "size": size}
             for side in ("base", "new"):
                 runs = res[(case, size, side)]
@@ -190,7 +201,7 @@ def main():
                 pk, sp = c.get("peak_bytes", -1), c.get("spans", 0)
                 cells.append(f"{pk / sp:.1f}" if pk >= 0 and sp else "n/a")
             mem = cells
-        lines.append([row["case"], f"demo-{row['size']}", ms(row.get("base")),
+        lines.append([row["case"], label_of(row['size']), ms(row.get("base")),
                       ms(row.get("new")), ratio, "same" if row["same"] else "DIFFER"] + mem)
     if a.markdown:
         print("| " + " | ".join(hdr) + " |")
@@ -205,7 +216,7 @@ def main():
     for row in rows:
         for side in ("base", "new"):
             if row.get(side + "_error"):
-                print(f"{row['case']} demo-{row['size']} {side}: {row[side + '_error']}",
+                print(f"{row['case']} {label_of(row['size'])} {side}: {row[side + '_error']}",
                       file=sys.stderr)
     print(f"medians of {a.repetitions} repetitions x {a.rounds} rounds per side; "
           f"base = {a.base_commit}", file=sys.stderr)

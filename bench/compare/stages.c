@@ -18,6 +18,8 @@
  *   distance, watershed, monotone, layers: on the spans stage's field
  *   contours   op_build_contours on the watershed regions
  *   bake       op_bake_scene (spans, distance, watershed, contours, the four digests)
+ * and "compare/contours/holes-<H>" (--holes H, repeatable): op_build_contours on one
+ * region with H holes of 2 x 2 cells every 6 cells (the join's scaling).
  *              with a new context each time, as one bake per process
  * Every case reports digest_hi / digest_lo, a 64-bit hash of its output split into two
  * exact doubles, so compare.py can check that both trees made the same bytes. The bake
@@ -186,6 +188,7 @@ static uint64_t hf_digest(const op_heightfield *hf)
 
 typedef struct field {
     uint32_t size;
+    uint32_t holes; /* > 0: not the demo world but one region with this many holes */
     char label[32];
     int have_scene;
     op_scene scene;
@@ -302,10 +305,61 @@ static void need_dist(field *f)
     op_ctx_free(&ctx);
 }
 
+/* One region on one floor with `holes` holes of 2 x 2 cells every 6 cells, in a square
+ * (the many-holes contour case: every hole bridges into one outline). */
+static void need_holes_field(field *f)
+{
+    uint32_t k = 1;
+    while (k * k < f->holes)
+        k++;
+    const uint32_t W = k * 6 + 4;
+    uint8_t *full = xmalloc((size_t)W * W);
+    uint32_t n = 0;
+    for (uint32_t z = 0; z < W; z++)
+        for (uint32_t x = 0; x < W; x++) {
+            const uint32_t ix = (x - 2) / 6, iz = (z - 2) / 6, ox = (x - 2) % 6, oz = (z - 2) % 6;
+            const int hole = x >= 2 && z >= 2 && ix < k && iz < k && iz * k + ix < f->holes &&
+                             ox >= 2 && ox < 4 && oz >= 2 && oz < 4;
+            full[x + z * W] = (uint8_t)!hole;
+            n += !hole;
+        }
+    op_ctx ctx = new_ctx();
+    if (op_chf_alloc(&ctx, &f->chf, W, W, n) != OP_OK)
+        die("holes field", &ctx);
+    f->chf.cs = 0.3f;
+    f->chf.ch = 0.2f;
+    f->chf.walkable_height = 10;
+    f->chf.walkable_climb = 4;
+    uint32_t s = 0;
+    for (uint32_t c = 0; c < W * W; c++) {
+        f->chf.cell_first[c] = s;
+        f->chf.cell_count[c] = full[c];
+        if (full[c]) {
+            f->chf.y[s] = (uint16_t)(c * 7 % 3);
+            f->chf.h[s] = 255;
+            f->chf.area[s] = 63;
+            s++;
+        }
+    }
+    if (op_chf_build_links(&ctx, &f->chf) != OP_OK)
+        die("holes field links", &ctx);
+    op_ctx_free(&ctx);
+    free(full);
+    f->ws_region = xmalloc((size_t)n * 4 + 4);
+    for (uint32_t i = 0; i < n; i++)
+        f->ws_region[i] = 1;
+    f->ws_count = 1;
+    f->have_chf = 1;
+}
+
 static void need_watershed(field *f)
 {
     if (f->ws_region)
         return;
+    if (f->holes) {
+        need_holes_field(f);
+        return;
+    }
     need_dist(f);
     op_ctx ctx = new_ctx();
     op_region_settings s;
@@ -534,6 +588,10 @@ int main(int argc, char **argv)
             if (nf == 8)
                 die("at most 8 --demo sizes", NULL);
             fields[nf++].size = (uint32_t)strtoul(argv[++i], NULL, 10);
+        } else if (!strcmp(argv[i], "--holes") && i + 1 < argc) {
+            if (nf == 8)
+                die("at most 8 fields", NULL);
+            fields[nf++].holes = (uint32_t)strtoul(argv[++i], NULL, 10);
         } else {
             rest[nrest++] = argv[i];
         }
@@ -545,8 +603,13 @@ int main(int argc, char **argv)
     }
     for (int i = 0; i < nf; i++) {
         field *f = &fields[i];
-        snprintf(f->label, sizeof f->label, "demo-%u", f->size);
+        if (f->holes)
+            snprintf(f->label, sizeof f->label, "holes-%u", f->holes);
+        else
+            snprintf(f->label, sizeof f->label, "demo-%u", f->size);
         for (int k = 0; k < C_COUNT; k++) {
+            if (f->holes && k != C_CONTOURS)
+                continue; /* a holes field has only the contour case */
             bcase *c = calloc(1, sizeof *c);
             if (!c)
                 die("out of memory", NULL);
