@@ -82,7 +82,7 @@ int op__loop_crosses(op_ctx *ctx, const op_contour_vert *v, uint32_t n, int *cro
     *crosses = 0;
     if (n < 4)
         return 0;
-    if (n < 64) {
+    if (n < 12) {
         for (uint32_t i = 0; i < n; i++)
             for (uint32_t j = i + 1; j < n; j++)
                 if (cross_proper(v, n, i, j)) {
@@ -176,24 +176,44 @@ static size_t farthest(const op_contour_vert *raw, uint32_t n, size_t ia, size_t
     size_t best = 0;
     double bd = -1.0;
     const op_contour_vert *bq = NULL;
-    for (size_t i = ia + 1; i < ib; i++) {
-        const op_contour_vert *q = &raw[wrap(i, n)];
-        const int64_t px = q->x - ax, pz = q->z - az;
-        const int64_t dot = px * dx + pz * dz;
-        double d2;
-        if (len2 == 0 || dot < 0) {
-            d2 = (double)(px * px + pz * pz);
-        } else if (dot > len2) {
-            const int64_t qx = q->x - bx, qz = q->z - bz;
-            d2 = (double)(qx * qx + qz * qz);
-        } else {
-            d2 = cross2(px * dz - pz * dx) / dlen2;
+    uint64_t c2max = 0; /* largest cross² of an inside point met, while below 2^50 */
+    /* the stretch's raw vertices as at most two runs without wrapping */
+    for (size_t lo = ia + 1; lo < ib;) {
+        const size_t hi = lo < n && ib > n ? n : ib;
+        const size_t off = lo < n ? 0 : n;
+        for (size_t i = lo; i < hi; i++) {
+            const op_contour_vert *q = &raw[i - off];
+            const int64_t px = q->x - ax, pz = q->z - az;
+            const int64_t dot = px * dx + pz * dz;
+            double d2;
+            if (len2 == 0 || dot < 0) {
+                d2 = (double)(px * px + pz * pz);
+            } else if (dot > len2) {
+                const int64_t qx = q->x - bx, qz = q->z - bz;
+                d2 = (double)(qx * qx + qz * qz);
+            } else {
+                const int64_t cr = px * dz - pz * dx;
+                const uint64_t ac = (uint64_t)(cr < 0 ? -cr : cr);
+                if (ac < (1ull << 25)) {
+                    /* below 2^50, a smaller cross² than one already met gives a quotient
+                     * more than an ulp smaller (they differ by >= 1/len2, four ulps of
+                     * c2max/len2 at least): no win, no tie; no division needed */
+                    const uint64_t c2 = ac * ac;
+                    if (c2 < c2max)
+                        continue;
+                    c2max = c2;
+                    d2 = (double)(int64_t)c2 / dlen2;
+                } else {
+                    d2 = cross2(cr) / dlen2;
+                }
+            }
+            if (d2 > bd || (d2 == bd && lex_less(q, bq))) {
+                bd = d2;
+                best = i;
+                bq = q;
+            }
         }
-        if (d2 > bd || (d2 == bd && lex_less(q, bq))) {
-            bd = d2;
-            best = i;
-            bq = q;
-        }
+        lo = hi;
     }
     *bd_out = bd;
     return best;

@@ -341,6 +341,30 @@ static void test_crossing_and_distance(void **state)
             }
             v[i] = (op_contour_vert){x, 0, z, 0};
         }
+        /* simplification of the same polygon as a loop (large coordinates on some: the
+         * farthest-point search without division below 2^50 and with it above) */
+        if (it % 4 == 3)
+            for (uint32_t i = 0; i < n; i++) {
+                v[i].x = v[i].x * 40000 + (int32_t)op_rng_below(&rng, 3);
+                v[i].z = v[i].z * 30011;
+            }
+        for (uint32_t i = 0; i < n; i++)
+            v[i].neighbour = op_rng_below(&rng, 4) ? 0 : 1 + op_rng_below(&rng, 2);
+        const int64_t area2 = ref_loop_area2(v, n);
+        if (area2) {
+            static const uint8_t areas[3] = {0, 63, 63};
+            const op_csimp ps = {(double)(it % 5) * 0.7, (int32_t)(it % 4) * 4, it % 2, 0, 63,
+                                 areas, 2};
+            op_contour_vert *sa = malloc(n * sizeof *sa), *sb = malloc(n * sizeof *sb);
+            uint32_t an = 0, bn = 0;
+            int ak = -1, bk = -2;
+            assert_int_equal(ref_contour_simplify(&ctx, v, n, area2, &ps, sa, &an, &ak), OP_OK);
+            assert_int_equal(op__contour_simplify(&ctx, v, n, area2, &ps, sb, &bn, &bk), OP_OK);
+            if (ak != bk || an != bn || memcmp(sa, sb, an * sizeof *sa))
+                fail_msg("polygon %d: simplification differs", it);
+            free(sa);
+            free(sb);
+        }
         int a = -1, b = -1;
         assert_int_equal(ref_loop_crosses(&ctx, v, n, &a), 0);
         assert_int_equal(op__loop_crosses(&ctx, v, n, &b), 0);
