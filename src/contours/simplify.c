@@ -74,9 +74,24 @@ static int xg_cell(void *arg, size_t cell)
     return 0;
 }
 
-/* Proper (strict) crossing of two of the loop's edges. Small loops test every pair; large
- * ones only the pairs listed in a grid cell together (a crossing point lies in a cell
- * both edges are listed in), so the answer is the same. */
+typedef struct op_xedge {
+    int32_t minx, maxx, minz, maxz;
+    uint32_t i;
+} op_xedge;
+
+static int cmp_xedge(const void *pa, const void *pb)
+{
+    const op_xedge *a = pa, *b = pb;
+    if (a->minx != b->minx)
+        return a->minx < b->minx ? -1 : 1;
+    return a->i < b->i ? -1 : (a->i > b->i);
+}
+
+/* Proper (strict) crossing of two of the loop's edges: a yes or no, the same whichever
+ * pairs are looked at as long as every pair that may cross is. Small loops test every
+ * pair; mid-sized ones the pairs whose x ranges overlap (a sweep over x); large ones
+ * the pairs listed in a grid cell together (a crossing point lies in a cell both edges
+ * are listed in: a sweep over x is quadratic when many edges span the loop's width). */
 int op__loop_crosses(op_ctx *ctx, const op_contour_vert *v, uint32_t n, int *crosses)
 {
     *crosses = 0;
@@ -89,6 +104,30 @@ int op__loop_crosses(op_ctx *ctx, const op_contour_vert *v, uint32_t n, int *cro
                     *crosses = 1;
                     return 0;
                 }
+        return 0;
+    }
+    if (n < 512) {
+        op_arena_mark mark = op_arena_get_mark(&ctx->arena);
+        op_xedge *e = op_scratch(ctx, n, sizeof *e);
+        if (!e)
+            return -1;
+        for (uint32_t i = 0; i < n; i++) {
+            const op_contour_vert *a = &v[i], *b = &v[i + 1 < n ? i + 1 : 0];
+            e[i].minx = a->x < b->x ? a->x : b->x;
+            e[i].maxx = a->x < b->x ? b->x : a->x;
+            e[i].minz = a->z < b->z ? a->z : b->z;
+            e[i].maxz = a->z < b->z ? b->z : a->z;
+            e[i].i = i;
+        }
+        qsort(e, n, sizeof *e, cmp_xedge);
+        for (uint32_t k = 0; k < n && !*crosses; k++)
+            for (uint32_t l = k + 1; l < n && e[l].minx <= e[k].maxx; l++)
+                if (e[l].maxz >= e[k].minz && e[l].minz <= e[k].maxz &&
+                    cross_proper(v, n, e[k].i, e[l].i)) {
+                    *crosses = 1;
+                    break;
+                }
+        op_arena_release(&ctx->arena, mark);
         return 0;
     }
     int64_t x0 = INT64_MAX, z0 = INT64_MAX, x1 = INT64_MIN, z1 = INT64_MIN;

@@ -508,6 +508,7 @@ static void trace_segment(const trace_in *t, trace_seg *g, uint8_t segi)
                 w &= ~(0xffull << (8 * j));
                 const uint32_t s = b * 8 + j;
                 c = cell_of(chf, c, s);
+                __builtin_prefetch(chf->cell_first + c + 256);
                 if (c != cur) {
                     /* a division only when the row changes */
                     const uint32_t nx = (uint32_t)x + (c - cur);

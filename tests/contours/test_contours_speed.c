@@ -323,7 +323,7 @@ static void test_crossing_and_distance(void **state)
     assert_int_equal(op_ctx_init(&ctx, OP_ISA_SCALAR), OP_OK);
     op_rng rng = {12345};
     for (int it = 0; it < 4000; it++) {
-        const uint32_t n = 4 + op_rng_below(&rng, it % 10 == 0 ? 400 : 80);
+        const uint32_t n = 4 + op_rng_below(&rng, it % 10 == 0 ? 1200 : 80);
         const int32_t span = 2 + (int32_t)op_rng_below(&rng, it % 3 ? 12 : 300);
         op_contour_vert *v = malloc(n * sizeof *v);
         int32_t x = 0, z = 0;
