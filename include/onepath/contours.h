@@ -15,7 +15,9 @@
 extern "C" {
 #endif
 
-/* regions-contours §7 defaults: max_error 1.3, max_edge_len 12, straight borders on,
+/* op_build_contours runs the trace by span segments and the regions in chunks on the
+ * context's threads (op_ctx_set_threads); the result is the same for any count.
+ * regions-contours §7 defaults: max_error 1.3, max_edge_len 12, straight borders on,
  * border_region 0 ("none"; the tile pipeline sets OP_BORDER_REGION). */
 typedef struct op_contour_settings {
     double max_error;            /* [Limit: finite, >= 0] [Units: cells] */
@@ -23,14 +25,11 @@ typedef struct op_contour_settings {
     int straight_region_borders; /* nonzero: same-area region borders stay chords */
     uint32_t border_region;      /* region id of the tile band, 0 = none */
     int keep_raw;                /* nonzero: store raw outline and raw holes */
-    int threads;                 /* [Limit: 0..1024] OpenMP threads for the trace and
-                                    the regions; 0 or 1 = the calling thread only.
-                                    Never changes the result. */
 } op_contour_settings;
 
 void op_contour_settings_defaults(op_contour_settings *s);
-/* OP_INVALID_ARGUMENT for a non-finite or negative max_error, a negative
- * max_edge_len or threads outside 0..1024 (with a message in ctx). */
+/* OP_INVALID_ARGUMENT for a non-finite or negative max_error or a negative
+ * max_edge_len (with a message in ctx). */
 op_status op_contour_settings_validate(op_ctx *ctx, const op_contour_settings *s);
 
 /* A contour vertex; neighbour describes the edge to the next vertex: a region id,

@@ -33,9 +33,6 @@ op_status op_contour_settings_validate(op_ctx *ctx, const op_contour_settings *s
     if (s->max_edge_len < 0)
         return op_fail(ctx, OP_INVALID_ARGUMENT, "contour max_edge_len %d must be >= 0",
                        (int)s->max_edge_len);
-    if (s->threads < 0 || s->threads > 1024)
-        return op_fail(ctx, OP_INVALID_ARGUMENT, "contour threads %d must be in 0..1024",
-                       s->threads);
     if (s->border_region == OP_TILE_BORDER)
         return op_fail(ctx, OP_INVALID_ARGUMENT,
                        "contour border_region 0xffffffff collides with TileBorder");
@@ -550,11 +547,17 @@ op_status op_build_contours(op_ctx *ctx, const op_chf *chf, const uint32_t *regi
     if (chf->width > 0x7fffffffu || chf->depth > 0x7fffffffu)
         return op_fail(ctx, OP_INVALID_ARGUMENT, "grid too large for contour coordinates");
 
-    /* Threads: the calling one and T - 1 worker contexts (own arenas). */
-    int T = settings->threads > 1 ? settings->threads : 1;
-#if !OP_HAVE_OPENMP
+    /* Threads (op_ctx_set_threads): the calling one and T - 1 worker contexts (own
+     * arenas). */
+    int T = ctx->threads > 1 ? ctx->threads : 1;
+#if OP_HAVE_OPENMP
+    if (ctx->threads == 0)
+        T = omp_get_max_threads();
+#else
     T = 1;
 #endif
+    if (T > 1024)
+        T = 1024;
     op_ctx *wk = NULL, **wp = NULL;
     if (T > 1) {
         wk = op_mem_calloc(&ctx->alloc, (size_t)T - 1, sizeof *wk);

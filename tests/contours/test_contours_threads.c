@@ -2,7 +2,7 @@
  * segments and the regions in chunks give the same contour set, byte for byte, for 1, 2,
  * 3 and 8 threads (raw loops, flags and counters included), on the demo world, random
  * multi-floor fields with a tile band, and one region with a thousand holes; a bad region
- * array gives the same error whatever the thread count; the setting is validated. Run
+ * array gives the same error whatever the thread count (op_ctx_set_threads). Run
  * under ThreadSanitizer by ci (clang, OP_SANITIZE=thread). */
 #include <stdarg.h>
 #include <stddef.h>
@@ -53,19 +53,20 @@ static uint32_t all_threads(op_ctx *ctx, const op_chf *chf, const uint32_t *regi
                             uint32_t rc, op_contour_settings st)
 {
     op_contour_set one, many;
-    st.threads = 0;
+    assert_int_equal(op_ctx_set_threads(ctx, 1), OP_OK);
     if (op_build_contours(ctx, chf, region, rc, &st, &one) != OP_OK)
         fail_msg("one thread: %s", op_ctx_error(ctx));
     op_contour_report rep;
     if (op_check_contours(ctx, chf, region, rc, &st, &one, &rep) != OP_OK)
         fail_msg("check: %s", rep.first_failures);
     for (size_t k = 0; k < sizeof THREADS / sizeof THREADS[0]; k++) {
-        st.threads = THREADS[k];
+        assert_int_equal(op_ctx_set_threads(ctx, THREADS[k]), OP_OK);
         if (op_build_contours(ctx, chf, region, rc, &st, &many) != OP_OK)
             fail_msg("%d threads: %s", THREADS[k], op_ctx_error(ctx));
         same_set(&one, &many, THREADS[k]);
         op_contour_set_free(&many);
     }
+    assert_int_equal(op_ctx_set_threads(ctx, 1), OP_OK);
     const uint32_t n = one.count;
     op_contour_set_free(&one);
     return n;
@@ -182,8 +183,7 @@ static void test_many_holes(void **state)
     op_ctx_free(&ctx);
 }
 
-/* The same error for a bad region array, whatever the thread count; the setting is
- * validated. */
+/* The same error for a bad region array, whatever the thread count. */
 static void test_errors(void **state)
 {
     (void)state;
@@ -214,15 +214,11 @@ static void test_errors(void **state)
     snprintf(want, sizeof want, "span %u has region %u", kb, rc + 7);
     assert_non_null(strstr(first, want));
     for (size_t k = 0; k < sizeof THREADS / sizeof THREADS[0]; k++) {
-        st.threads = THREADS[k];
+        assert_int_equal(op_ctx_set_threads(&ctx, THREADS[k]), OP_OK);
         assert_int_equal(op_build_contours(&ctx, &chf, region, rc, &st, &set), OP_BAD_INPUT);
         assert_string_equal(op_ctx_error(&ctx), first);
         assert_null(set.contours);
     }
-    st.threads = -1;
-    assert_int_equal(op_build_contours(&ctx, &chf, region, rc, &st, &set), OP_INVALID_ARGUMENT);
-    st.threads = 1025;
-    assert_int_equal(op_contour_settings_validate(&ctx, &st), OP_INVALID_ARGUMENT);
     free(region);
     op_chf_free(&chf);
     op_ctx_free(&ctx);
