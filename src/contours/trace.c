@@ -489,9 +489,10 @@ static void trace_segment(const trace_in *t, trace_seg *g, uint8_t segi)
     size_t e = 0;
     for (uint32_t s0 = g->s0; s0 < g->s1;) {
         const uint32_t s1 = g->s1 - s0 > TRACE_SUB ? s0 + TRACE_SUB : g->s1;
-        /* classified through the row after the row of span s1 - 1, in whole blocks */
+        /* classified through the cells next to the cell of span s1 - 1 (a successor lies
+         * in a cell next to its edge's, at most W + 1 cells on), in whole blocks */
         cl = cell_of(chf, cl, s1 - 1);
-        const size_t cend = ((size_t)cl / W + 2) * W;
+        const size_t cend = (size_t)cl + W + 2;
         uint64_t ahead = cend < cells ? chf->cell_first[cend] : chf->span_count;
         ahead = (ahead + 7) & ~(uint64_t)7;
         if (ahead > g->s1)
