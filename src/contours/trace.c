@@ -93,8 +93,7 @@ typedef struct tout {
     uint8_t dir;
 } tout;
 
-/* Paged storage from a segment's arena (pages stay until the caller releases it). */
-#define SLOT_PAGE_BITS 14u
+/* Chunk pages from a segment's arena (they stay until the caller releases it). */
 #define CHUNK_PAGE_BITS 10u
 
 struct op_ctseg {
@@ -102,8 +101,8 @@ struct op_ctseg {
     uint32_t a0;        /* spans classified so far (ahead of the trace) */
     size_t counted;     /* edges classified so far */
     op_ctx *ctx;        /* the segment's context: its arena holds the pages */
-    uint32_t **slot;    /* per edge: pending predecessor's fragment, then its head fragment */
-    size_t nslot_pages, slot_pages_cap, slot_cap;
+    uint32_t *slot;     /* per edge: pending predecessor's fragment, then its head fragment */
+    size_t slot_cap;
     op_contour_vert **cpage; /* chunks of CHUNK vertices */
     uint32_t **cnext;
     size_t ncpages, cpage_cap, nchunk;
@@ -139,10 +138,7 @@ static int seg_fail(trace_seg *g, uint32_t s, int d)
     return -1;
 }
 
-static inline uint32_t *slot_at(const trace_seg *g, size_t e)
-{
-    return &g->slot[e >> SLOT_PAGE_BITS][e & ((1u << SLOT_PAGE_BITS) - 1)];
-}
+static inline uint32_t *slot_at(const trace_seg *g, size_t e) { return &g->slot[e]; }
 
 static inline op_contour_vert *chunk_at(const trace_seg *g, uint32_t c)
 {
@@ -343,20 +339,10 @@ static int classify_ahead(const trace_in *t, trace_seg *g, uint32_t a1)
             t->boff[b] = (uint32_t)run; /* local; checked to fit after the pass */
             run += popcount_nibbles(block_bits(t->mask, b));
         }
-        while (run > g->slot_cap) { /* slot pages from the segment's arena */
-            if (g->nslot_pages == g->slot_pages_cap &&
-                op_array_grow(t->alloc, (void **)&g->slot, &g->slot_pages_cap,
-                              g->nslot_pages + 1, sizeof *g->slot, SIZE_MAX) != OP_OK) {
-                g->nomem = 1;
-                return -1;
-            }
-            uint32_t *pg = op_arena_alloc(&g->ctx->arena, sizeof(uint32_t) << SLOT_PAGE_BITS);
-            if (!pg) {
-                g->nomem = 1;
-                return -1;
-            }
-            g->slot[g->nslot_pages++] = pg;
-            g->slot_cap += 1u << SLOT_PAGE_BITS;
+        if (run > g->slot_cap && op_array_grow(t->alloc, (void **)&g->slot, &g->slot_cap, run,
+                                               sizeof *g->slot, SIZE_MAX) != OP_OK) {
+            g->nomem = 1;
+            return -1;
         }
         for (size_t e = g->counted; e < run; e++)
             *slot_at(g, e) = NONE;
@@ -426,7 +412,14 @@ static int trace_edge(const trace_in *t, trace_seg *g, uint8_t segi, uint32_t s,
     /* Fragments. */
     const uint32_t pf = *slot_at(g, e);
     const int inside = s2 >= g->s0 && s2 < g->s1;
-    const uint32_t q = inside ? edge_id(t->mask, t->boff, s2, d2) : NONE;
+    uint32_t q = NONE;
+    if (s2 == s) { /* the same span: count its edges below d2 instead of below d */
+        static const uint8_t pc[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+        const unsigned m = t->mask[s] & 0xfu;
+        q = e - pc[m & ((1u << d) - 1)] + pc[m & ((1u << d2) - 1)];
+    } else if (inside) {
+        q = edge_id(t->mask, t->boff, s2, d2);
+    }
     uint32_t f;
     if (pf == NONE) {
         if (inside && q < e) { /* prepend to the fragment q heads */
