@@ -84,6 +84,26 @@ static inline int op_clip_trunc_clamp(float f, int lo, int hi)
     return v < lo ? lo : (v > hi ? hi : v);
 }
 
+/* A triangle's first and last rows z0, z1 (supplement §1.3: z0 clamped to [-1, h-1], z1
+ * to [0, h-1]); 0 when it lies outside the world's bounding box (Recast's test). */
+static inline int op_clip_rows_of(const op_clip_grid *g, const float bmax[3], const float *v0,
+                                  const float *v1, const float *v2, int *z0, int *z1)
+{
+    /* Recast's rcMin/rcMax order. */
+    for (int i = 0; i < 3; i++) {
+        float lo = v0[i] < v1[i] ? v0[i] : v1[i], hi = v0[i] > v1[i] ? v0[i] : v1[i];
+        lo = lo < v2[i] ? lo : v2[i];
+        hi = hi > v2[i] ? hi : v2[i];
+        if (lo > bmax[i] || hi < g->bmin[i])
+            return 0;
+        if (i == 2) {
+            *z0 = op_clip_trunc_clamp((lo - g->bmin[2]) * g->ics, -1, g->h - 1);
+            *z1 = op_clip_trunc_clamp((hi - g->bmin[2]) * g->ics, 0, g->h - 1);
+        }
+    }
+    return 1;
+}
+
 /* The columns a row piece with x range [minx, maxx] spans (supplement §1.3), clamped to
  * the world and the window's last column; 0 when none. */
 static inline int op_clip_row_columns(const op_clip_grid *g, float minx, float maxx, int x_hi,

@@ -155,12 +155,16 @@ static op_status bin_triangles(raster_job *j)
     if (!range)
         return op_fail(ctx, OP_NO_MEMORY, "out of memory binning %u triangles", j->valid);
     uint64_t total = 0;
+    const float *verts = j->mesh->verts;
     for (uint32_t k = 0; k < j->valid; k++) {
-        op_clip_state st;
+        const uint32_t *t = j->mesh->tris + 3 * (size_t)tri_of(j, k);
         uint32_t b0 = 1, b1 = 0; /* none */
-        if (start_tri(j, k, &st)) {
-            b0 = band_of(j, st.z);
-            b1 = band_of(j, st.z1 < j->z_hi ? st.z1 : j->z_hi);
+        int z0, z1;
+        if (op_clip_rows_of(&j->g, j->hf->bmax, verts + 3 * (size_t)t[0],
+                            verts + 3 * (size_t)t[1], verts + 3 * (size_t)t[2], &z0, &z1) &&
+            z1 >= j->z_lo && z0 <= j->z_hi) {
+            b0 = band_of(j, z0);
+            b1 = band_of(j, z1 < j->z_hi ? z1 : j->z_hi);
             for (uint32_t b = b0; b <= b1; b++)
                 j->bin_first[b + 1]++;
             total += b1 - b0 + 1;
@@ -262,46 +266,56 @@ static uint32_t pool_take(const op_allocator *a, band_pool *p)
 static int band_add(const op_allocator *a, band_pool *p, uint32_t cell, uint16_t smin,
                     uint16_t smax, uint8_t area, int climb)
 {
-    const uint32_t ns = pool_take(a, p);
-    if (ns == BAND_NONE)
-        return 0;
+    uint16_t *pmin = p->smin, *pmax = p->smax;
+    uint8_t *par = p->area;
+    uint32_t *pnext = p->next;
     uint32_t *head = &p->head[cell];
     int32_t nmin = smin, nmax = smax;
     uint8_t narea = area;
+    /* A column's list is sorted and its spans neither overlap nor touch, so the rule's
+     * walk is: the spans strictly below, then those it absorbs, up to the first one
+     * strictly above. */
     uint32_t prev = BAND_NONE, cur = *head;
-    while (cur != BAND_NONE) {
-        if ((int32_t)p->smin[cur] > nmax)
-            break; /* strictly above: the new span goes below it */
-        if ((int32_t)p->smax[cur] < nmin) {
-            prev = cur; /* strictly below */
-            cur = p->next[cur];
-            continue;
-        }
+    while (cur != BAND_NONE && (int32_t)pmax[cur] < nmin) {
+        prev = cur;
+        cur = pnext[cur];
+    }
+    uint32_t slot = BAND_NONE; /* the first absorbed span's slot holds the union */
+    while (cur != BAND_NONE && (int32_t)pmin[cur] <= nmax) {
         /* Overlapping or touching: absorb cur. */
-        if (p->smin[cur] < nmin)
-            nmin = p->smin[cur];
-        if (p->smax[cur] > nmax)
-            nmax = p->smax[cur];
-        const int32_t dy = nmax - (int32_t)p->smax[cur];
-        if (dy <= climb && -dy <= climb && p->area[cur] > narea)
-            narea = p->area[cur];
-        const uint32_t nxt = p->next[cur];
-        p->next[cur] = p->free_head;
-        p->free_head = cur;
-        if (prev == BAND_NONE)
-            *head = nxt;
-        else
-            p->next[prev] = nxt;
+        if (pmin[cur] < nmin)
+            nmin = pmin[cur];
+        if (pmax[cur] > nmax)
+            nmax = pmax[cur];
+        const int32_t dy = nmax - (int32_t)pmax[cur];
+        if (dy <= climb && -dy <= climb && par[cur] > narea)
+            narea = par[cur];
+        const uint32_t nxt = pnext[cur];
+        if (slot == BAND_NONE) {
+            slot = cur;
+        } else {
+            pnext[cur] = p->free_head;
+            p->free_head = cur;
+        }
         cur = nxt;
     }
-    p->smin[ns] = (uint16_t)nmin;
-    p->smax[ns] = (uint16_t)nmax;
-    p->area[ns] = narea;
-    p->next[ns] = cur;
+    if (slot == BAND_NONE) {
+        slot = pool_take(a, p);
+        if (slot == BAND_NONE)
+            return 0;
+        pmin = p->smin; /* the pool may have moved */
+        pmax = p->smax;
+        par = p->area;
+        pnext = p->next;
+    }
+    pmin[slot] = (uint16_t)nmin;
+    pmax[slot] = (uint16_t)nmax;
+    par[slot] = narea;
+    pnext[slot] = cur;
     if (prev == BAND_NONE)
-        *head = ns;
+        *head = slot;
     else
-        p->next[prev] = ns;
+        pnext[prev] = slot;
     return 1;
 }
 
