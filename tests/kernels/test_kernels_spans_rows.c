@@ -1,0 +1,265 @@
+/* checkasm-style identity test of the spans row kernels (kernel family `spans`): for
+ * every variant this machine runs, ledge_row (supplement §1.4.2) on random solid
+ * heightfields and link_row (§1.5) on random compact heightfields give the scalar twin's
+ * bytes. Fields: widths 1..70 (every tail of a vector run) and wide ones, mostly one span
+ * per column (the vector runs) with breaks of empty and multi-span columns, steps near
+ * walkable_climb and walkable_height, floors near the 16-bit top, unpacked solid fields
+ * (columns moved by op_heightfield_add_span: spans not consecutive), walkable_climb 0.
+ * Link arrays are pre-filled with different sentinels, so an unwritten slot differs. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/kernels.h"
+#include "util/testutil.h"
+#include "util/variants.h"
+
+static op_isa variants[OP_ISA_COUNT];
+static int variant_count;
+static unsigned long compared[OP_ISA_COUNT][2];
+static op_ctx g_ctx;
+static unsigned long g_marked, g_kept, g_linked, g_unlinked;
+
+static int setup(void **state)
+{
+    (void)state;
+    op_isa_info info[OP_ISA_COUNT];
+    const int n = op_isa_list(info, OP_ISA_COUNT);
+    variant_count = 0;
+    for (int i = 0; i < n; i++)
+        if (info[i].available && info[i].isa != OP_ISA_SCALAR)
+            variants[variant_count++] = info[i].isa;
+    return op_ctx_init(&g_ctx, OP_ISA_SCALAR) == OP_OK ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    op_ctx_free(&g_ctx);
+    return 0;
+}
+
+/* Mostly single-span columns on a smooth floor with steps; pct_multi % of columns hold
+ * 2..3 spans, pct_empty % none. high: floors near 0xffff. scramble: columns added out of
+ * cell order (unpacked). */
+static void random_hf(op_heightfield *hf, uint64_t seed, uint32_t w, uint32_t d,
+                      uint32_t pct_multi, uint32_t pct_empty, int high, int scramble)
+{
+    const float bmin[3] = {0, 0, 0}, bmax[3] = {(float)w, 100, (float)d};
+    assert_int_equal(op_heightfield_init(&g_ctx, hf, w, d, bmin, bmax, 1.0f, 1.0f), OP_OK);
+    op_rng r = {seed};
+    const uint32_t base = high ? 65500 : 200;
+    for (uint32_t k = 0; k < w * d; k++) {
+        const uint32_t c = scramble ? (k * 7919u) % (w * d) : k;
+        if (scramble && (w * d) % 7919u == 0)
+            continue;
+        const uint32_t x = c % w, z = c / w;
+        if (op_rng_below(&r, 100) < pct_empty)
+            continue;
+        const uint32_t floors = op_rng_below(&r, 100) < pct_multi ? 2 + op_rng_below(&r, 2) : 1;
+        uint32_t y = base + (x + z) / 4 + op_rng_below(&r, 7) +
+                     (op_rng_below(&r, 10) == 0 ? op_rng_below(&r, 30) : 0);
+        uint32_t lo = op_rng_below(&r, 4) == 0 ? (y > 40 ? y - 40 : 0) : (y > 3 ? y - 3 : 0);
+        for (uint32_t f = 0; f < floors && y < 65535; f++) {
+            const uint8_t area = op_rng_below(&r, 8) ? OP_WALKABLE_AREA : OP_NULL_AREA;
+            assert_int_equal(op_heightfield_add_span(&g_ctx, hf, x, z, (uint16_t)lo,
+                                                     (uint16_t)y, area, 1),
+                             OP_OK);
+            lo = y + 2 + op_rng_below(&r, 14);
+            y = lo + 1 + op_rng_below(&r, 4);
+        }
+    }
+}
+
+static void check_ledges(uint64_t seed, uint32_t w, uint32_t d, uint32_t multi, uint32_t empty,
+                         int high, int scramble)
+{
+    op_heightfield hf;
+    random_hf(&hf, seed, w, d, multi, empty, high, scramble);
+    uint8_t *orig = malloc(hf.span_used + 1), *ref = malloc(hf.span_used + 1);
+    memcpy(orig, hf.area, hf.span_used);
+    const int32_t wh = 2 + (int32_t)(seed % 12), climb = (int32_t)(seed % 5);
+    /* Interior cells only, as the filter calls it. */
+    for (uint32_t z = 1; z + 1 < d; z++)
+        if (w > 2)
+            op_ledge_row_scalar(&hf, z, 1, w - 1, wh, climb);
+    memcpy(ref, hf.area, hf.span_used);
+    for (uint32_t s = 0; s < hf.span_used; s++) {
+        g_marked += orig[s] && !ref[s];
+        g_kept += ref[s] != 0;
+    }
+    for (int vi = 0; vi < variant_count; vi++) {
+        op_kernels k;
+        op_kernels_init(&k, variants[vi], op_isa_flags(variants[vi]));
+        memcpy(hf.area, orig, hf.span_used);
+        for (uint32_t z = 1; z + 1 < d; z++)
+            if (w > 2)
+                k.spans.ledge_row(&hf, z, 1, w - 1, wh, climb);
+        compared[variants[vi]][0]++;
+        for (uint32_t s = 0; s < hf.span_used; s++)
+            if (hf.area[s] != ref[s])
+                fail_msg("ledge_row %s, seed %llu (%ux%u): span %u area %u, scalar %u",
+                         op_isa_name(variants[vi]), (unsigned long long)seed, w, d, s,
+                         hf.area[s], ref[s]);
+    }
+    free(orig);
+    free(ref);
+    op_heightfield_free(&hf);
+}
+
+/* A compact field whose clearances and steps sit at the rule's edges: h within 2 of
+ * walkable_height, floor steps within 1 of walkable_climb; pct_multi % of cells hold two
+ * spans, pct_empty % none. */
+static void edge_chf(op_chf *chf, uint64_t seed, uint32_t w, uint32_t d, uint32_t pct_multi,
+                     uint32_t pct_empty, int32_t wh, int32_t climb)
+{
+    op_rng r = {seed * 31 + 7};
+    uint32_t *cnt = calloc((size_t)w * d, sizeof *cnt);
+    uint32_t total = 0;
+    for (uint32_t c = 0; c < w * d; c++) {
+        cnt[c] = op_rng_below(&r, 100) < pct_empty ? 0
+                 : op_rng_below(&r, 100) < pct_multi ? 2 : 1;
+        total += cnt[c];
+    }
+    assert_int_equal(op_chf_alloc(&g_ctx, chf, w, d, total), OP_OK);
+    chf->walkable_height = wh;
+    chf->walkable_climb = climb;
+    uint32_t s = 0;
+    for (uint32_t c = 0; c < w * d; c++) {
+        chf->cell_first[c] = s;
+        chf->cell_count[c] = cnt[c];
+        uint32_t y = 1000 + (c % w) / 3 * (uint32_t)(climb + 1) + op_rng_below(&r, (uint32_t)climb + 3);
+        for (uint32_t k = 0; k < cnt[c]; k++) {
+            const int32_t h = wh - 2 + (int32_t)op_rng_below(&r, 5);
+            chf->y[s] = (uint16_t)y;
+            chf->h[s] = (uint16_t)(k + 1 == cnt[c] && op_rng_below(&r, 3) == 0 ? 255 : (h < 0 ? 0 : h));
+            chf->area[s] = OP_WALKABLE_AREA;
+            y += (uint32_t)chf->h[s] + 1 + op_rng_below(&r, 3);
+            s++;
+        }
+    }
+    free(cnt);
+}
+
+static void check_links(uint64_t seed, uint32_t w, uint32_t d, uint32_t floors, uint32_t empty,
+                        int32_t climb)
+{
+    op_chf chf;
+    if (seed % 2) {
+        op_random_chf_opts o;
+        op_random_chf_defaults(&o, w, d);
+        o.max_floors = floors;
+        o.empty_percent = empty;
+        o.walkable_climb = climb;
+        o.y_jitter = 1 + (uint32_t)(seed % 6);
+        assert_int_equal(op_random_chf(&g_ctx, &chf, seed, &o), OP_OK);
+    } else {
+        edge_chf(&chf, seed, w, d, floors > 1 ? 15 : 2, empty, 3 + (int32_t)(seed % 9), climb);
+    }
+    const uint32_t n = chf.span_count;
+    uint32_t *ref[4];
+    for (int dd = 0; dd < 4; dd++) {
+        memset(chf.link[dd], 0xA5, (size_t)n * 4);
+    }
+    for (uint32_t z = 0; z < d; z++)
+        op_link_row_scalar(&chf, z);
+    for (int dd = 0; dd < 4; dd++) {
+        ref[dd] = malloc((size_t)n * 4 + 4);
+        memcpy(ref[dd], chf.link[dd], (size_t)n * 4);
+        for (uint32_t s = 0; s < n; s++) {
+            g_linked += ref[dd][s] != OP_NO_LINK;
+            g_unlinked += ref[dd][s] == OP_NO_LINK;
+        }
+    }
+    for (int vi = 0; vi < variant_count; vi++) {
+        op_kernels k;
+        op_kernels_init(&k, variants[vi], op_isa_flags(variants[vi]));
+        for (int dd = 0; dd < 4; dd++)
+            memset(chf.link[dd], 0x5A, (size_t)n * 4);
+        for (uint32_t z = 0; z < d; z++)
+            k.spans.link_row(&chf, z);
+        compared[variants[vi]][1]++;
+        for (int dd = 0; dd < 4; dd++)
+            for (uint32_t s = 0; s < n; s++)
+                if (chf.link[dd][s] != ref[dd][s])
+                    fail_msg("link_row %s, seed %llu (%ux%u): link[%d][%u] = %u, scalar %u",
+                             op_isa_name(variants[vi]), (unsigned long long)seed, w, d, dd, s,
+                             chf.link[dd][s], ref[dd][s]);
+    }
+    for (int dd = 0; dd < 4; dd++)
+        free(ref[dd]);
+    op_chf_free(&chf);
+}
+
+static void test_ledges(void **state)
+{
+    (void)state;
+    uint64_t seed = 1;
+    for (uint32_t w = 1; w <= 70; w++, seed++)
+        check_ledges(seed, w, 3 + (uint32_t)(seed % 5), (uint32_t)(seed % 4) * 5,
+                     (uint32_t)(seed % 3) * 3, seed % 9 == 0, 0);
+    for (int i = 0; i < 12; i++, seed++)
+        check_ledges(seed, 200 + (uint32_t)i * 37, 40, (uint32_t)(i % 3) * 10, (uint32_t)i % 4,
+                     i == 5, i % 4 == 3);
+}
+
+static void test_links(void **state)
+{
+    (void)state;
+    uint64_t seed = 1000;
+    for (uint32_t w = 1; w <= 70; w++, seed++)
+        check_links(seed, w, 2 + (uint32_t)(seed % 6), 1 + (uint32_t)(seed % 3),
+                    (uint32_t)(seed % 3) * 4, (int32_t)(seed % 5));
+    for (int i = 0; i < 10; i++, seed++)
+        check_links(seed, 150 + (uint32_t)i * 53, 30, i % 3 ? 1 : 2, (uint32_t)i % 3, i % 2 ? 4 : 0);
+}
+
+static void test_promised_variants_compared(void **state)
+{
+    (void)state;
+    op_isa promised[OP_ISA_COUNT];
+    const int np = op_test_promised_variants(promised, OP_ISA_COUNT);
+    op_isa_info info[OP_ISA_COUNT];
+    op_isa_list(info, OP_ISA_COUNT);
+    int ran = 0;
+    for (int i = 0; i < np; i++) {
+        const op_isa v = promised[i];
+        if (!info[v].cpu) {
+            print_message("spans rows: %s is built but this CPU cannot run it\n", info[v].name);
+            continue;
+        }
+        if (!compared[v][0] || !compared[v][1])
+            fail_msg("spans rows: variant %s was never compared", info[v].name);
+        print_message("spans rows: %-8s %lu ledge fields, %lu link fields\n", info[v].name,
+                      compared[v][0], compared[v][1]);
+        ran++;
+    }
+    /* Both outcomes of both tests occur. */
+    print_message("spans rows: %lu ledges, %lu kept; %lu links, %lu none\n", g_marked, g_kept,
+                  g_linked, g_unlinked);
+    assert_true(g_marked > 1000 && g_kept > 1000 && g_linked > 1000 && g_unlinked > 1000);
+    assert_true(ran >= 1);
+}
+
+int main(void)
+{
+    op_isa promised[OP_ISA_COUNT];
+    const int np = op_test_promised_variants(promised, OP_ISA_COUNT);
+    if (np < 0)
+        return 1;
+    if (np == 0) {
+        printf("spans rows: this build has no SIMD variants (OP_SIMD=OFF): skipped\n");
+        return OP_TEST_SKIP;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ledges),
+        cmocka_unit_test(test_links),
+        cmocka_unit_test(test_promised_variants_compared),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
