@@ -18,8 +18,8 @@ bash ci/tiles-smoke.sh "$build"
 echo "-- tiles: build without OpenMP"
 cmake -S . -B build-noomp -DCMAKE_BUILD_TYPE=Release -DOP_WERROR=ON -DOP_BENCH=OFF \
       -DOP_OPENMP=OFF -DOP_TOOLS=OFF -DOP_SIMD=OFF >/dev/null
-cmake --build build-noomp -j"$jobs" --target test_tiles_bake test_io_opbake test_contours_threads
-ctest --test-dir build-noomp --output-on-failure -R '^(test_tiles_bake|test_io_opbake|test_contours_threads)$'
+cmake --build build-noomp -j"$jobs" --target test_tiles_bake test_io_opbake test_contours_threads test_tiles_progress
+ctest --test-dir build-noomp --output-on-failure -R '^(test_tiles_bake|test_io_opbake|test_contours_threads|test_tiles_progress)$'
 
 echo "-- tiles: ThreadSanitizer (clang)"
 if ! command -v clang >/dev/null; then
@@ -28,7 +28,8 @@ fi
 CC=clang CXX=clang++ cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOP_WERROR=ON \
       -DOP_BENCH=OFF -DOP_TOOLS=OFF -DOP_SIMD=OFF -DCMAKE_C_FLAGS=-fsanitize=thread \
       -DCMAKE_CXX_FLAGS=-fsanitize=thread -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread >/dev/null
-cmake --build build-tsan -j"$jobs" --target test_tiles_bake test_spans_threads test_contours_threads
+cmake --build build-tsan -j"$jobs" --target test_tiles_bake test_spans_threads test_contours_threads \
+      test_tiles_progress
 archer=$(ls /usr/lib/llvm-*/lib/libarcher.so 2>/dev/null | sort -V | tail -1 || true)
 for t in test_threads_random test_small_tiles test_smallest_failing_tile test_assembly_empty_tiles; do
   OMP_TOOL_LIBRARIES="$archer" TSAN_OPTIONS="ignore_noninstrumented_modules=1 halt_on_error=1" \
@@ -40,4 +41,7 @@ OMP_TOOL_LIBRARIES="$archer" TSAN_OPTIONS="ignore_noninstrumented_modules=1 halt
 # contours by segments and regions on 2, 3 and 8 threads (issue 11, threads inside a grid)
 OMP_TOOL_LIBRARIES="$archer" TSAN_OPTIONS="ignore_noninstrumented_modules=1 halt_on_error=1" \
   build-tsan/test_contours_threads
+# progress reported on the calling thread while workers publish finished tiles
+OMP_TOOL_LIBRARIES="$archer" TSAN_OPTIONS="ignore_noninstrumented_modules=1 halt_on_error=1" \
+  build-tsan/test_tiles_progress
 echo "tiles: all passed"

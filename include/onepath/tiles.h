@@ -23,8 +23,12 @@
 extern "C" {
 #endif
 
-/* Called after each finished tile, from whichever thread finished it, never from two
- * threads at once; tiles_done counts up to tile_count. For progress display only. */
+/* Called on the thread that called op_bake_tiled only (the rule of onepath/common.h),
+ * once per finished tile, in the order tiles finished: after each tile that thread
+ * bakes itself, and while it waits for the other threads' last tiles (it looks every
+ * 2 ms). Tiles other threads finish while it bakes are reported when it is done with
+ * its tile. tiles_done counts 1, 2, ... up to tile_count (fewer after a failure). For
+ * progress display only. */
 typedef struct op_tile_progress {
     uint32_t tiles_done, tile_count;
     uint64_t spans_done;  /* compact spans of the finished tiles' windows */

@@ -6,8 +6,10 @@
 #include "core/alloc.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 void op_tiled_options_defaults(op_tiled_options *o)
 {
@@ -150,25 +152,84 @@ static void add_times(op_tile_times *a, const op_tile_times *b)
     a->digests += b->digests;
 }
 
+/* Progress is reported on the calling thread only (the rule of onepath/common.h): a
+ * thread that finishes a tile publishes its index in `finished` (slot from a counter),
+ * and the calling thread, OpenMP's master of the team, reports every published tile in
+ * order after each of its own tiles and, once it has no tile left, polls until every
+ * tile is settled (done, failed or skipped). Nothing is shared but these atomics. */
+typedef struct tile_feed {
+    _Atomic uint32_t settled;   /* tiles done, failed or skipped */
+    _Atomic uint32_t published; /* slots of `finished` taken */
+    _Atomic uint32_t *finished; /* tile indices in the order they finished; NULL: no
+                                   progress callback, nothing is published */
+    uint32_t reported;          /* calling thread only */
+    uint64_t spans_done;        /* calling thread only */
+} tile_feed;
+
+static void feed_publish(tile_feed *f, uint32_t index)
+{
+    if (f->finished) {
+        const uint32_t slot = atomic_fetch_add_explicit(&f->published, 1, memory_order_relaxed);
+        atomic_store_explicit(&f->finished[slot], index, memory_order_release);
+    }
+    atomic_fetch_add_explicit(&f->settled, 1, memory_order_release);
+}
+
+/* Calling thread: report every tile published so far, in slot order (a slot taken but
+ * not yet written stops the walk until the next call). */
+static void feed_report(tile_feed *f, const op_tiled_result *r, const op_tiled_options *opt)
+{
+    if (!f->finished)
+        return;
+    const uint32_t n = atomic_load_explicit(&f->published, memory_order_acquire);
+    while (f->reported < n) {
+        const uint32_t index =
+            atomic_load_explicit(&f->finished[f->reported], memory_order_acquire);
+        if (index == UINT32_MAX)
+            break;
+        const op_tile *t = &r->tiles[index];
+        f->spans_done += t->span_count;
+        f->reported++;
+        const op_tile_progress p = {f->reported, r->tile_count, f->spans_done, t->tx, t->tz};
+        opt->progress(opt->progress_user, &p);
+    }
+}
+
+/* Calling thread, out of tiles: report as the others finish, until every tile settled. */
+static void feed_drain(tile_feed *f, const op_tiled_result *r, const op_tiled_options *opt)
+{
+    const struct timespec nap = {0, 2000000}; /* 2 ms: a progress bar needs no more */
+    for (;;) {
+        const int all = atomic_load_explicit(&f->settled, memory_order_acquire) == r->tile_count;
+        feed_report(f, r, opt); /* after `all` was read: then every tile is published */
+        if (all || !f->finished)
+            break;
+        nanosleep(&nap, NULL);
+    }
+}
+
 /* The tile loop. Every tile runs unless a tile with a smaller index has already failed:
  * the smallest failing tile therefore always runs and is the one reported. */
 static void run_tiles(const op_tile_job *job, op_tiled_result *r, const uint32_t *order,
-                      worker_slot *slots, int threads, const op_tiled_options *opt)
+                      worker_slot *slots, int threads, const op_tiled_options *opt,
+                      tile_feed *feed)
 {
-    uint32_t min_fail = UINT32_MAX, done = 0;
-    uint64_t spans_done = 0;
+    uint32_t min_fail = UINT32_MAX;
     const uint32_t n = r->tile_count;
     OP_PRAGMA(omp parallel num_threads(threads))
     {
-        worker_slot *me = &slots[op_omp_thread()];
-        OP_PRAGMA(omp for schedule(dynamic, 1))
+        const int tid = op_omp_thread();
+        worker_slot *me = &slots[tid];
+        OP_PRAGMA(omp for schedule(dynamic, 1) nowait)
         for (int64_t k = 0; k < (int64_t)n; k++) {
             const uint32_t index = order[k];
             uint32_t cur;
             OP_PRAGMA(omp atomic read)
             cur = min_fail;
-            if (index > cur)
+            if (index > cur) {
+                atomic_fetch_add_explicit(&feed->settled, 1, memory_order_release);
                 continue;
+            }
             op_tile *t = &r->tiles[index];
             const op_status st = op_tile_bake(&me->ctx, job, index, t);
             op_tile_times ms = t->ms;
@@ -189,18 +250,15 @@ static void run_tiles(const op_tile_job *job, op_tiled_result *r, const uint32_t
                         min_fail = index;
                     }
                 }
-                continue;
+                atomic_fetch_add_explicit(&feed->settled, 1, memory_order_release);
+            } else {
+                feed_publish(feed, index);
             }
-            OP_PRAGMA(omp critical(op_tiles_progress))
-            {
-                done++;
-                spans_done += t->span_count;
-                if (opt->progress) {
-                    op_tile_progress p = {done, n, spans_done, t->tx, t->tz};
-                    opt->progress(opt->progress_user, &p);
-                }
-            }
+            if (tid == 0)
+                feed_report(feed, r, opt);
         }
+        if (tid == 0)
+            feed_drain(feed, r, opt);
     }
 }
 
@@ -329,6 +387,9 @@ op_status op_bake_tiled(op_ctx *ctx, const op_scene *scene, const op_bake_settin
     memset(&bins, 0, sizeof bins);
     uint32_t *order = NULL;
     worker_slot *slots = NULL;
+    tile_feed feed = {0}; /* progress: see run_tiles */
+    atomic_init(&feed.settled, 0);
+    atomic_init(&feed.published, 0);
     uint8_t *areas = op_ctx_alloc(ctx, scene->mesh.tri_count, 1, "walkable marks of the triangles");
     int64_t *vol_rect = op_ctx_alloc(ctx, (size_t)scene->volume_count * 4 + 1, sizeof *vol_rect,
                                      "volume rectangles");
@@ -355,6 +416,16 @@ op_status op_bake_tiled(op_ctx *ctx, const op_scene *scene, const op_bake_settin
     st = order_tiles(ctx, order, r->tile_count, &bins);
     if (st != OP_OK)
         goto out;
+    if (opt.progress) {
+        feed.finished = op_ctx_alloc(ctx, r->tile_count, sizeof *feed.finished,
+                                     "finished tiles (progress)");
+        if (!feed.finished) {
+            st = OP_NO_MEMORY;
+            goto out;
+        }
+        for (uint32_t i = 0; i < r->tile_count; i++)
+            atomic_init(&feed.finished[i], UINT32_MAX);
+    }
     for (int i = 0; i < threads; i++) {
         slots[i].fail_index = UINT32_MAX;
         /* a fork allocates the worker's kernel table: its message goes to ctx */
@@ -371,7 +442,7 @@ op_status op_bake_tiled(op_ctx *ctx, const op_scene *scene, const op_bake_settin
     const op_tile_job job = {scene,      s,        cfg,          r->tile_size,     r->border_size,
                              r->world_width, r->world_depth, r->tiles_x, areas, &bins, vol_rect,
                              opt.keep_regions, opt.keep_fields, opt.owned_digest};
-    run_tiles(&job, r, order, slots, threads, &opt);
+    run_tiles(&job, r, order, slots, threads, &opt, &feed);
     double t3 = op_now_ms();
     r->ms_tiles = t3 - t2;
 
@@ -394,6 +465,7 @@ op_status op_bake_tiled(op_ctx *ctx, const op_scene *scene, const op_bake_settin
     r->ms_assemble = op_now_ms() - t3;
     r->ms_total = op_now_ms() - t_start;
 out:
+    op_mem_free(&ctx->alloc, (void *)feed.finished);
     op_mem_free(&ctx->alloc, slots);
     op_mem_free(&ctx->alloc, order);
     op_tile_bins_free(&bins);

@@ -388,6 +388,11 @@ static void test_smallest_failing_tile(void **state)
     op_scene_free(&s);
 }
 
+static void count_progress(void *user, const op_tile_progress *p)
+{
+    *(uint32_t *)user = p->tiles_done;
+}
+
 /* Every allocation of a small tiled bake, failed in turn (one thread, so the order is
  * fixed), gives OP_NO_MEMORY with a message and leaks nothing. */
 static void test_every_allocation_fails(void **state)
@@ -399,10 +404,13 @@ static void test_every_allocation_fails(void **state)
     assert_int_equal(op_test_random_scene(&g_ctx, &s, &bs.config, 9, 24, 4), OP_OK);
     bs.config.tile_size = 12;
     bs.regions.min_region_area = 4;
+    uint32_t reports = 0;
     op_tiled_options o;
     op_tiled_options_defaults(&o);
     o.threads = 1;
     o.keep_regions = 1;
+    o.progress = count_progress; /* its slots are an allocation too */
+    o.progress_user = &reports;
     uint64_t total = 0, digest = 0;
     for (uint64_t n = 0;; n++) {
         op_test_alloc ta;
@@ -419,6 +427,7 @@ static void test_every_allocation_fails(void **state)
             assert_int_equal(st, OP_OK);
             total = ta.allocs;
             digest = r.digest;
+            assert_int_equal(reports, r.tile_count);
         } else if (n <= total) {
             if (st == OP_OK) /* an allocation with a fallback (none expected) */
                 assert_int_equal(r.digest, digest);
