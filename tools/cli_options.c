@@ -113,8 +113,9 @@ static const cli_opt tile_opts[] = {
      .inputs = CLI_IN_SCENE, .deflt = "walkable radius + 3",
      .help = "border band of each tile window in cells (with --tile-size)"},
     {"--threads", CLI_INT, CLI_FIELD(threads), "N", .lo = 0, .hi = 4096,
-     .deflt = "0: OMP_NUM_THREADS, else every core",
-     .help = "threads for the tiles (with --tile-size); the output is the same for any N"},
+     .deflt = "tiles: 0 = OMP_NUM_THREADS, else every core; one grid: 1",
+     .help = "threads for the tiles, or inside the one grid without --tile-size (0 = "
+             "OMP_NUM_THREADS, else every core); the output is the same for any N"},
     CLI_END};
 const cli_group cli_group_tiles = {"tiles (supplement §2)", tile_opts};
 

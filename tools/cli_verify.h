@@ -1,4 +1,4 @@
-/* onepath verify's tiled part (verify_tiles.c). */
+/* onepath verify's thread and tile parts (verify_threads.c, verify_tiles.c). */
 #ifndef ONEPATH_CLI_VERIFY_H
 #define ONEPATH_CLI_VERIFY_H
 
@@ -13,5 +13,12 @@
  * field's. Prints a table; returns the failures, or minus an exit code when a bake
  * failed (printed). */
 int cli_verify_tiles(op_ctx *ctx, const cli_args *a, const op_partition *parts, int nparts);
+
+/* The solo bake with threads inside one grid: 2, 3, 8 (and extra when above 3) threads
+ * must give ref's four stage digests (ref: the same settings and variant, one thread).
+ * Prints one line per count; returns the failures, or minus an exit code when a bake
+ * failed (printed). Leaves ctx on one thread. */
+int cli_verify_solo_threads(op_ctx *ctx, const cli_input *in, const op_bake_settings *s,
+                            const op_bake_result *ref, int extra);
 
 #endif

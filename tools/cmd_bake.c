@@ -69,6 +69,10 @@ static op_status write_json(op_ctx *ctx, const char *path, const cli_input *in,
     op_json_kv_string(&j, "onepath", ONEPATH_VERSION_STRING);
     op_json_kv_string(&j, "input", cli_input_describe(in, buf, sizeof buf));
     op_json_kv_string(&j, "isa", op_isa_name(ctx->isa));
+    /* threads inside the one grid (--threads; 0 resolves to OpenMP's default) */
+    op_json_kv_u64(&j, "threads", !op_tiled_parallel() ? 1
+                                  : ctx->threads > 0 ? (uint64_t)ctx->threads
+                                                     : (uint64_t)op_tiled_default_threads());
     op_json_kv_string(&j, "until", op_stage_name(s->until));
 
     op_json_key(&j, "settings");
@@ -259,7 +263,7 @@ int cmd_bake(int argc, char **argv)
     op_bake_settings *s = &a.s;
     if (s->config.tile_size > 0)
         return cli_bake_tiled(&a); /* supplement §2 */
-    static const char *const tiled_only[] = {"--border", "--threads", "--out", "--with-regions"};
+    static const char *const tiled_only[] = {"--border", "--out", "--with-regions"};
     for (size_t i = 0; i < sizeof tiled_only / sizeof tiled_only[0]; i++)
         if (cli_given(&a, tiled_only[i]))
             return cli_usage_error(CMD, "%s is for tiled bakes: give --tile-size T too",
@@ -275,6 +279,9 @@ int cmd_bake(int argc, char **argv)
     if (code != EXIT_OK)
         return code;
     op_status st = op_bake_settings_validate(&ctx, s);
+    /* Threads inside one grid (same bytes for any count); one unless asked. */
+    if (st == OP_OK && cli_given(&a, "--threads"))
+        st = op_ctx_set_threads(&ctx, a.threads);
     if (st != OP_OK) {
         code = cli_fail(CMD, &ctx, st);
         op_ctx_free(&ctx);

@@ -35,10 +35,16 @@ int cmd_digest(int argc, char **argv)
     int code = cli_ctx_init(CMD, &ctx, a.isa);
     if (code != EXIT_OK)
         return code;
-    if (a.s.config.tile_size <= 0 && (cli_given(&a, "--border") || cli_given(&a, "--threads"))) {
+    if (a.s.config.tile_size <= 0 && cli_given(&a, "--border")) {
         op_ctx_free(&ctx);
-        return cli_usage_error(CMD, "%s is for tiled bakes: give --tile-size T too",
-                               cli_given(&a, "--border") ? "--border" : "--threads");
+        return cli_usage_error(CMD, "--border is for tiled bakes: give --tile-size T too");
+    }
+    /* Without tiles, --threads are threads inside the one grid (same digests). */
+    if (a.s.config.tile_size <= 0 && cli_given(&a, "--threads") &&
+        op_ctx_set_threads(&ctx, a.threads) != OP_OK) {
+        code = cli_fail(CMD, &ctx, OP_INVALID_ARGUMENT);
+        op_ctx_free(&ctx);
+        return code;
     }
     if (a.s.config.tile_size > 0) {
         op_scene scene;

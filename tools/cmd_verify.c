@@ -40,7 +40,8 @@ static const cli_command verify_cmd = {
     "Bakes INPUT through contours once per partition (watershed, monotone, layers, or the one "
     "given with --partition) and per kernel variant this CPU runs (or those given with --isa), "
     "checks the region and contour invariants of regions-contours §2-§6 on the first "
-    "variant's result, and compares every stage digest with that one. For a scene input it "
+    "variant's result, and compares every stage digest with that one, and with the first "
+    "variant on 2, 3 and 8 threads inside the grid (and --threads N). For a scene input it "
     "then bakes tiles (--tile-size, default 64) with 1, 2, 3 and 8 threads (and --threads N): "
     "one build3d/tiles digest for all, the invariants in every tile, and every tile's owned "
     "cells equal to the solo bake's (supplement §2).",
@@ -171,6 +172,20 @@ int cmd_verify(int argc, char **argv)
                 ref = r;
             else
                 op_bake_result_free(&r);
+        }
+        if (ref.reached != 0) {
+            /* Threads inside one grid, on the reference variant. */
+            op_bake_settings sv = s;
+            sv.contours.keep_raw = 1;
+            st = op_ctx_set_isa(&ctx, isas[0]);
+            const int t = st == OP_OK ? cli_verify_solo_threads(&ctx, &in, &sv, &ref, a.threads)
+                                      : -cli_fail(CMD, &ctx, st);
+            if (t < 0) {
+                op_bake_result_free(&ref);
+                op_ctx_free(&ctx);
+                return -t;
+            }
+            failures += t;
         }
         op_bake_result_free(&ref);
     }
