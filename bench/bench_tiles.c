@@ -7,12 +7,14 @@
  * ~280 M spans). Cases "stage/<family>/<variant>/demo<N>":
  *   tiled-256/<K>t   op_bake_tiled, T = 256, default border, K threads for K = 1 and
  *                    op_tiled_default_threads() (or every --tiled-threads=K given)
- *   solo/1t          op_bake_scene on the same world (sizes up to 4096: a solo bake
- *                    holds about 72 bytes per span)
+ *   solo/<K>t        op_bake_scene on the same world with K threads inside the grid
+ *                    (op_ctx_set_threads), for the same K (sizes up to 4096: a solo
+ *                    bake holds a few tens of bytes per span)
  * Items: the world's spans (each tile's owned spans), so spans/s compare across cases.
  * Every tiled case checks its build3d/tiles digest against the 1-thread bake's before and
- * after timing; the solo case checks that its span count is the tiled bake's world span
- * count (supplement §2: owned cells equal the solo bake's) and keeps its own digests. */
+ * after timing; a solo case checks that its span count is the tiled bake's world span
+ * count (supplement §2: owned cells equal the solo bake's) and that its four digests are
+ * the first solo case's of that world (any thread count). */
 #include "shim.h"
 
 #include "onepath/onepath.h"
@@ -34,16 +36,18 @@ typedef struct tworld {
     int ref_done;
     op_status ref_status;
     uint64_t ref_digest, world_spans;
+    int solo_done;
+    uint64_t solo_digests[4]; /* the first solo case's, for every solo thread count */
 } tworld;
 
 typedef struct tcase {
     tworld *w;
-    int threads; /* 0: the solo bake */
+    int solo;    /* op_bake_scene with `threads` inside the grid, else tiled */
+    int threads;
     op_ctx ctx;
     op_tiled_result r;
-    op_bake_result solo;
+    op_bake_result solo_r;
     op_status status;
-    uint64_t solo_digests[4];
     int checked, ok;
 } tcase;
 
@@ -77,11 +81,11 @@ static void reference(tworld *w)
 
 static op_status run(tcase *c)
 {
-    if (c->threads == 0) {
-        op_bake_result_free(&c->solo);
+    if (c->solo) {
+        op_bake_result_free(&c->solo_r);
         op_bake_settings s = c->w->s;
         s.config.tile_size = 0;
-        return op_bake_scene(&c->ctx, &c->w->scene, &s, &c->solo);
+        return op_bake_scene(&c->ctx, &c->w->scene, &s, &c->solo_r);
     }
     op_tiled_result_free(&c->r);
     op_tiled_options o;
@@ -101,18 +105,20 @@ static int compare(tcase *c, op_bench_state *st, const char *when)
         op_bench_error(st, "bake of demo%u (%s): %s", c->w->size, when, op_ctx_error(&c->ctx));
         return 1;
     }
-    if (c->threads == 0) {
-        const uint64_t d[4] = {c->solo.digest_spans, c->solo.digest_distance,
-                               c->solo.digest_regions, c->solo.digest_contours};
-        if (c->solo.chf.span_count != c->w->world_spans) {
+    if (c->solo) {
+        const uint64_t d[4] = {c->solo_r.digest_spans, c->solo_r.digest_distance,
+                               c->solo_r.digest_regions, c->solo_r.digest_contours};
+        if (c->solo_r.chf.span_count != c->w->world_spans) {
             op_bench_error(st, "solo demo%u has %u spans, the tiles own %llu (%s)", c->w->size,
-                           c->solo.chf.span_count, (unsigned long long)c->w->world_spans, when);
+                           c->solo_r.chf.span_count, (unsigned long long)c->w->world_spans, when);
             return 1;
         }
-        if (!c->checked)
-            memcpy(c->solo_digests, d, sizeof d);
-        else if (memcmp(c->solo_digests, d, sizeof d)) {
-            op_bench_error(st, "solo demo%u: digests changed between runs (%s)", c->w->size, when);
+        if (!c->w->solo_done) {
+            memcpy(c->w->solo_digests, d, sizeof d);
+            c->w->solo_done = 1;
+        } else if (memcmp(c->w->solo_digests, d, sizeof d)) {
+            op_bench_error(st, "solo demo%u with %d threads: digests differ from the first solo "
+                               "case's (%s)", c->w->size, c->threads, when);
             return 1;
         }
         return 0;
@@ -130,7 +136,7 @@ static int compare(tcase *c, op_bench_state *st, const char *when)
 static void release(tcase *c)
 {
     op_tiled_result_free(&c->r);
-    op_bake_result_free(&c->solo);
+    op_bake_result_free(&c->solo_r);
     op_arena_free(&c->ctx.arena);
 }
 
@@ -149,7 +155,7 @@ static int before(void *user, op_bench_state *st)
         op_bench_error(st, "demo%u: failed its check", c->w->size);
         return 1;
     }
-    op_bench_counter(st, "threads", c->threads ? c->threads : 1);
+    op_bench_counter(st, "threads", c->threads);
     c->status = OP_INTERNAL; /* the check after timing sees only a timed bake */
     return 0;
 }
@@ -158,9 +164,9 @@ static uint64_t iter(void *user)
 {
     tcase *c = user;
     c->status = run(c);
-    if (c->threads == 0) {
-        op_bench_escape(c->solo.region);
-        return c->solo.digest_contours;
+    if (c->solo) {
+        op_bench_escape(c->solo_r.region);
+        return c->solo_r.digest_contours;
     }
     op_bench_escape(c->r.tiles);
     return c->r.digest;
@@ -174,20 +180,23 @@ static int after(void *user, op_bench_state *st)
     return rc;
 }
 
-static void add_case(tworld *w, int threads)
+static void add_case(tworld *w, int solo, int threads)
 {
     tcase *c = calloc(1, sizeof *c);
     if (!c)
         die("out of memory", NULL);
     c->w = w;
+    c->solo = solo;
     c->threads = threads;
     if (op_ctx_init(&c->ctx, OP_ISA_AUTO) != OP_OK)
         die("context", &c->ctx);
+    if (solo && op_ctx_set_threads(&c->ctx, threads) != OP_OK)
+        die("threads", &c->ctx);
     char name[128];
-    if (threads)
+    if (!solo)
         snprintf(name, sizeof name, "stage/tiled-%d/%dt/demo%u", TILE, threads, w->size);
     else
-        snprintf(name, sizeof name, "stage/solo/1t/demo%u", w->size);
+        snprintf(name, sizeof name, "stage/solo/%dt/demo%u", threads, w->size);
     /* Items: the world's spans, known once the reference ran; until then an estimate
      * from the demo's ~1.1 spans per cell (the counter only scales spans/s). */
     reference(w);
@@ -228,9 +237,9 @@ void op_bench_register_tiles(int quick, const uint32_t *sizes, int nsizes, const
         op_ctx_free(&ctx);
         w->s.config.tile_size = TILE;
         for (int k = 0; k < nts; k++)
-            add_case(w, ts[k]);
-        if (w->size <= SOLO_MAX)
-            add_case(w, 0);
+            add_case(w, 0, ts[k]);
+        for (int k = 0; k < nts && w->size <= SOLO_MAX; k++)
+            add_case(w, 1, ts[k]);
         fprintf(stderr, "onepath_bench: tiled demo%u: %llu spans, %u triangles\n", w->size,
                 (unsigned long long)w->world_spans, w->scene.mesh.tri_count);
     }

@@ -166,6 +166,15 @@ static op_status write_json(op_ctx *ctx, const char *path, const cli_input *in,
     op_json_kv_u64(&j, "input_bytes", cli_mem_input_bytes());
     op_json_kv_u64(&j, "peak_bytes", cli_mem_peak_bytes());
     op_json_end_object(&j);
+    /* CPU time of the process when the input was loaded and so far (the bake is the
+     * difference), and getrusage's peak RSS. */
+    op_json_key(&j, "cpu_ms");
+    op_json_begin_object(&j);
+    kv_ms(&j, "input", cli_mem_input_cpu_ms());
+    kv_ms(&j, "process", op_cpu_ms());
+    op_json_end_object(&j);
+    op_json_key(&j, "peak_rss_mib");
+    op_json_double_fixed(&j, cli_peak_rss_mb(), 1);
 
     op_json_key(&j, "digests");
     op_json_begin_object(&j);

@@ -2,6 +2,7 @@
  * tiles, the bake file (--out), a JSON summary and a picture with the tile grid. */
 #include "cli.h"
 #include "cli_tiles.h"
+#include "memcount.h"
 
 #include <string.h>
 #include <sys/resource.h>
@@ -180,8 +181,42 @@ static op_status write_json(op_ctx *ctx, const char *path, const cli_args *a,
     kv_ms(&j, "digests", r->ms.digests);
     op_json_end_object(&j);
     op_json_end_object(&j);
+    /* CPU time of the process (all threads) in the same parts: costs a loaded machine
+     * does not inflate; "process" includes the input and the outputs. */
+    op_json_key(&j, "cpu_ms");
+    op_json_begin_object(&j);
+    kv_ms(&j, "setup", r->cpu_setup);
+    kv_ms(&j, "bin", r->cpu_bin);
+    kv_ms(&j, "tiles", r->cpu_tiles);
+    kv_ms(&j, "assemble", r->cpu_assemble);
+    kv_ms(&j, "slowest_tile", r->cpu_slowest_tile);
+    kv_ms(&j, "bake", r->cpu_total);
+    kv_ms(&j, "input", cli_mem_input_cpu_ms());
+    kv_ms(&j, "process", op_cpu_ms());
+    op_json_end_object(&j);
+    /* Per tile in (tz, tx) order: its CPU time and binned triangles (the schedule's
+     * estimate), so a schedule on n cores can be replayed from one run's costs. */
+    op_json_key(&j, "per_tile");
+    op_json_begin_object(&j);
+    op_json_key(&j, "cpu_ms");
+    op_json_begin_array(&j);
+    for (uint32_t i = 0; i < r->tile_count; i++)
+        op_json_double_fixed(&j, r->tiles[i].cpu_ms, 2);
+    op_json_end_array(&j);
+    op_json_key(&j, "triangles");
+    op_json_begin_array(&j);
+    for (uint32_t i = 0; i < r->tile_count; i++)
+        op_json_u64(&j, r->tiles[i].triangles);
+    op_json_end_array(&j);
+    op_json_end_object(&j);
     op_json_key(&j, "peak_rss_mib");
     op_json_double_fixed(&j, cli_peak_rss_mb(), 1);
+    /* The peak of the library's live bytes, the input's arrays apart (memcount.h). */
+    op_json_key(&j, "memory");
+    op_json_begin_object(&j);
+    op_json_kv_u64(&j, "input_bytes", cli_mem_input_bytes());
+    op_json_kv_u64(&j, "peak_bytes", cli_mem_peak_bytes());
+    op_json_end_object(&j);
 
     op_json_key(&j, "digests");
     op_json_begin_object(&j);
@@ -255,6 +290,7 @@ int cli_bake_tiled(cli_args *a)
     op_scene_init(&scene);
     if (st == OP_OK)
         st = cli_load_scene(&ctx, &a->in, &scene, &s->config);
+    cli_mem_mark_input(); /* the scene's arrays are the input */
     tile_bar bar = {op_now_ms(), 0, 0};
     op_tiled_options o;
     op_tiled_options_defaults(&o);

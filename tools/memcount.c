@@ -64,12 +64,17 @@ static const op_allocator g_alloc = {cm_malloc, cm_realloc, cm_free, NULL};
 const op_allocator *cli_mem_allocator(void) { return &g_alloc; }
 uint64_t cli_mem_live(void) { return atomic_load(&g_live); }
 
+static double g_input_cpu_ms; /* written by the main thread only, at the mark */
+
 void cli_mem_mark_input(void)
 {
     const uint64_t v = atomic_load(&g_live);
     atomic_store(&g_input, v);
     atomic_store(&g_peak, v);
+    g_input_cpu_ms = op_cpu_ms();
 }
+
+double cli_mem_input_cpu_ms(void) { return g_input_cpu_ms; }
 
 uint64_t cli_mem_input_bytes(void) { return atomic_load(&g_input); }
 

@@ -18,6 +18,8 @@ uint64_t cli_mem_live(void);
 void cli_mem_mark_input(void);
 /* The input's bytes (at the mark) and the peak of live bytes since the mark above them. */
 uint64_t cli_mem_input_bytes(void);
+/* The process's CPU time at the mark [ms] (op_cpu_ms): what loading the input cost. */
+double cli_mem_input_cpu_ms(void);
 uint64_t cli_mem_peak_bytes(void);
 
 #endif

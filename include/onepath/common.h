@@ -205,6 +205,10 @@ void op_progress(op_ctx *ctx, const char *stage, double fraction);
 
 /* Milliseconds from CLOCK_MONOTONIC; for timings in reports only, never for output. */
 double op_now_ms(void);
+/* CPU milliseconds of the process (every thread) and of the calling thread; for cost
+ * figures in reports only (they do not grow when a loaded machine makes a run wait). */
+double op_cpu_ms(void);
+double op_thread_cpu_ms(void);
 
 #ifdef __cplusplus
 }

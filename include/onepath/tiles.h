@@ -86,6 +86,7 @@ typedef struct op_tile {
     op_chf chf;
     uint32_t *dist;
     op_tile_times ms;
+    double cpu_ms;           /* CPU time of the thread that baked the tile [ms] */
 } op_tile;
 
 typedef struct op_tiled_result {
@@ -110,6 +111,9 @@ typedef struct op_tiled_result {
     op_tile_times ms;                  /* per-stage sums over tiles (all threads) */
     double ms_slowest_tile;            /* the longest one tile took [ms]: no thread count
                                           makes the tile loop shorter than this */
+    /* CPU time [ms] of the process (all threads) in the same parts, and the most CPU
+     * one tile took: costs that a loaded machine does not inflate, for projections. */
+    double cpu_setup, cpu_bin, cpu_tiles, cpu_assemble, cpu_total, cpu_slowest_tile;
     op_allocator alloc;
 } op_tiled_result;
 

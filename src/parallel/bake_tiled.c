@@ -231,7 +231,9 @@ static void run_tiles(const op_tile_job *job, op_tiled_result *r, const uint32_t
                 continue;
             }
             op_tile *t = &r->tiles[index];
+            const double c0 = op_thread_cpu_ms();
             const op_status st = op_tile_bake(&me->ctx, job, index, t);
+            t->cpu_ms = op_thread_cpu_ms() - c0;
             op_tile_times ms = t->ms;
             add_times(&me->ms, &ms);
             if (st != OP_OK) {
@@ -268,7 +270,7 @@ void op_tiles_assemble(op_tiled_result *r)
     uint32_t best = 0;
     r->solid_spans = r->spans = r->walkable_spans = r->triangle_refs = 0;
     r->regions = r->contours = r->contour_verts = r->owned_spans = 0;
-    r->ms_slowest_tile = 0;
+    r->ms_slowest_tile = r->cpu_slowest_tile = 0;
     for (uint32_t i = 0; i < r->tile_count; i++) {
         const op_tile *t = &r->tiles[i];
         r->solid_spans += t->solid_spans;
@@ -286,6 +288,8 @@ void op_tiles_assemble(op_tiled_result *r)
                           m->distance + m->regions + m->contours + m->digests;
         if (ms > r->ms_slowest_tile)
             r->ms_slowest_tile = ms;
+        if (t->cpu_ms > r->cpu_slowest_tile)
+            r->cpu_slowest_tile = t->cpu_ms;
     }
     r->largest_tile = best;
     r->digest = op_digest_tiles(r);
@@ -372,7 +376,7 @@ op_status op_bake_tiled(op_ctx *ctx, const op_scene *scene, const op_bake_settin
 #ifndef _OPENMP
     threads = 1; /* a build without OpenMP runs the same loop here */
 #endif
-    const double t_start = op_now_ms();
+    const double t_start = op_now_ms(), c_start = op_cpu_ms();
 
     op_config cfg;
     op_status st = setup(ctx, scene, s, threads, &cfg, r);
@@ -399,8 +403,9 @@ op_status op_bake_tiled(op_ctx *ctx, const op_scene *scene, const op_bake_settin
     }
     volume_rects(scene, &cfg, vol_rect);
     mark_walkable(&scene->mesh, cfg.walkable_slope_deg, areas, threads);
-    double t1 = op_now_ms();
+    double t1 = op_now_ms(), c1 = op_cpu_ms();
     r->ms_setup = t1 - t_start;
+    r->cpu_setup = c1 - c_start;
 
     st = op_tile_bins_build(ctx, &scene->mesh, &cfg, r->world_width, r->world_depth,
                             r->tile_size, r->border_size, threads, &bins);
@@ -436,15 +441,17 @@ op_status op_bake_tiled(op_ctx *ctx, const op_scene *scene, const op_bake_settin
             goto out;
         }
     }
-    double t2 = op_now_ms();
+    double t2 = op_now_ms(), c2 = op_cpu_ms();
     r->ms_bin = t2 - t1;
+    r->cpu_bin = c2 - c1;
 
     const op_tile_job job = {scene,      s,        cfg,          r->tile_size,     r->border_size,
                              r->world_width, r->world_depth, r->tiles_x, areas, &bins, vol_rect,
                              opt.keep_regions, opt.keep_fields, opt.owned_digest};
     run_tiles(&job, r, order, slots, threads, &opt, &feed);
-    double t3 = op_now_ms();
+    double t3 = op_now_ms(), c3 = op_cpu_ms();
     r->ms_tiles = t3 - t2;
+    r->cpu_tiles = c3 - c2;
 
     /* The failure of the smallest (tz, tx), whatever thread met it. */
     int failed = -1;
@@ -464,6 +471,8 @@ op_status op_bake_tiled(op_ctx *ctx, const op_scene *scene, const op_bake_settin
     op_tiles_assemble(r);
     r->ms_assemble = op_now_ms() - t3;
     r->ms_total = op_now_ms() - t_start;
+    r->cpu_assemble = op_cpu_ms() - c3;
+    r->cpu_total = op_cpu_ms() - c_start;
 out:
     op_mem_free(&ctx->alloc, (void *)feed.finished);
     op_mem_free(&ctx->alloc, slots);

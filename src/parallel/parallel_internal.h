@@ -15,10 +15,6 @@ static inline int op_omp_max_threads(void) { return omp_get_max_threads(); }
 #define OP_PRAGMA(x)
 static inline int op_omp_thread(void) { return 0; }
 static inline int op_omp_max_threads(void) { return 1; }
-/* Totals over the tiles, the largest tile and the build3d/tiles digest, in (tz, tx)
- * order (the tiled bake's assembly; the bake file reader uses it too). */
-void op_tiles_assemble(op_tiled_result *r);
-
 #endif
 
 /* Triangles per tile as a CSR index: the triangles of tile k (k = tx + tz·tiles_x) are
