@@ -125,6 +125,7 @@ static op_status write_json(op_ctx *ctx, const char *path, const cli_args *a,
     op_json_kv_u64(&j, "tiles_z", r->tiles_z);
     op_json_kv_u64(&j, "count", r->tile_count);
     op_json_kv_u64(&j, "threads", (uint64_t)r->threads);
+    op_json_kv_u64(&j, "threads_inside_tiles", (uint64_t)r->tile_threads);
     op_json_kv_u64(&j, "triangle_refs", r->triangle_refs);
     const op_tile *big = &r->tiles[r->largest_tile];
     op_json_key(&j, "largest");

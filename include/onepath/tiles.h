@@ -99,6 +99,8 @@ typedef struct op_tiled_result {
     op_stage reached;
     op_tile *tiles;                    /* tile_count, (tz, tx) row-major */
     int threads;                       /* threads that ran tiles */
+    int tile_threads;                  /* threads inside each tile's grid: 1, or with
+                                          more threads than tiles, threads / tiles */
     uint64_t digest;                   /* build3d/tiles (op_digest_tiles) */
     /* Totals over tiles. */
     uint64_t solid_spans, spans, walkable_spans, triangle_refs;

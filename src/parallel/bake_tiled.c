@@ -382,9 +382,17 @@ op_status op_bake_tiled(op_ctx *ctx, const op_scene *scene, const op_bake_settin
     op_status st = setup(ctx, scene, s, threads, &cfg, r);
     if (st != OP_OK)
         return st;
-    if ((uint32_t)threads > r->tile_count)
+    /* More threads than tiles: the spare threads work inside the tiles' grids (the
+     * stages with threads of their own; same bytes). With one tile the team has one
+     * thread and its nested teams are active; with several, nested teams get threads
+     * only where the application enabled nesting (omp_set_max_active_levels). */
+    int inner = 1;
+    if (r->tile_count > 0 && (uint32_t)threads > r->tile_count) {
+        inner = threads / (int)r->tile_count;
         threads = (int)r->tile_count;
+    }
     r->threads = threads;
+    r->tile_threads = inner;
     r->reached = s->until;
 
     op_tile_bins bins;
@@ -435,6 +443,8 @@ op_status op_bake_tiled(op_ctx *ctx, const op_scene *scene, const op_bake_settin
         slots[i].fail_index = UINT32_MAX;
         /* a fork allocates the worker's kernel table: its message goes to ctx */
         st = op_ctx_take_error(ctx, &slots[i].ctx, op_ctx_fork(ctx, &slots[i].ctx));
+        if (st == OP_OK)
+            (void)op_ctx_set_threads(&slots[i].ctx, inner); /* inner >= 1: cannot fail */
         if (st != OP_OK) {
             for (int j = 0; j < i; j++)
                 op_ctx_free(&slots[j].ctx);

@@ -1,5 +1,6 @@
 /* The tiled bake (supplement §2, issue 11): the same bytes for 1, 2, 3, 8 and 16
- * threads on the demo world and random meshes, every partition; owned cells equal the
+ * threads on the demo world and random meshes, every partition (with more threads than
+ * tiles, the spare threads inside the tiles' grids); owned cells equal the
  * solo bake's; assembly in (tz, tx) order with empty tiles present; contour vertices in
  * world cells; tile sizes that do not divide the grid, T = 1, B = 0; the smallest failing
  * tile is the one reported; every allocation failure is a status and leaks nothing. */
@@ -49,6 +50,11 @@ static uint64_t same_for_all_threads(const op_scene *s, const op_bake_settings *
         const int want = !op_tiled_parallel() ? 1
                          : THREADS[k] < (int)r.tile_count ? THREADS[k] : (int)r.tile_count;
         assert_int_equal(r.threads, want);
+        /* More threads than tiles: the spare ones go inside the tiles' grids. */
+        const int inner = !op_tiled_parallel() || THREADS[k] <= (int)r.tile_count
+                              ? 1
+                              : THREADS[k] / (int)r.tile_count;
+        assert_int_equal(r.tile_threads, inner);
         assert_int_equal(r.tile_count, ref.tile_count);
         for (uint32_t i = 0; i < r.tile_count; i++) {
             assert_int_equal(r.tiles[i].digest_spans, ref.tiles[i].digest_spans);
@@ -89,8 +95,9 @@ static void test_threads_random(void **state)
         assert_int_equal(op_test_random_scene(&g_ctx, &s, &bs.config, seed * 104729, 90, 60), OP_OK);
         bs.regions.min_region_area = 8;
         bs.regions.merge_region_area = 40;
-        const int Ts[] = {16, 37};
-        for (int t = 0; t < 2; t++) {
+        /* 37: 9 to 16 tiles, fewer than 16 threads; 160: one tile, threads inside it */
+        const int Ts[] = {16, 37, 160};
+        for (int t = 0; t < 3; t++) {
             bs.config.tile_size = Ts[t];
             bs.regions.partition = (op_partition)((seed + (uint64_t)t) % 3);
             assert_true(same_for_all_threads(&s, &bs) > 5000);

@@ -1,6 +1,6 @@
 /* Threads inside one grid (issue 11, supplement §2 last sentence): the rasterizer's runs
  * of row bands, the filters and the compaction by rows give the bytes of one thread for
- * 1, 2, 3 and 8 threads: the spans stage's field (digest and every array), the solid
+ * 1, 2, 3, 8 and 16 threads: the spans stage's field (digest and every array), the solid
  * heightfield, windows, the whole bake's digests, and the same first failure. Run in the
  * plain, sanitizer and ThreadSanitizer builds. */
 #include <stdarg.h>
@@ -16,7 +16,7 @@
 #include "onepath/onepath.h"
 #include "util/testutil.h"
 
-static const int THREADS[] = {1, 2, 3, 8};
+static const int THREADS[] = {1, 2, 3, 8, 16};
 #define NT ((int)(sizeof THREADS / sizeof THREADS[0]))
 
 static op_ctx ctx_with(int threads)
