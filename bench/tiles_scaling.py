@@ -26,6 +26,9 @@ counting allocator) and getrusage's peak RSS.
    (setup + binning) / n + the tile loop, replayed as the library schedules it (dynamic,
    largest binned triangle count first) from each tile's measured CPU time; the
    pessimistic figure keeps setup and binning serial. Speed-up over the 1-thread total.
+   The solo bake's stages per thread count, and Amdahl's law for the stages that have
+   threads inside the grid (rasterizer, filters, compaction, contours) from the 1-thread
+   run.
 3. Large worlds (--large): one tiled run per size with --large-threads threads: wall and
    CPU time, peak RSS and the library's peak live bytes, bytes per span.
 """
@@ -90,9 +93,8 @@ def interleaved(binary, sizes, threads, reps, save):
                         file=sys.stderr, flush=True)
     if save:
         with open(save, "w") as f:
-            json.dump({"%d/%s/%d" % (k[0], "tiled" if k[1] else "solo", k[2]):
-                       [{x: r[x] for x in ("wall", "cpu", "load")} for r in v]
-                       for k, v in rows.items()}, f, indent=1)
+            json.dump({"%d/%s/%d" % (k[0], "tiled" if k[1] else "solo", k[2]): v
+                       for k, v in rows.items()}, f)
     return rows
 
 
@@ -153,6 +155,39 @@ def part1(rows, sizes, threads):
     print()
 
 
+SOLO_THREADED = ("rasterize", "filters", "compact", "contours")  # stages with threads
+SOLO_SERIAL = ("erode", "volumes", "distance", "regions")
+
+
+def part1_solo(rows, sizes, threads):
+    """The solo bake's stages (wall ms, medians) per thread count, and what the stages
+    with threads inside the grid imply on n cores (Amdahl, from the 1-thread run)."""
+    print("Solo stages (wall ms, medians; %s have threads inside the grid):" %
+          ", ".join(SOLO_THREADED))
+    print()
+    stages = SOLO_THREADED + SOLO_SERIAL
+    print("| world | threads | " + " | ".join(stages) + " |")
+    print("| --- | --- | " + " | ".join("---" for _ in stages) + " |")
+    for s in sizes:
+        for t in threads:
+            r = rows.get((s, 0, t))
+            if r:
+                print("| demo%d | %d | %s |" % (s, t, " | ".join(
+                    "%.0f" % statistics.median(x["json"]["ms"].get(k, 0) for x in r)
+                    for k in stages)))
+    print()
+    for s in sizes:
+        r = rows.get((s, 0, 1))
+        if not r:
+            continue
+        par = statistics.median(sum(x["json"]["ms"].get(k, 0) for k in SOLO_THREADED) for x in r)
+        ser = statistics.median(sum(x["json"]["ms"].get(k, 0) for k in SOLO_SERIAL) for x in r)
+        print("demo%d solo, 1 thread: stages with threads %.0f ms (%.0f %%), without %.0f ms; "
+              "Amdahl: %s" % (s, par, 100 * par / (par + ser), ser, ", ".join(
+                  "%d cores %.2fx" % (n, (par + ser) / (ser + par / n)) for n in (2, 16, 64))))
+    print()
+
+
 def part2(rows, sizes):
     print("## 2. Serial part and projection (1-thread tiled runs, medians of CPU ms)")
     print()
@@ -183,15 +218,16 @@ def part2(rows, sizes):
                   tiles, asm, 100 * strict / total, 100 * (setup + binning) / total, slow,
                   tiles / len(costs)))
         print()
-        print("| cores | tile loop (replayed) ms | projected ms | speed-up | pessimistic "
-              "(setup, binning serial) |")
-        print("| --- | --- | --- | --- | --- |")
+        bake = setup + binning + tiles + asm
+        print("| cores | tile loop (replayed) ms | projected run ms | speed-up of the run | "
+              "pessimistic (setup, binning serial) | speed-up of op_bake_tiled alone |")
+        print("| --- | --- | --- | --- | --- | --- |")
         for n in (1, 2, 16, 64):
             loop = replay(costs, tris, n)
             exp = strict + (setup + binning) / n + loop
             pes = strict + setup + binning + loop
-            print("| %d | %.0f | %.0f | %.2fx | %.2fx |" % (n, loop, exp, total / exp,
-                                                          total / pes))
+            print("| %d | %.0f | %.0f | %.2fx | %.2fx | %.2fx |" % (
+                n, loop, exp, total / exp, total / pes, bake / ((setup + binning) / n + loop + asm)))
         print()
 
 
@@ -199,16 +235,18 @@ def part3(binary, sizes, threads):
     print("## 3. Large worlds (tiled, T = 256, %d threads, one run each)" % threads)
     print()
     print("| world | spans | tiles | wall s (bake) | CPU s (bake) | load | peak RSS MiB | "
-          "peak live MiB | RSS bytes per span |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+          "input MiB | peak live MiB above it | RSS bytes per span |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for s in sizes:
         l0 = load()
         j, wall, cpu = tool(binary, s, threads, 256, out_file=True)
         n = j["spans"]["world"]
-        print("| demo%d | %.1f M | %d | %.1f (%.1f) | %.1f (%.1f) | %.1f | %.0f | %.0f | %.1f |" % (
-            s, n / 1e6, j["tiles"]["count"], wall, j["ms"]["bake"] / 1e3, cpu,
-            j["cpu_ms"]["bake"] / 1e3, l0, j["peak_rss_mib"],
-            j["memory"]["peak_bytes"] / 1048576, j["peak_rss_mib"] * 1048576 / n), flush=True)
+        print("| demo%d | %.1f M | %d | %.1f (%.1f) | %.1f (%.1f) | %.1f | %.0f | %.0f | %.0f | "
+              "%.1f |" % (
+                  s, n / 1e6, j["tiles"]["count"], wall, j["ms"]["bake"] / 1e3, cpu,
+                  j["cpu_ms"]["bake"] / 1e3, l0, j["peak_rss_mib"],
+                  j["memory"]["input_bytes"] / 1048576, j["memory"]["peak_bytes"] / 1048576,
+                  j["peak_rss_mib"] * 1048576 / n), flush=True)
     print()
 
 
@@ -230,6 +268,7 @@ def main():
     if sizes and a.reps > 0:
         rows = interleaved(onepath, sizes, threads, a.reps, a.save)
         part1(rows, sizes, threads)
+        part1_solo(rows, sizes, threads)
         part2(rows, sizes)
     if a.large:
         part3(onepath, [int(x) for x in a.large.split(",") if x], a.large_threads)
