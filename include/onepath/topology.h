@@ -68,11 +68,12 @@ op_status op_world_shape_validate(op_ctx *ctx, const op_world_shape *shape);
 typedef uint32_t op_chunk_key;
 #define OP_INVALID_CHUNK 0xffffffffu
 
-/* Dense worlds keep every chunk; sparse worlds (a resident set) are issue 16. The graph
+/* Dense worlds keep every chunk (AlwaysResident); sparse worlds keep a resident set
+ * (SparseResident): a chunk's field pages exist only while it is resident. The graph
  * carries the mode of the world it was built from. */
 typedef enum op_residency {
     OP_RESIDENCY_DENSE = 0,
-    OP_RESIDENCY_SPARSE = 1 /* reserved: not implemented yet (issue 16) */
+    OP_RESIDENCY_SPARSE = 1
 } op_residency;
 
 /* ---- World: fields registered by id, per-chunk topology versions ------------------- */
@@ -92,8 +93,9 @@ typedef struct op_world_field {
     uint32_t id;        /* the caller's id (any value, unique in the world) */
     op_field_type type;
     uint32_t elem_size; /* bytes per value */
-    void **pages;       /* per chunk key: chunk_tiles values in local tile order */
-    void *block;        /* dense: the one allocation all pages live in */
+    void **pages;       /* per chunk key: chunk_tiles values in local tile order (sparse:
+                         * NULL for a chunk that is not resident) */
+    void *block;        /* dense: the one allocation all pages live in; sparse: NULL */
 } op_world_field;
 
 typedef struct op_world {
@@ -104,6 +106,10 @@ typedef struct op_world {
     op_residency residency;
     uint64_t *topology_version; /* per chunk; starts at 0 */
     uint8_t *topology_dirty;    /* per chunk; set by mark_dirty, cleared by mark_rebuilt */
+    /* Residency (sparse worlds; NULL for dense, where every chunk is resident). */
+    uint8_t *resident;              /* per chunk: 1 while resident */
+    uint64_t *residency_generation; /* per chunk: advanced by every residency change */
+    uint32_t resident_count;        /* dense: chunk_count */
     op_world_field fields[OP_WORLD_MAX_FIELDS];
     uint32_t field_count;
     op_allocator alloc;
@@ -111,7 +117,27 @@ typedef struct op_world {
 
 /* A dense world of the given shape, with no fields yet. */
 op_status op_world_init(op_ctx *ctx, op_world *world, const op_world_shape *shape);
+/* A sparse world of the given shape: no fields and no resident chunk yet. */
+op_status op_world_init_sparse(op_ctx *ctx, op_world *world, const op_world_shape *shape);
 void op_world_free(op_world *world);
+
+/* Residency (topology.md "Public Surface": resident set plus per-key generation).
+ * make_resident gives the chunk a zeroed page in every field; evict frees them. Each
+ * change advances the chunk's residency generation, so a graph built before it is no
+ * longer fresh and its update rebuilds in full. Making a resident chunk resident again,
+ * or evicting a chunk that is not resident, changes nothing. OP_INVALID_ARGUMENT for a
+ * key outside the grid, or to evict from a dense world; OP_NO_MEMORY (nothing changed)
+ * when a page cannot be allocated. */
+op_status op_world_make_resident(op_ctx *ctx, op_world *world, op_chunk_key key);
+op_status op_world_evict(op_ctx *ctx, op_world *world, op_chunk_key key);
+/* 1 for a resident chunk (every chunk of a dense world), 0 otherwise. */
+int op_world_is_resident(const op_world *world, op_chunk_key key);
+uint32_t op_world_resident_count(const op_world *world);
+/* The resident keys in ascending order (resident_chunk_keys): writes at most cap of
+ * them and returns how many there are. */
+uint32_t op_world_resident_keys(const op_world *world, op_chunk_key *out, uint32_t cap);
+/* The chunk's residency generation (0 on a dense world). */
+uint64_t op_world_residency_generation(const op_world *world, op_chunk_key key);
 
 /* Registers a field: one zeroed value per tile of every chunk. OP_INVALID_ARGUMENT for
  * a duplicate id, an unknown type or more than OP_WORLD_MAX_FIELDS fields. */
@@ -119,16 +145,17 @@ op_status op_world_add_field(op_ctx *ctx, op_world *world, uint32_t id, op_field
 /* The field with this id, or NULL. */
 const op_world_field *op_world_find_field(const op_world *world, uint32_t id);
 /* The values of one chunk (chunk_tiles of them, local tile order lx + ly·cx + lz·cx·cy),
- * or NULL for an unknown field or chunk. Writing here is a raw field write: it does not
+ * or NULL for an unknown field or chunk, or a chunk that is not resident. Writing here is a raw field write: it does not
  * move any topology version (topology.md "Field edits do not make a graph stale"). */
 void *op_world_page(op_world *world, uint32_t field_id, op_chunk_key chunk);
 const void *op_world_page_const(const op_world *world, uint32_t field_id, op_chunk_key chunk);
 /* One value by world coordinate. OP_INVALID_ARGUMENT for an unknown field, a coordinate
- * outside the world, or (set) a value the field type cannot hold. Raw writes. */
+ * outside the world or in a chunk that is not resident, or (set) a value the field type
+ * cannot hold. Raw writes. */
 op_status op_world_set(op_ctx *ctx, op_world *world, uint32_t field_id, op_coord3 c, int64_t value);
 op_status op_world_get(op_ctx *ctx, const op_world *world, uint32_t field_id, op_coord3 c,
                        int64_t *value);
-/* Every in-world tile of the field (raw writes). */
+/* Every in-world tile of the field in every resident chunk (raw writes). */
 op_status op_world_fill(op_ctx *ctx, op_world *world, uint32_t field_id, int64_t value);
 
 /* Chunk keys and coordinates (supplement §10.1). op_world_chunk_of returns
@@ -247,24 +274,56 @@ uint32_t op_movement_entry_cost(const op_world *world, const op_movement_class *
 
 typedef void (*op_transition_sink)(void *sink_user, op_coord3 from, op_coord3 to);
 
-/* The provider's type: its address is the type identity stamped on graphs. */
+typedef struct op_transition_provider op_transition_provider;
+
+/* The provider's type: its address (with the provider's type_arg) is the type identity
+ * stamped on graphs. */
 typedef struct op_transition_provider_ops {
     const char *name;
-    /* Calls sink once per extra directed transition originating in chunk. Called once
-     * per chunk and build, possibly from several threads at once for different chunks:
-     * it must only read. */
-    void (*for_each_transition)(const void *instance, const op_world *world,
+    /* Calls sink once per extra directed transition whose origin tile lies in chunk
+     * (for_each_transition(world, chunk, sink), from inside the chunk). Called once per
+     * chunk and build (update: per re-derived chunk), possibly from several threads at
+     * once for different chunks: it must only read. The landing tile must lie in the
+     * same chunk or a regular-step neighbour chunk (orthogonal: the six face neighbours;
+     * axial hex: also the two seam chunks); a transition landing further away, outside
+     * the world, or on a tile without a region contributes nothing. On a sparse world
+     * pages of chunks that are not resident are NULL (op_world_page_const). */
+    void (*for_each_transition)(const op_transition_provider *self, const op_world *world,
                                 op_chunk_key chunk, op_transition_sink sink, void *sink_user);
 } op_transition_provider_ops;
 
 /* A NULL provider (or ops NULL) is AdjacentTransitions: no extra portals, null instance,
  * revision 0. A stateful provider advances revision whenever its edge set can change
- * and stays at a stable address while a graph built with it is used. */
-typedef struct op_transition_provider {
+ * and stays at a stable address while a graph built with it is used (clear the graph
+ * before ending its lifetime). type_arg is part of the type (a C++ template argument:
+ * the stair provider's field id); 0 when unused. */
+struct op_transition_provider {
     const op_transition_provider_ops *ops;
     const void *instance;
     uint64_t revision;
-} op_transition_provider;
+    uint32_t type_arg;
+};
+
+/* StairTransitions<StairTag> (topology.md "Stairs"): an integral field holds a
+ * StairDirection per tile; a tile that is not None is the FOOT of a stair whose landing
+ * is one step in that direction and one z level up. Each stair gives both directions,
+ * each emitted from the chunk owning its origin tile (up from the foot's chunk, down
+ * from the landing's). A landing outside the world, or one that would cross two chunk
+ * boundaries at once (sideways off the chunk's x/y edge and up off its top layer),
+ * contributes nothing. Stateless: null instance, revision 0, type_arg = the field id.
+ * A chunk enumerates its feet in local tile order (up edges), then the stairs landing
+ * in it by foot coordinate z, y, x (down edges). */
+typedef enum op_stair_direction {
+    OP_STAIR_NONE = 0,
+    OP_STAIR_POS_X = 1,
+    OP_STAIR_NEG_X = 2,
+    OP_STAIR_POS_Y = 3,
+    OP_STAIR_NEG_Y = 4
+} op_stair_direction;
+
+extern const op_transition_provider_ops op_stair_transitions_ops;
+/* The stair provider reading field stair_field. */
+op_transition_provider op_stair_transitions(uint32_t stair_field);
 
 /* ---- Local topology (topology.md "Public Surface", "Behavior"; supplement §10.2-5) -- */
 
@@ -326,8 +385,8 @@ const op_local_region *op_local_topology_region(const op_local_topology *t, uint
 
 typedef enum op_topology_status {
     OP_TOPOLOGY_BUILT = 0,
-    OP_TOPOLOGY_INVALID_CHUNK = 1,
-    OP_TOPOLOGY_MISSING_CHUNK = 2 /* sparse worlds (issue 16) */
+    OP_TOPOLOGY_INVALID_CHUNK = 1, /* a key outside the chunk grid */
+    OP_TOPOLOGY_MISSING_CHUNK = 2  /* sparse: a key in the grid whose chunk is not resident */
 } op_topology_status;
 
 /* TopologyBuildResult. */
@@ -350,8 +409,11 @@ void op_local_topology_scratch_free(op_local_topology_scratch *s);
 
 /* build_local_chunk_topology: labels the passable components of one chunk (ids in
  * increasing local tile order, then depth-first flood order, supplement §10.2) and
- * records its exits (§10.3, §10.4). A key outside the grid gives status InvalidChunk
- * and an empty topology (OP_OK). Does not touch versions or dirty flags. */
+ * records its exits (§10.3, §10.4; on a sparse world too, an exit is recorded wherever
+ * the neighbouring chunk is in the grid, resident or not). A key outside the grid gives
+ * status InvalidChunk, a chunk of a sparse world that is not resident MissingChunk, both
+ * with an empty topology (OP_OK), before any page is read. Does not touch versions or
+ * dirty flags. */
 op_status op_local_topology_build(op_ctx *ctx, const op_world *world, const op_movement_class *c,
                                   op_chunk_key chunk, op_local_topology_scratch *scratch,
                                   op_local_topology *out, op_topology_build_result *result);
@@ -380,11 +442,16 @@ typedef struct op_region_graph_stamp {
     const op_transition_provider_ops *provider_ops;
     const void *provider_instance;
     uint64_t provider_revision;
+    uint32_t provider_type_arg;
 } op_region_graph_stamp;
 
 struct op_region_graph_work; /* internal build storage kept between builds */
 
-/* RegionGraphT<Residency>. Slots are chunk keys for a dense graph. */
+/* RegionGraphT<Residency>. A slot is one labelled chunk: on a dense graph slot = chunk
+ * key; on a sparse graph the slots are the resident chunks at build time in ascending
+ * key order (sparse_keys, a frozen sorted key table: a key is found by binary search),
+ * so every per-slot array is sized by the resident count. Portals and region references
+ * always name chunk keys. */
 typedef struct op_region_graph {
     op_residency residency;
     op_region_graph_stamp stamp;
@@ -406,12 +473,15 @@ typedef struct op_region_graph {
      * read it; they visit exactly what a scan of the full bucket visits. */
     uint32_t *nb_range;       /* 2·region_count: begin, end into nb_target/nb_portal */
     uint32_t *nb_target, *nb_portal;
-    /* Sparse-only state (issue 16): NULL for a dense graph. */
-    op_chunk_key *sparse_keys;
-    uint8_t *reaches_missing;
-    uint64_t *residency_generations;
+    /* Sparse-only state: NULL for a dense graph. */
+    op_chunk_key *sparse_keys;         /* slot_count: the key of each slot, ascending */
+    uint64_t *residency_generations;   /* slot_count: generations frozen at the build */
+    uint32_t world_resident_count;     /* the world's resident count at the build */
+    uint8_t *reaches_missing;          /* region_count: 1 when the region exits into a
+                                        * chunk that is not resident, or has a provider
+                                        * transition landing in one */
     /* capacities */
-    size_t labels_cap, portal_cap, region_cap, slot_cap;
+    size_t labels_cap, portal_cap, region_cap, slot_cap, sparse_cap, missing_cap;
     struct op_region_graph_work *work;
     op_allocator alloc;
 } op_region_graph;
@@ -440,15 +510,45 @@ void op_region_graph_free(op_region_graph *g);
 /* Empties the graph (it then matches nothing) and advances its revision. */
 void op_region_graph_clear(op_region_graph *g);
 
-/* build_region_graph: labels every chunk (chunk-parallel, the same bytes for any thread
- * count), pairs exits into portals (canonical order: ascending from-chunk, then exit
- * order, then the provider's portals of that chunk), builds the dense index and the CSR
- * adjacency, and stamps the graph. On failure (an invalid class for the world,
- * OP_INVALID_ARGUMENT; out of memory, OP_NO_MEMORY) the graph is cleared, its revision
- * advanced, and the status returned. settings and result may be NULL. */
+/* build_region_graph: labels every chunk (a dense world: every key; a sparse world: its
+ * resident chunks, ascending, whose keys and residency generations it freezes onto the
+ * graph) chunk-parallel with the same bytes for any thread count, pairs exits into
+ * portals (canonical order: ascending from-chunk, then exit order, then the provider's
+ * portals of that chunk), builds the dense index and the CSR adjacency, sets the
+ * reaches-missing flags of a sparse graph, and stamps the graph. On failure (an invalid
+ * class for the world, OP_INVALID_ARGUMENT; out of memory, OP_NO_MEMORY) the graph is
+ * cleared, its revision advanced, and the status returned. settings and result may be
+ * NULL. */
 op_status op_region_graph_build(op_ctx *ctx, const op_world *world, const op_movement_class *c,
                                 const op_region_graph_settings *settings, op_region_graph *g,
                                 op_region_graph_build_result *result);
+
+/* update_region_graph (topology.md "Incremental Updates"; supplement §10.13), in order:
+ *  1. a graph never built, or built for another shape, residency mode, class or provider
+ *     (type, type_arg, instance, revision), or (sparse) whose residency snapshot no
+ *     longer holds (resident count, per-key generation), is rebuilt in full whatever
+ *     the dirty set; the result then reports Built;
+ *  2. else a dirty key outside the chunk grid: status InvalidChunk (sparse: a key whose
+ *     chunk is not resident, MissingChunk), zero counts, the graph untouched;
+ *  3. else an empty dirty set is a no-op (revision kept) reporting the graph's counts;
+ *  4. else the dirty chunks (duplicates harmless) are relabelled, and the portals of
+ *     them and their regular-step neighbours (orthogonal: face neighbours; hex: with
+ *     the two seam chunks) dropped and re-derived, provider portals included; canonical
+ *     order, the index and the CSR are restored in place, touching only what moved.
+ *     Graph and counts equal a fresh build's, portal order included; the revision
+ *     advances by one. No topology versions are compared: chunks not named keep their
+ *     labels (and their captured versions).
+ * On failure (invalid class, OP_INVALID_ARGUMENT; out of memory at any point,
+ * OP_NO_MEMORY) the graph is cleared, its revision advanced and the status returned: a
+ * graph is never observable half-updated. settings and result may be NULL. */
+op_status op_region_graph_update(op_ctx *ctx, const op_world *world, const op_movement_class *c,
+                                 const op_region_graph_settings *settings,
+                                 const op_chunk_key *dirty, size_t dirty_count,
+                                 op_region_graph *g, op_topology_build_result *result);
+
+/* The slot of a chunk key (dense: the key; sparse: its place in the frozen key table),
+ * or OP_INVALID_CHUNK when the graph has no such chunk. */
+uint32_t op_region_graph_slot_of(const op_region_graph *g, op_chunk_key chunk);
 
 const op_local_topology *op_region_graph_local(const op_region_graph *g, op_chunk_key chunk);
 /* The region of a world tile ({OP_INVALID_CHUNK, 0} outside the shape; {key, 0} on an
@@ -465,15 +565,19 @@ int op_region_graph_matches_class(const op_region_graph *g, const op_movement_cl
 /* provider NULL = AdjacentTransitions. Compares type, instance and revision. */
 int op_region_graph_matches_provider(const op_region_graph *g,
                                      const op_transition_provider *provider);
-/* is_region_graph_fresh: built for this world's shape and residency, and every chunk's
- * captured topology version equals the world's. */
+/* is_region_graph_fresh: built for this world's shape and residency, every labelled
+ * chunk's captured topology version equals the world's, and (sparse) the residency
+ * snapshot still holds: the same resident count and every slot's chunk resident with
+ * the generation frozen at the build. O(slots). Raw field writes keep a graph fresh
+ * (topology.md "Field edits do not make a graph stale"). */
 int op_region_graph_is_fresh(const op_world *world, const op_region_graph *g);
 /* is_region_graph_fresh_for: also matches_class. */
 int op_region_graph_is_fresh_for(const op_world *world, const op_region_graph *g,
                                  const op_movement_class *c);
 
 /* The topology/region-graph digest (supplement §5; docs/formats.md "OPTOPO1"): labels,
- * region summaries, exits, portals, index and CSR, not versions, revisions or stamps. */
+ * region summaries, exits, portals, index and CSR (sparse graphs: also the
+ * reaches-missing flags), not versions, revisions, generations or stamps. */
 op_status op_region_graph_digest(op_ctx *ctx, const op_region_graph *g, uint64_t *out);
 
 /* ---- Queries (topology.md "Behavior"; supplement §10.8-10, §10.12) ----------------- */
@@ -483,7 +587,9 @@ typedef enum op_reach_status {
     OP_REACH_UNREACHABLE = 1,
     OP_REACH_INVALID_START = 2,
     OP_REACH_INVALID_GOAL = 3,
-    OP_REACH_INDETERMINATE = 4 /* sparse graphs only (issue 16) */
+    OP_REACH_INDETERMINATE = 4 /* sparse graphs only: a non-resident endpoint, or an
+                                * exhausted search that touched a region reaching
+                                * missing topology */
 } op_reach_status;
 
 const char *op_reach_status_name(op_reach_status s); /* "reachable", "invalid-start", ... */
@@ -518,8 +624,12 @@ void op_region_graph_scratch_free(op_region_graph_scratch *s);
 op_status op_region_graph_scratch_reserve(op_ctx *ctx, op_region_graph_scratch *s,
                                           const op_region_graph *g);
 
-/* reachable (§10.8, §10.9). Looks at neither freshness nor stamps. OP_NO_MEMORY only
- * when the scratch had to grow and could not. */
+/* reachable (§10.8, §10.9). Looks at neither freshness nor stamps. Sparse graphs: after
+ * the world checks, a start (then goal) in a chunk the graph does not hold is
+ * Indeterminate (visited 0); an exhausted search that visited a region reaching missing
+ * topology is Indeterminate instead of Unreachable (a route found in the resident set
+ * still wins; a component enclosed by resident walls is a definite Unreachable).
+ * OP_NO_MEMORY only when the scratch had to grow and could not. */
 op_status op_reachable(op_ctx *ctx, const op_region_graph *g, const op_path_request *req,
                        op_region_graph_scratch *s, op_reach_result *out);
 
@@ -536,7 +646,8 @@ typedef struct op_coarse_path_result {
     op_box3 bounds;                    /* corridor chunks' box clipped to the world */
 } op_coarse_path_result;
 
-/* coarse_path (§10.8, §10.10). */
+/* coarse_path (§10.8, §10.10); Indeterminate as for op_reachable, with empty lists and
+ * the zero box (no partial corridor). */
 op_status op_coarse_path(op_ctx *ctx, const op_region_graph *g, const op_path_request *req,
                          op_region_graph_scratch *s, op_coarse_path_result *out);
 
@@ -559,7 +670,9 @@ typedef enum op_missing_chunk_policy {
 
 /* precheck_path (§10.12): NoGraph for a graph never built; GraphStale when it is not
  * fresh for this class (shape, class stamp, versions, residency) or was built with
- * another provider (provider NULL = AdjacentTransitions); else reachable's verdict. */
+ * another provider (provider NULL = AdjacentTransitions); else reachable's verdict, with
+ * Indeterminate as MissingChunk, or under AssumeImpassable: a non-resident start
+ * InvalidStart, goal InvalidGoal, else Unreachable. */
 op_status op_precheck_path(op_ctx *ctx, const op_region_graph *g, const op_world *world,
                            const op_movement_class *c, const op_transition_provider *provider,
                            const op_path_request *req, op_region_graph_scratch *s,

@@ -234,6 +234,45 @@ static void spans_init(op_spans_kernels *f, uint32_t flags)
     (void)flags;
 }
 
+/* Grid labelling of one chunk (topology.md "Behavior"; supplement §10.2). Every variant
+ * has its own: the runs and union-find of src/simd/grid_label.c. */
+static void grid_label_init(op_grid_label_kernels *f, uint32_t flags)
+{
+    f->label = op_grid_label_scalar;
+#if OP_HAVE_ISA_PORTABLE
+    if (flags & OP_CPU_PORTABLE) {
+        f->label = op_grid_label_portable;
+        return;
+    }
+#endif
+#if OP_HAVE_ISA_NEON
+    if (!(flags & OP_CPU_NEON))
+        return;
+    f->label = op_grid_label_neon;
+#endif
+#if OP_HAVE_ISA_SSE2
+    if (!(flags & OP_CPU_SSE2))
+        return;
+    f->label = op_grid_label_sse2;
+#endif
+#if OP_HAVE_ISA_SSE41
+    if (!(flags & OP_CPU_SSE41))
+        return;
+    f->label = op_grid_label_sse41;
+#endif
+#if OP_HAVE_ISA_AVX2
+    if (!(flags & OP_CPU_AVX2))
+        return;
+    f->label = op_grid_label_avx2;
+#endif
+#if OP_HAVE_ISA_AVX512
+    if (!(flags & OP_CPU_AVX512))
+        return;
+    f->label = op_grid_label_avx512;
+#endif
+    (void)flags;
+}
+
 void op_kernels_init(op_kernels *k, op_isa isa, uint32_t flags)
 {
     k->isa = isa;
@@ -242,6 +281,7 @@ void op_kernels_init(op_kernels *k, op_isa isa, uint32_t flags)
     label_init(&k->label, flags);
     raster_init(&k->raster, flags);
     spans_init(&k->spans, flags);
+    grid_label_init(&k->grid_label, flags);
 }
 
 /* Family by family: a struct of function pointers has no padding to compare. */
@@ -251,5 +291,6 @@ int op_kernels_same(const op_kernels *a, const op_kernels *b)
            !memcmp(&a->distance, &b->distance, sizeof a->distance) &&
            !memcmp(&a->label, &b->label, sizeof a->label) &&
            !memcmp(&a->raster, &b->raster, sizeof a->raster) &&
-           !memcmp(&a->spans, &b->spans, sizeof a->spans);
+           !memcmp(&a->spans, &b->spans, sizeof a->spans) &&
+           !memcmp(&a->grid_label, &b->grid_label, sizeof a->grid_label);
 }

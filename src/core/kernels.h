@@ -16,7 +16,7 @@
  * Kernels return void (or 0 / nonzero for "the arena ran out"); they allocate nothing
  * except from the arena they are handed.
  *
- * Adding a family (the topology layer's grid labelling, say):
+ * Adding a family (as the topology layer's grid labelling was added):
  *  1. Here: a signature macro per slot (OP_GRID_LABEL_FN), a struct op_grid_label_kernels
  *     of pointers, a member `grid_label` in op_kernels, the scalar twin's declaration,
  *     and the suffixed entry points in OP_DECLARE_VARIANT.
@@ -143,6 +143,26 @@ typedef struct op_spans_kernels {
     op_link_row_fn link_row;
 } op_spans_kernels;
 
+/* ---- grid labelling (topology) ---------------------------------------------------- */
+
+/* The passable components of a cx·cy·cz byte mask (pass[t] != 0 is passable), tiles in
+ * local order lx + ly·cx + lz·cx·cy, face steps (hex, 2D only: also (+1,-1) and
+ * (-1,+1)); ids 1, 2, ... by each component's first tile in that order, which are the
+ * ids of topology.md's flood (supplement §10.2). Writes every label (0 = impassable)
+ * and returns the count; scratch holds op_grid_label_scratch_size(cx, cy, cz) bytes. */
+#define OP_GRID_LABEL_FN(name)                                                           \
+    uint32_t name(const uint8_t *pass, uint32_t cx, uint32_t cy, uint32_t cz, int hex,   \
+                  uint32_t *labels, void *scratch)
+
+typedef OP_GRID_LABEL_FN((*op_grid_label_fn));
+
+typedef struct op_grid_label_kernels {
+    op_grid_label_fn label;
+} op_grid_label_kernels;
+
+/* Scratch bytes every variant of the family needs for one chunk shape. */
+size_t op_grid_label_scratch_size(uint32_t cx, uint32_t cy, uint32_t cz);
+
 /* ---- the table -------------------------------------------------------------------- */
 
 typedef struct op_kernels {
@@ -152,6 +172,7 @@ typedef struct op_kernels {
     op_label_kernels label;
     op_raster_kernels raster;
     op_spans_kernels spans;
+    op_grid_label_kernels grid_label;
 } op_kernels;
 
 /* CPU flags, one per SIMD variant: set when the CPU runs everything that variant is
@@ -190,6 +211,7 @@ OP_LABEL_COMPONENTS_FN(op_label_components_scalar);
 /* op_clip_rows_scalar: spans/raster_clip.h */
 OP_LEDGE_ROW_FN(op_ledge_row_scalar);
 OP_LINK_ROW_FN(op_link_row_scalar);
+OP_GRID_LABEL_FN(op_grid_label_scalar);
 
 /* The suffixed entry points of one SIMD variant (src/simd/; OP_FN in simd_width.h).
  * Declared for every variant the build has, also where a ladder leaves one out. */
@@ -201,6 +223,7 @@ OP_LINK_ROW_FN(op_link_row_scalar);
     OP_LABEL_COMPONENTS_FN(op_label_components_##sfx); \
     OP_CLIP_ROWS_FN(op_clip_rows_##sfx);           \
     OP_LEDGE_ROW_FN(op_ledge_row_##sfx);           \
-    OP_LINK_ROW_FN(op_link_row_##sfx)
+    OP_LINK_ROW_FN(op_link_row_##sfx);             \
+    OP_GRID_LABEL_FN(op_grid_label_##sfx)
 
 #endif

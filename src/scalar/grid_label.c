@@ -19,8 +19,7 @@ size_t op_grid_label_scratch_size(uint32_t cx, uint32_t cy, uint32_t cz)
     return n > SIZE_MAX ? SIZE_MAX : (size_t)n;
 }
 
-uint32_t op_grid_label_scalar(const uint8_t *pass, uint32_t cx, uint32_t cy, uint32_t cz, int hex,
-                              uint32_t *labels, void *scratch)
+OP_GRID_LABEL_FN(op_grid_label_scalar)
 {
     const uint32_t cxy = cx * cy, tiles = cxy * cz;
     uint32_t *stack = scratch;

@@ -11,8 +11,6 @@
 
 #include <simde/x86/sse2.h>
 
-uint32_t OP_FN(op_grid_label)(const uint8_t *pass, uint32_t cx, uint32_t cy, uint32_t cz,
-                              int hex, uint32_t *labels, void *scratch);
 
 /* Bit i set when p[i] != 0, for 64 bytes at p. */
 static inline uint64_t nonzero64(const uint8_t *p)
@@ -67,8 +65,7 @@ static void join_rows(uint32_t *parent, const uint32_t *begin, const uint32_t *e
     }
 }
 
-uint32_t OP_FN(op_grid_label)(const uint8_t *pass, uint32_t cx, uint32_t cy, uint32_t cz,
-                              int hex, uint32_t *labels, void *scratch)
+OP_GRID_LABEL_FN(OP_FN(op_grid_label))
 {
     const uint32_t rows = cy * cz, words = (cx + 63) / 64;
     const size_t max_runs = (size_t)rows * ((cx + 1) / 2);

@@ -1,7 +1,8 @@
 /* The topology/region-graph digest (supplement §5): XXH3-64 over a canonical
  * little-endian serialization of the labels, region summaries, exits, portals, dense
- * index and CSR — never versions, revisions or stamps, so an updated graph and a fresh
- * build of the same world agree. The byte layout is docs/formats.md "OPTOPO1". */
+ * index and CSR (sparse graphs: also the reaches-missing flags) — never versions,
+ * revisions, generations or stamps, so an updated graph and a fresh build of the same
+ * world agree. The byte layout is docs/formats.md "OPTOPO1". */
 #include "onepath/digest.h"
 #include "topology/topology_internal.h"
 
@@ -74,6 +75,12 @@ op_status op_region_graph_digest(op_ctx *ctx, const op_region_graph *g, uint64_t
     for (uint32_t i = 0; i < g->portal_count; i++) {
         op_digest_u32(&d, g->adj_target[i]);
         op_digest_u32(&d, g->adj_portal[i]);
+    }
+    if (g->residency == OP_RESIDENCY_SPARSE) {
+        /* Sparse graphs only (a dense graph's bytes end above): the residency mode and
+         * the reaches-missing flag of every region. */
+        op_digest_u32(&d, 1);
+        op_digest_put(&d, g->reaches_missing, g->region_count);
     }
     *out = op_digest_end(&d);
     return OP_OK;

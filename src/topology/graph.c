@@ -9,10 +9,16 @@
  *   3. write each chunk's portals at its prefix-sum offset, then its CSR buckets and
  *      first-occurrence adjacency.
  * Between passes the prefix sums (region offsets, portal offsets) are taken in key order.
- * Any allocation failure clears the graph, advances its revision and returns
- * OP_NO_MEMORY (supplement §6): a graph is never observable half-built. */
+ * A sparse world is built over its resident chunks (slots in ascending key order, the
+ * keys and residency generations frozen onto the graph), with a reaches-missing flag per
+ * region. Each thread of a pass reports into its own worker context (op_ctx_fork); the
+ * failure of the smallest slot reaches the caller's context (op_ctx_take_error). Any
+ * allocation failure clears the graph, advances its revision and returns OP_NO_MEMORY
+ * (supplement §6): a graph is never observable half-built. */
 #include "topology/topology_internal.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #if OP_HAVE_OPENMP
@@ -56,8 +62,28 @@ static void work_free(op_region_graph *g)
     op_mem_free(a, w->exit_offsets);
     op_mem_free(a, w->exit_to);
     op_mem_free(a, w->strips);
+    op_mem_free(a, w->mark);
+    op_mem_free(a, w->list);
+    op_mem_free(a, w->old_ro);
+    op_mem_free(a, w->old_po);
+    op_mem_free(a, w->aux);
+    op_mem_free(a, w->miss);
+    op_mem_free(a, w->runs);
     op_mem_free(a, w);
     g->work = NULL;
+}
+
+/* The sparse-only arrays (a dense graph has none). */
+static void sparse_free(op_region_graph *g)
+{
+    op_mem_free(&g->alloc, g->sparse_keys);
+    op_mem_free(&g->alloc, g->residency_generations);
+    op_mem_free(&g->alloc, g->reaches_missing);
+    g->sparse_keys = NULL;
+    g->residency_generations = NULL;
+    g->reaches_missing = NULL;
+    g->sparse_cap = g->missing_cap = 0;
+    g->world_resident_count = 0;
 }
 
 void op_region_graph_free(op_region_graph *g)
@@ -78,9 +104,7 @@ void op_region_graph_free(op_region_graph *g)
     op_mem_free(a, g->nb_range);
     op_mem_free(a, g->nb_target);
     op_mem_free(a, g->nb_portal);
-    op_mem_free(a, g->sparse_keys);
-    op_mem_free(a, g->reaches_missing);
-    op_mem_free(a, g->residency_generations);
+    sparse_free(g);
     work_free(g);
     op_allocator keep = g->alloc;
     uint64_t rev = g->revision;
@@ -97,6 +121,7 @@ void op_region_graph_clear(op_region_graph *g)
         return;
     memset(&g->stamp, 0, sizeof g->stamp);
     g->slot_count = 0;
+    g->world_resident_count = 0;
     g->chunk_tiles = 0;
     g->portal_count = 0;
     g->region_count = 0;
@@ -107,7 +132,7 @@ void op_region_graph_clear(op_region_graph *g)
 
 /* Replaces *p by an uninitialised array of at least need elements when it is smaller
  * (contents are not kept). */
-static int grow(const op_allocator *a, void **p, size_t *cap, size_t need, size_t elem, int zero)
+int op_topo_grow(const op_allocator *a, void **p, size_t *cap, size_t need, size_t elem, int zero)
 {
     if (need <= *cap && *p)
         return 0;
@@ -200,7 +225,7 @@ static int reserve_slots(op_region_graph *g, uint32_t slots)
     return 0;
 }
 
-static int reserve_threads(op_region_graph *g, int nt)
+int op_topo_reserve_threads(op_region_graph *g, int nt)
 {
     op_region_graph_work *w = g->work;
     if (nt <= w->thread_count)
@@ -267,55 +292,94 @@ static int reserve_regions(op_region_graph *g, size_t regions)
 }
 
 
-/* ---- provider portals ------------------------------------------------------------------- */
+/* ---- worker contexts ------------------------------------------------------------------ */
 
-typedef struct provider_sink {
-    op_region_graph *g;
-    op_chunk_key chunk;
-    op_region_portal **buf;
-    uint32_t *count, *cap;
-    int failed;
-} provider_sink;
-
-static void provider_emit(void *user, op_coord3 from, op_coord3 to)
+int op_topo_thread_count(int requested)
 {
-    /* supplement §10.6: kept only when the origin is in this chunk, the landing in the
-     * world and both ends have regions. */
-    provider_sink *ps = user;
-    op_region_graph *g = ps->g;
-    if (ps->failed || !op_topo_shape_contains(&g->stamp.shape, from) ||
-        !op_topo_shape_contains(&g->stamp.shape, to))
-        return;
-    op_chunk_key fk, tk;
-    uint32_t fl, tl;
-    op_topo_locate(&g->stamp, from, &fk, &fl);
-    if (fk != ps->chunk)
-        return;
-    op_topo_locate(&g->stamp, to, &tk, &tl);
-    uint32_t fr = g->labels[(size_t)fk * g->chunk_tiles + fl];
-    uint32_t tr = g->labels[(size_t)tk * g->chunk_tiles + tl];
-    if (!fr || !tr)
-        return;
-    if (*ps->count == *ps->cap) {
-        uint64_t cap = *ps->cap ? (uint64_t)*ps->cap * 2 : 16;
-        if (cap > UINT32_MAX) {
-            ps->failed = 1;
-            return;
-        }
-        op_region_portal *b = op_mem_realloc(&g->alloc, *ps->buf, (size_t)cap * sizeof *b);
-        if (!b) {
-            ps->failed = 1;
-            return;
-        }
-        *ps->buf = b;
-        *ps->cap = (uint32_t)cap;
+#if OP_HAVE_OPENMP
+    int nt = requested > 0 ? requested : omp_get_max_threads();
+#else
+    int nt = 1;
+    (void)requested;
+#endif
+    return nt < 1 ? 1 : nt;
+}
+
+int op_topo_thread_id(void)
+{
+#if OP_HAVE_OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
+op_status op_topo_team_begin(op_ctx *ctx, op_region_graph_work *w, int nt)
+{
+    for (int i = 0; i < nt; i++) {
+        w->thread[i].fail_slot = UINT32_MAX;
+        w->thread[i].fail = OP_OK;
+        w->thread[i].forked = 0;
     }
-    op_region_portal *p = &(*ps->buf)[(*ps->count)++];
-    p->from = (op_region_ref){fk, fr};
-    p->to = (op_region_ref){tk, tr};
-    p->from_coord = from;
-    p->to_coord = to;
-    p->face = (uint8_t)op_topo_transition_face(from, to);
+    if (!ctx)
+        return OP_OK;
+    for (int i = 1; i < nt; i++) {
+        op_status st = op_ctx_fork(ctx, &w->thread[i].wctx);
+        if (st != OP_OK) {
+            op_ctx_take_error(ctx, &w->thread[i].wctx, st);
+            op_ctx_free(&w->thread[i].wctx);
+            op_topo_team_end(w, i);
+            return st;
+        }
+        w->thread[i].forked = 1;
+    }
+    return OP_OK;
+}
+
+void op_topo_team_fail(op_ctx *ctx, op_region_graph_work *w, int tid, uint32_t slot,
+                       op_status st, const char *fmt, ...)
+{
+    op_topo_thread *th = &w->thread[tid];
+    if (slot >= th->fail_slot)
+        return;
+    th->fail_slot = slot;
+    th->fail = st;
+    op_ctx *c = op_topo_team_ctx(ctx, w, tid);
+    if (c) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(c->err, sizeof c->err, fmt, ap);
+        va_end(ap);
+    }
+}
+
+op_status op_topo_team_result(op_ctx *ctx, op_region_graph_work *w, int nt)
+{
+    int first = -1;
+    for (int i = 0; i < nt; i++)
+        if (w->thread[i].fail != OP_OK && (first < 0 || w->thread[i].fail_slot < w->thread[first].fail_slot))
+            first = i;
+    op_status st = OP_OK;
+    if (first >= 0) {
+        st = w->thread[first].fail;
+        /* Thread 0 wrote into ctx itself; a worker's message is handed over. */
+        if (ctx && w->thread[first].forked)
+            op_ctx_take_error(ctx, &w->thread[first].wctx, st);
+    }
+    for (int i = 0; i < nt; i++) {
+        w->thread[i].fail_slot = UINT32_MAX;
+        w->thread[i].fail = OP_OK;
+    }
+    return st;
+}
+
+void op_topo_team_end(op_region_graph_work *w, int nt)
+{
+    for (int i = 1; i < nt; i++)
+        if (w->thread[i].forked) {
+            op_ctx_free(&w->thread[i].wctx);
+            w->thread[i].forked = 0;
+        }
 }
 
 /* ---- build -------------------------------------------------------------------------------- */
@@ -328,26 +392,6 @@ static op_status build_failed(op_ctx *ctx, op_region_graph *g, op_status st, con
     return op_fail(ctx, st, "region graph build: more than 2^32 - 2 %s", what);
 }
 
-static int thread_count(const op_region_graph_settings *s)
-{
-#if OP_HAVE_OPENMP
-    int nt = s->threads > 0 ? s->threads : omp_get_max_threads();
-#else
-    int nt = 1;
-    (void)s;
-#endif
-    return nt < 1 ? 1 : nt;
-}
-
-static int thread_id(void)
-{
-#if OP_HAVE_OPENMP
-    return omp_get_thread_num();
-#else
-    return 0;
-#endif
-}
-
 /* What the steps of one build share. */
 typedef struct build_state {
     op_ctx *ctx;
@@ -358,19 +402,53 @@ typedef struct build_state {
     op_region_graph_settings s;
     const op_transition_provider *prov; /* NULL: AdjacentTransitions */
     uint32_t slots, tiles;
-    int nt, par;
+    int nt, par, team; /* team: threads with a record (par ? nt : 1) */
     uint64_t regions, exits, portals, versions;
     uint32_t max_regions;
 } build_state;
 
-/* Storage for every step, the plan of the shape, and the shape stamp (provider portals
- * locate tiles through it). */
+/* The slot table: dense, every key; sparse, the resident keys ascending with their
+ * generations, frozen (topology.md "Public Surface"). */
+static int reserve_sparse(op_region_graph *g, const op_world *world, uint32_t slots)
+{
+    const op_allocator *a = &g->alloc;
+    if (slots > g->sparse_cap || !g->sparse_keys || !g->residency_generations) {
+        size_t n = slots ? slots : 1;
+        op_chunk_key *k = op_mem_array(a, n, sizeof *k);
+        uint64_t *gen = op_mem_array(a, n, sizeof *gen);
+        if (!k || !gen) {
+            op_mem_free(a, k);
+            op_mem_free(a, gen);
+            return -1;
+        }
+        op_mem_free(a, g->sparse_keys);
+        op_mem_free(a, g->residency_generations);
+        g->sparse_keys = k;
+        g->residency_generations = gen;
+        g->sparse_cap = n;
+    }
+    uint32_t n = op_world_resident_keys(world, g->sparse_keys, slots);
+    (void)n; /* == slots: resident_count counts the same flags */
+    for (uint32_t i = 0; i < slots; i++)
+        g->residency_generations[i] = world->residency_generation[g->sparse_keys[i]];
+    g->world_resident_count = world->resident_count;
+    return 0;
+}
+
+/* Storage for every step, the plan of the shape, the slot table and the shape stamp
+ * (provider portals locate tiles through it). */
 static op_status prepare(build_state *b)
 {
     op_region_graph *g = b->g;
-    if (reserve_slots(g, b->slots) || reserve_threads(g, b->nt))
+    if (reserve_slots(g, b->slots) || op_topo_reserve_threads(g, b->nt))
         return build_failed(b->ctx, g, OP_NO_MEMORY, "its chunk tables");
     op_region_graph_work *w = b->w = g->work;
+    if (b->world->residency == OP_RESIDENCY_SPARSE) {
+        if (reserve_sparse(g, b->world, b->slots))
+            return build_failed(b->ctx, g, OP_NO_MEMORY, "the resident key table");
+    } else {
+        sparse_free(g);
+    }
     if (!w->have_plan || !op_topo_same_shape(&w->plan.shape, &b->world->shape)) {
         w->have_plan = 0;
         if (op_topo_plan_make(&w->plan, &b->world->shape, &g->alloc))
@@ -382,57 +460,60 @@ static op_status prepare(build_state *b)
             return build_failed(b->ctx, g, OP_NO_MEMORY, "the flood scratch");
     uint64_t nlabels = (uint64_t)b->slots * b->tiles;
     if (nlabels > SIZE_MAX / sizeof(uint32_t) ||
-        grow(&g->alloc, (void **)&g->labels, &g->labels_cap, (size_t)nlabels, sizeof(uint32_t), 0))
+        op_topo_grow(&g->alloc, (void **)&g->labels, &g->labels_cap, (size_t)nlabels, sizeof(uint32_t), 0))
         return build_failed(b->ctx, g, OP_NO_MEMORY, "the tile labels");
-    if (grow(&g->alloc, (void **)&w->strips, &w->strips_cap,
+    if (op_topo_grow(&g->alloc, (void **)&w->strips, &w->strips_cap,
              (size_t)b->slots * w->plan.face_total, sizeof(uint32_t), 0))
         return build_failed(b->ctx, g, OP_NO_MEMORY, "the face strips");
     g->chunk_tiles = b->tiles;
     g->slot_count = b->slots;
-    g->residency = OP_RESIDENCY_DENSE;
+    g->residency = b->world->residency;
     g->stamp.shape = b->world->shape;
     memcpy(g->stamp.chunks, b->world->chunks, sizeof g->stamp.chunks);
     g->stamp.lattice_version = OP_LATTICE_VERSION;
     return OP_OK;
 }
 
-/* Pass 1: the local topology of every chunk and its face strips. */
+/* Pass 1: the local topology of every slot and its face strips. */
 static op_status label_pass(build_state *b)
 {
     op_region_graph *g = b->g;
     op_region_graph_work *w = b->w;
-    const int use_template = b->s.use_open_template != 0;
-    op_grid_label_fn gl = NULL;
-    if (b->s.use_grid_label) {
-        gl = op_topo_grid_label_for(b->ctx ? b->ctx->isa : OP_ISA_SCALAR);
-        if (!gl)
-            gl = op_grid_label_scalar;
-    }
+    const int use_template = b->s.use_open_template != 0, use_gl = b->s.use_grid_label != 0;
     const uint32_t slots = b->slots, tiles = b->tiles;
     const int nt = b->nt, par = b->par;
     (void)nt;
     (void)par;
-    int failed = 0;
 #if OP_HAVE_OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (par) reduction(| : failed)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (par)
 #endif
     for (int64_t k = 0; k < (int64_t)slots; k++) {
+        const int tid = op_topo_thread_id();
+        const op_ctx *c = op_topo_team_ctx(b->ctx, w, tid);
+        op_grid_label_fn gl = NULL;
+        if (use_gl)
+            gl = c && c->k ? c->k->grid_label.label : op_grid_label_scalar;
         op_local_topology *t = &g->locals[k];
         t->labels = g->labels + (size_t)k * tiles;
         t->owns_labels = 0;
-        if (op_topo_label_chunk(b->world, b->cls, &w->plan, &w->thread[thread_id()].flood,
-                                (op_chunk_key)k, use_template, gl, t))
-            failed |= 1;
+        const op_chunk_key key = op_topo_slot_key(g, (uint32_t)k);
+        if (op_topo_label_chunk(b->world, b->cls, &w->plan, &w->thread[tid].flood, key,
+                                use_template, gl, t))
+            op_topo_team_fail(b->ctx, w, tid, (uint32_t)k, OP_NO_MEMORY,
+                              "region graph build: out of memory for the regions and exits of "
+                              "chunk %u",
+                              key);
         else
             op_topo_face_strips(&w->plan, t->labels, w->strips + (size_t)k * w->plan.face_total);
     }
-    if (failed)
-        return build_failed(b->ctx, g, OP_NO_MEMORY, "regions and exits");
-    return OP_OK;
+    op_status st = op_topo_team_result(b->ctx, w, b->team);
+    if (st != OP_OK)
+        op_region_graph_clear(g);
+    return st;
 }
 
-/* The dense index (supplement §10.7: offsets are prefix sums in key order) and the
- * offsets of each chunk's exits. */
+/* The dense index (supplement §10.7: offsets are prefix sums in key order), the offsets
+ * of each slot's exits, and the aggregates. */
 static op_status index_regions(build_state *b)
 {
     op_region_graph *g = b->g;
@@ -453,10 +534,16 @@ static op_status index_regions(build_state *b)
     g->region_offsets[b->slots] = (uint32_t)regions;
     if (exits >= UINT32_MAX)
         return build_failed(b->ctx, g, OP_UNSUPPORTED, "exits");
-    if (grow(&g->alloc, (void **)&w->exit_offsets, &w->exit_offsets_cap, (size_t)b->slots + 1,
+    if (op_topo_grow(&g->alloc, (void **)&w->exit_offsets, &w->exit_offsets_cap, (size_t)b->slots + 1,
              sizeof(uint32_t), 0) ||
-        grow(&g->alloc, (void **)&w->exit_to, &w->exit_to_cap, (size_t)exits, sizeof(uint32_t), 0))
+        op_topo_grow(&g->alloc, (void **)&w->exit_to, &w->exit_to_cap, (size_t)exits, sizeof(uint32_t), 0))
         return build_failed(b->ctx, g, OP_NO_MEMORY, "the exit pairing");
+    if (g->residency == OP_RESIDENCY_SPARSE) {
+        if (op_topo_grow(&g->alloc, (void **)&g->reaches_missing, &g->missing_cap, (size_t)regions,
+                         1, 0))
+            return build_failed(b->ctx, g, OP_NO_MEMORY, "the reaches-missing flags");
+        memset(g->reaches_missing, 0, (size_t)regions);
+    }
     uint32_t at = 0;
     for (uint32_t k = 0; k < b->slots; k++) {
         w->exit_offsets[k] = at;
@@ -471,7 +558,8 @@ static op_status index_regions(build_state *b)
 }
 
 /* Pass 2: the region across every exit, and the provider's portals, enumerated once per
- * chunk (supplement §10.6); then each chunk's portal offset. */
+ * chunk (supplement §10.6), with the reaches-missing flags of a sparse graph; then each
+ * slot's portal offset. */
 static op_status pair_pass(build_state *b)
 {
     op_region_graph *g = b->g;
@@ -482,24 +570,26 @@ static op_status pair_pass(build_state *b)
     const int nt = b->nt, par = b->par;
     (void)nt;
     (void)par;
-    int failed = 0;
+    uint8_t *const miss = g->residency == OP_RESIDENCY_SPARSE ? g->reaches_missing : NULL;
 #if OP_HAVE_OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (par) reduction(| : failed)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (par)
 #endif
     for (int64_t k = 0; k < (int64_t)slots; k++) {
-        w->exit_portals[k] = op_topo_count_exit_portals(g, &g->locals[k], &w->plan, w->strips,
-                                                        w->exit_to + w->exit_offsets[k]);
-        w->extra_count[k] = 0;
-        if (prov) {
-            provider_sink ps = {g, (op_chunk_key)k, &w->extra[k], &w->extra_count[k],
-                                &w->extra_cap[k], 0};
-            prov->ops->for_each_transition(prov->instance, world, (op_chunk_key)k, provider_emit,
-                                           &ps);
-            failed |= ps.failed;
-        }
+        uint8_t *m = miss ? miss + g->region_offsets[k] : NULL;
+        w->exit_portals[k] = op_topo_count_exit_portals(g, (uint32_t)k, &w->plan, w->strips,
+                                                        w->exit_to + w->exit_offsets[k], m);
+        if (op_topo_provider_portals(g, prov, world, (uint32_t)k, &w->extra[k], &w->extra_count[k],
+                                     &w->extra_cap[k], m))
+            op_topo_team_fail(b->ctx, w, op_topo_thread_id(), (uint32_t)k, OP_NO_MEMORY,
+                              "region graph build: out of memory for the provider portals of "
+                              "chunk %u",
+                              op_topo_slot_key(g, (uint32_t)k));
     }
-    if (failed)
-        return build_failed(b->ctx, g, OP_NO_MEMORY, "provider portals");
+    op_status st = op_topo_team_result(b->ctx, w, b->team);
+    if (st != OP_OK) {
+        op_region_graph_clear(g);
+        return st;
+    }
     uint64_t portals = 0;
     for (uint32_t k = 0; k < slots; k++) {
         g->portal_offsets[k] = (uint32_t)portals;
@@ -512,26 +602,39 @@ static op_status pair_pass(build_state *b)
     return OP_OK;
 }
 
-/* Pass 3: each chunk's portals at its offset (exit portals, then provider portals), its
+int op_topo_reserve_index(op_region_graph *g, int nt, size_t regions, size_t max_regions)
+{
+    op_region_graph_work *w = g->work;
+    w->serial = (w->serial + 1) & 0xffffffffu;
+    const int wrapped = w->serial == 0;
+    if (wrapped)
+        w->serial = 1;
+    for (int i = 0; i < nt; i++) {
+        op_topo_thread *th = &w->thread[i];
+        if (wrapped && th->seen)
+            memset(th->seen, 0, th->seen_cap * sizeof *th->seen);
+        if (th->seen && regions > th->seen_cap) {
+            /* Grows zeroed: the old stamps are not kept. */
+            op_mem_free(&g->alloc, th->seen);
+            th->seen = NULL;
+            th->seen_cap = 0;
+        }
+        if (op_topo_grow(&g->alloc, (void **)&th->seen, &th->seen_cap, regions, sizeof(uint64_t), 1) ||
+            op_topo_grow(&g->alloc, (void **)&th->fill, &th->fill_cap, max_regions, sizeof(uint32_t), 0))
+            return -1;
+    }
+    return 0;
+}
+
+/* Pass 3: each slot's portals at its offset (exit portals, then provider portals), its
  * CSR buckets and first-occurrence adjacency. */
 static op_status assemble_pass(build_state *b)
 {
     op_region_graph *g = b->g;
     op_region_graph_work *w = b->w;
-    if (reserve_portals(g, (size_t)b->portals) || reserve_regions(g, (size_t)b->regions))
+    if (reserve_portals(g, (size_t)b->portals) || reserve_regions(g, (size_t)b->regions) ||
+        op_topo_reserve_index(g, b->nt, (size_t)b->regions, b->max_regions))
         return build_failed(b->ctx, g, OP_NO_MEMORY, "portals and the CSR adjacency");
-    w->serial = (w->serial + 1) & 0xffffffffu;
-    const int wrapped = w->serial == 0;
-    if (wrapped)
-        w->serial = 1;
-    for (int i = 0; i < b->nt; i++) {
-        op_topo_thread *th = &w->thread[i];
-        if (wrapped && th->seen)
-            memset(th->seen, 0, th->seen_cap * sizeof *th->seen);
-        if (grow(&g->alloc, (void **)&th->seen, &th->seen_cap, (size_t)b->regions, sizeof(uint64_t), 1) ||
-            grow(&g->alloc, (void **)&th->fill, &th->fill_cap, b->max_regions, sizeof(uint32_t), 0))
-            return build_failed(b->ctx, g, OP_NO_MEMORY, "the adjacency marks");
-    }
     g->portal_count = (uint32_t)b->portals;
     g->region_count = (uint32_t)b->regions;
     const uint64_t serial = w->serial;
@@ -548,24 +651,32 @@ static op_status assemble_pass(build_state *b)
                                                g->portals + at);
         if (w->extra_count[k])
             memcpy(g->portals + at + n, w->extra[k], (size_t)w->extra_count[k] * sizeof *g->portals);
-        op_topo_thread *th = &w->thread[thread_id()];
+        op_topo_thread *th = &w->thread[op_topo_thread_id()];
         op_topo_index_slot(g, (uint32_t)k, th->fill, th->seen, serial);
     }
     g->adj_start[b->regions] = (uint32_t)b->portals;
     return OP_OK;
 }
 
-/* Stamps (topology.md "Public Surface": class, provider type, live instance, revision). */
-static void stamp(build_state *b)
+void op_topo_stamp(op_region_graph *g, const op_movement_class *cls,
+                   const op_transition_provider *prov)
 {
-    op_region_graph *g = b->g;
-    op_movement_class_normalize(b->cls, &g->stamp.cls);
-    g->stamp.step_identity = op_movement_step_identity(b->cls);
-    g->stamp.cost_scale = op_movement_cost_scale(b->cls);
-    g->stamp.provider_ops = b->prov ? b->prov->ops : NULL;
-    g->stamp.provider_instance = b->prov ? b->prov->instance : NULL;
-    g->stamp.provider_revision = b->prov ? b->prov->revision : 0;
+    /* topology.md "Public Surface": class, provider type, live instance, revision. */
+    op_movement_class_normalize(cls, &g->stamp.cls);
+    g->stamp.step_identity = op_movement_step_identity(cls);
+    g->stamp.cost_scale = op_movement_cost_scale(cls);
+    g->stamp.provider_ops = prov ? prov->ops : NULL;
+    g->stamp.provider_instance = prov ? prov->instance : NULL;
+    g->stamp.provider_revision = prov ? prov->revision : 0;
+    g->stamp.provider_type_arg = prov ? prov->type_arg : 0;
     g->stamp.built = 1;
+}
+
+const op_transition_provider *op_topo_provider_of(const op_region_graph_settings *s)
+{
+    return s && s->provider && s->provider->ops && s->provider->ops->for_each_transition
+               ? s->provider
+               : NULL;
 }
 
 op_status op_region_graph_build(op_ctx *ctx, const op_world *world, const op_movement_class *cls,
@@ -581,11 +692,6 @@ op_status op_region_graph_build(op_ctx *ctx, const op_world *world, const op_mov
         op_region_graph_clear(g);
         return st;
     }
-    if (world->residency != OP_RESIDENCY_DENSE) {
-        op_region_graph_clear(g);
-        return op_fail(ctx, OP_UNSUPPORTED, "region graph build: sparse worlds are not "
-                                            "implemented (issue 16)");
-    }
     build_state b;
     memset(&b, 0, sizeof b);
     b.ctx = ctx;
@@ -595,33 +701,44 @@ op_status op_region_graph_build(op_ctx *ctx, const op_world *world, const op_mov
     op_region_graph_settings_defaults(&b.s);
     if (settings)
         b.s = *settings;
-    b.prov = b.s.provider && b.s.provider->ops && b.s.provider->ops->for_each_transition
-                 ? b.s.provider
-                 : NULL;
-    b.slots = world->chunk_count;
+    b.prov = op_topo_provider_of(&b.s);
+    b.slots = world->resident_count; /* dense: every chunk */
     b.tiles = world->chunk_tiles;
-    b.nt = thread_count(&b.s);
+    b.nt = op_topo_thread_count(b.s.threads);
     /* With the default thread count, threads only pay off past a few chunks' worth of
      * tiles: starting and joining a team costs more than labelling a small world. An
      * explicit count is always used (the tests compare counts on small worlds). */
     b.par = b.nt > 1 && b.slots > 1 &&
             (b.s.threads > 0 || (uint64_t)b.slots * b.tiles >= 32768);
+    b.team = b.par ? b.nt : 1;
     /* build_region_graph starts with clear(): the build advances the revision by one
      * (supplement §10.13). Every step clears again on failure. */
     op_region_graph_clear(g);
-    if ((st = prepare(&b)) != OP_OK || (st = label_pass(&b)) != OP_OK ||
-        (st = index_regions(&b)) != OP_OK || (st = pair_pass(&b)) != OP_OK ||
-        (st = assemble_pass(&b)) != OP_OK)
+    if ((st = prepare(&b)) != OP_OK)
         return st;
-    stamp(&b);
+    if ((st = op_topo_team_begin(ctx, b.w, b.team)) != OP_OK) {
+        op_region_graph_clear(g);
+        return st;
+    }
+    if ((st = label_pass(&b)) == OP_OK && (st = index_regions(&b)) == OP_OK &&
+        (st = pair_pass(&b)) == OP_OK)
+        st = assemble_pass(&b);
+    op_topo_team_end(b.w, b.team);
+    if (st != OP_OK)
+        return st;
+    op_topo_stamp(g, cls, b.prov);
+    uint64_t passable = 0;
+    for (uint32_t k = 0; k < b.slots; k++)
+        for (uint32_t r = 0; r < g->locals[k].region_count; r++)
+            passable += g->locals[k].regions[r].tile_count;
+    b.w->passable = passable;
+    b.w->exits = b.exits;
+    b.w->versions = b.versions;
+    b.w->max_regions = b.max_regions;
     if (result) {
         result->region_count = b.regions;
         result->boundary_exit_count = b.exits;
         result->topology_version_sum = b.versions;
-        uint64_t passable = 0;
-        for (uint32_t k = 0; k < b.slots; k++)
-            for (uint32_t r = 0; r < g->locals[k].region_count; r++)
-                passable += g->locals[k].regions[r].tile_count;
         result->passable_tile_count = passable;
     }
     return OP_OK;

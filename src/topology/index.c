@@ -33,10 +33,18 @@ void op_topo_index_slot(op_region_graph *g, uint32_t slot, uint32_t *fill, uint6
         fill[r] = at;
         at += n;
     }
+    /* Targets through the slot of the portal's chunk: dense, the key; sparse, one
+     * lookup per run of portals into the same chunk. */
+    op_chunk_key last_key = OP_INVALID_CHUNK;
+    uint32_t last_off = 0;
     for (uint32_t i = pb; i < pe; i++) {
         const op_region_portal *p = &g->portals[i];
         uint32_t e = fill[p->from.region - 1]++;
-        g->adj_target[e] = g->region_offsets[p->to.chunk] + p->to.region - 1;
+        if (p->to.chunk != last_key) {
+            last_key = p->to.chunk;
+            last_off = g->region_offsets[op_topo_slot_of(g, last_key)];
+        }
+        g->adj_target[e] = last_off + p->to.region - 1;
         g->adj_portal[e] = i;
     }
     uint64_t hi = serial << 32;
@@ -59,30 +67,43 @@ void op_topo_index_slot(op_region_graph *g, uint32_t slot, uint32_t *fill, uint6
 
 /* ---- lookups through the index ------------------------------------------------------------ */
 
+uint32_t op_region_graph_slot_of(const op_region_graph *g, op_chunk_key chunk)
+{
+    if (!g || !g->stamp.built)
+        return OP_INVALID_CHUNK;
+    return op_topo_slot_of(g, chunk);
+}
+
 const op_local_topology *op_region_graph_local(const op_region_graph *g, op_chunk_key chunk)
 {
-    if (!g || !g->stamp.built || chunk >= g->slot_count)
-        return NULL;
-    return &g->locals[chunk];
+    uint32_t slot = op_region_graph_slot_of(g, chunk);
+    return slot == OP_INVALID_CHUNK ? NULL : &g->locals[slot];
 }
 
 op_region_ref op_region_graph_region_of(const op_region_graph *g, op_coord3 c)
 {
+    /* A tile of a chunk the (sparse) graph does not hold: {key, 0}, like a wall; the
+     * queries tell the two apart through the slot (query.c). */
     op_region_ref r = {OP_INVALID_CHUNK, OP_INVALID_LOCAL_REGION};
     if (!g || !g->stamp.built || !op_topo_shape_contains(&g->stamp.shape, c))
         return r;
     uint32_t local;
     op_topo_locate(&g->stamp, c, &r.chunk, &local);
-    r.region = g->labels[(size_t)r.chunk * g->chunk_tiles + local];
+    uint32_t slot = op_topo_slot_of(g, r.chunk);
+    if (slot != OP_INVALID_CHUNK)
+        r.region = g->labels[(size_t)slot * g->chunk_tiles + local];
     return r;
 }
 
 uint32_t op_region_graph_region_index(const op_region_graph *g, op_region_ref ref)
 {
-    if (!g || !g->stamp.built || ref.region == OP_INVALID_LOCAL_REGION || ref.chunk >= g->slot_count)
+    if (!g || !g->stamp.built || ref.region == OP_INVALID_LOCAL_REGION)
         return OP_INVALID_REGION_INDEX;
-    uint64_t i = (uint64_t)g->region_offsets[ref.chunk] + ref.region - 1;
-    if (i >= g->region_offsets[ref.chunk + 1])
+    uint32_t slot = op_topo_slot_of(g, ref.chunk);
+    if (slot == OP_INVALID_CHUNK)
+        return OP_INVALID_REGION_INDEX;
+    uint64_t i = (uint64_t)g->region_offsets[slot] + ref.region - 1;
+    if (i >= g->region_offsets[slot + 1])
         return OP_INVALID_REGION_INDEX;
     return (uint32_t)i;
 }
@@ -101,7 +122,7 @@ op_region_ref op_region_graph_region_ref(const op_region_graph *g, uint32_t inde
         else
             hi = mid;
     }
-    r.chunk = lo;
+    r.chunk = op_topo_slot_key(g, lo);
     r.region = index - g->region_offsets[lo] + 1;
     return r;
 }

@@ -282,6 +282,12 @@ op_status op_local_topology_build(op_ctx *ctx, const op_world *w, const op_movem
             result->status = OP_TOPOLOGY_INVALID_CHUNK;
         return OP_OK;
     }
+    if (!op_world_is_resident(w, chunk)) {
+        /* A sparse build rejects a chunk that is not resident before touching pages. */
+        if (result)
+            result->status = OP_TOPOLOGY_MISSING_CHUNK;
+        return OP_OK;
+    }
     if (!scratch->impl) {
         scratch->impl = op_mem_calloc(&scratch->alloc, 1, sizeof(local_scratch));
         if (!scratch->impl)
@@ -308,9 +314,8 @@ op_status op_local_topology_build(op_ctx *ctx, const op_world *w, const op_movem
         if (!out->labels)
             return op_fail(ctx, OP_NO_MEMORY, "out of memory for %u chunk labels", w->chunk_tiles);
     }
-    op_grid_label_fn gl = op_topo_grid_label_for(ctx ? ctx->isa : OP_ISA_SCALAR);
-    if (op_topo_label_chunk(w, c, &ls->plan, &ls->flood, chunk, 1, gl ? gl : op_grid_label_scalar,
-                            out)) {
+    op_grid_label_fn gl = ctx && ctx->k ? ctx->k->grid_label.label : op_grid_label_scalar;
+    if (op_topo_label_chunk(w, c, &ls->plan, &ls->flood, chunk, 1, gl, out)) {
         out->region_count = out->exit_count = 0;
         out->chunk = OP_INVALID_CHUNK;
         return op_fail(ctx, OP_NO_MEMORY, "out of memory for the regions and exits of chunk %u",

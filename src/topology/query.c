@@ -148,12 +148,26 @@ static uint32_t next_epoch(uint32_t *epoch, uint32_t *marks, uint32_t n)
 
 /* ---- endpoints (supplement §10.8) --------------------------------------------------------- */
 
-/* Fills *status and returns 0 when an endpoint is invalid; else 1 with both regions. */
+/* The region of an in-world tile; 0 with *missing set when its chunk is not held. */
+static uint32_t region_at(const op_region_graph *g, op_coord3 c, op_region_ref *r, int *missing)
+{
+    uint32_t local;
+    op_topo_locate(&g->stamp, c, &r->chunk, &local);
+    const uint32_t slot = op_topo_slot_of(g, r->chunk);
+    *missing = slot == OP_INVALID_CHUNK;
+    r->region = *missing ? 0 : g->labels[(size_t)slot * g->chunk_tiles + local];
+    return r->region;
+}
+
+/* Fills *status and returns 0 when an endpoint is invalid or (sparse) not resident;
+ * else 1 with both regions. */
 static int endpoints(const op_region_graph *g, const op_path_request *req, op_reach_status *status,
                      op_region_ref *sr, op_region_ref *gr)
 {
-    /* In order: start outside the world, goal outside, start tile without region, goal
-     * tile without region. An unbuilt graph has no world: every start is outside. */
+    /* In order (supplement §10.8): start outside the world, goal outside, start tile
+     * without region, goal tile without region. An unbuilt graph has no world: every
+     * start is outside. Sparse: a start (goal) whose chunk the graph does not hold is
+     * Indeterminate where its region is looked up (topology.md "reachable"). */
     if (!g->stamp.built || !op_topo_shape_contains(&g->stamp.shape, req->start)) {
         *status = OP_REACH_INVALID_START;
         return 0;
@@ -162,14 +176,13 @@ static int endpoints(const op_region_graph *g, const op_path_request *req, op_re
         *status = OP_REACH_INVALID_GOAL;
         return 0;
     }
-    *sr = op_region_graph_region_of(g, req->start);
-    if (sr->region == OP_INVALID_LOCAL_REGION) {
-        *status = OP_REACH_INVALID_START;
+    int missing;
+    if (!region_at(g, req->start, sr, &missing)) {
+        *status = missing ? OP_REACH_INDETERMINATE : OP_REACH_INVALID_START;
         return 0;
     }
-    *gr = op_region_graph_region_of(g, req->goal);
-    if (gr->region == OP_INVALID_LOCAL_REGION) {
-        *status = OP_REACH_INVALID_GOAL;
+    if (!region_at(g, req->goal, gr, &missing)) {
+        *status = missing ? OP_REACH_INDETERMINATE : OP_REACH_INVALID_GOAL;
         return 0;
     }
     return 1;
@@ -200,15 +213,19 @@ op_status op_reachable(op_ctx *ctx, const op_region_graph *g, const op_path_requ
     uint32_t *restrict stack = s->frontier;
     const uint32_t *restrict range = g->nb_range;
     const uint32_t *restrict target = g->nb_target;
+    const uint8_t *restrict miss = g->residency == OP_RESIDENCY_SPARSE ? g->reaches_missing : NULL;
     const uint32_t epoch = next_epoch(&s->epoch, marks, s->mark_cap);
     /* A LIFO traversal: mark the start, visited = 1; pop, scan the bucket in order, skip
      * marked targets; the goal as a target answers at once with visited + 1; other
      * targets are marked, counted and pushed. */
     uint32_t visited = 1, sp = 0;
+    int touched_missing = 0; /* a visited region reaches missing topology (sparse) */
     marks[si] = epoch;
     stack[sp++] = si;
     while (sp) {
         uint32_t cur = stack[--sp];
+        if (miss)
+            touched_missing |= miss[cur];
         for (uint32_t e = range[2 * (size_t)cur], end = range[2 * (size_t)cur + 1]; e < end; e++) {
             uint32_t t = target[e];
             if (marks[t] == epoch)
@@ -223,7 +240,10 @@ op_status op_reachable(op_ctx *ctx, const op_region_graph *g, const op_path_requ
             stack[sp++] = t;
         }
     }
-    out->status = OP_REACH_UNREACHABLE;
+    /* Exhausted: every visited region was popped. One of them exits into missing
+     * topology: the goal may lie beyond it (topology.md: Indeterminate, not a wrong
+     * Unreachable). */
+    out->status = touched_missing ? OP_REACH_INDETERMINATE : OP_REACH_UNREACHABLE;
     out->visited = visited;
     return OP_OK;
 }
@@ -274,6 +294,7 @@ op_status op_coarse_path(op_ctx *ctx, const op_region_graph *g, const op_path_re
     const uint32_t *restrict range = g->nb_range;
     const uint32_t *restrict target = g->nb_target;
     const uint32_t *restrict via = g->nb_portal;
+    const uint8_t *restrict miss = g->residency == OP_RESIDENCY_SPARSE ? g->reaches_missing : NULL;
     const uint32_t epoch = next_epoch(&s->epoch, marks, s->mark_cap);
     /* FIFO BFS. A region's parent is the region whose bucket found it, its portal that
      * bucket's first entry reaching it; visited counts every found region, the goal
@@ -282,9 +303,11 @@ op_status op_coarse_path(op_ctx *ctx, const op_region_graph *g, const op_path_re
     marks[si] = epoch;
     parent[si] = si;
     queue[tail++] = si;
-    int found = si == gi;
+    int found = si == gi, touched_missing = 0;
     while (head < tail && !found) {
         uint32_t cur = queue[head++];
+        if (miss)
+            touched_missing |= miss[cur];
         for (uint32_t e = range[2 * (size_t)cur], end = range[2 * (size_t)cur + 1]; e < end; e++) {
             uint32_t t = target[e];
             if (marks[t] == epoch)
@@ -302,7 +325,8 @@ op_status op_coarse_path(op_ctx *ctx, const op_region_graph *g, const op_path_re
     }
     out->visited = visited;
     if (!found) {
-        out->status = OP_REACH_UNREACHABLE;
+        /* Exhausted (every found region was popped): no partial corridor either way. */
+        out->status = touched_missing ? OP_REACH_INDETERMINATE : OP_REACH_UNREACHABLE;
         return OP_OK;
     }
     /* Route: regions start -> goal, portals[i] leads regions[i] -> regions[i + 1]. */
@@ -316,13 +340,14 @@ op_status op_coarse_path(op_ctx *ctx, const op_region_graph *g, const op_path_re
             break;
         s->path_portals[i - 1] = g->portals[parent_portal[r]];
     }
-    /* Corridor: chunks of the route in first-occurrence order. */
+    /* Corridor: chunks of the route in first-occurrence order (marks by slot). */
     const uint32_t cepoch = next_epoch(&s->chunk_epoch, s->chunk_marks, s->chunk_mark_cap);
     uint32_t nc = 0;
     for (uint32_t j = 0; j < len; j++) {
         op_chunk_key k = s->path_regions[j].chunk;
-        if (s->chunk_marks[k] != cepoch) {
-            s->chunk_marks[k] = cepoch;
+        uint32_t slot = op_topo_slot_of(g, k);
+        if (s->chunk_marks[slot] != cepoch) {
+            s->chunk_marks[slot] = cepoch;
             s->corridor[nc++] = k;
         }
     }
@@ -369,11 +394,21 @@ op_status op_precheck_path(op_ctx *ctx, const op_region_graph *g, const op_world
     case OP_REACH_INVALID_START: *out = OP_PRECHECK_INVALID_START; break;
     case OP_REACH_INVALID_GOAL: *out = OP_PRECHECK_INVALID_GOAL; break;
     case OP_REACH_INDETERMINATE:
-        /* Dense graphs never answer Indeterminate; the mapping is here for issue 16's
-         * sparse graphs. Under AssumeImpassable a dense world has no non-resident
-         * endpoint, so it is Unreachable. */
-        *out = policy == OP_MISSING_REPORT_INDETERMINATE ? OP_PRECHECK_MISSING_CHUNK
-                                                          : OP_PRECHECK_UNREACHABLE;
+        /* Only sparse graphs answer it. Under AssumeImpassable a chunk that is not
+         * resident is a wall: a non-resident start is InvalidStart, goal InvalidGoal, an
+         * exhausted search Unreachable (supplement §10.12). */
+        if (policy == OP_MISSING_REPORT_INDETERMINATE) {
+            *out = OP_PRECHECK_MISSING_CHUNK;
+        } else {
+            op_chunk_key sk = op_world_chunk_of(world, req->start),
+                         gk = op_world_chunk_of(world, req->goal);
+            if (op_topo_slot_of(g, sk) == OP_INVALID_CHUNK)
+                *out = OP_PRECHECK_INVALID_START;
+            else if (op_topo_slot_of(g, gk) == OP_INVALID_CHUNK)
+                *out = OP_PRECHECK_INVALID_GOAL;
+            else
+                *out = OP_PRECHECK_UNREACHABLE;
+        }
         break;
     }
     return OP_OK;

@@ -4,6 +4,7 @@
 
 #include "onepath/topology.h"
 #include "core/alloc.h"
+#include "core/kernels.h"
 
 #include <string.h>
 
@@ -140,23 +141,9 @@ int op_topo_flood_reserve(op_topo_flood *f, const op_topo_plan *p, const op_move
 void op_topo_flood_free(op_topo_flood *f);
 
 /* Labels one chunk into t (labels must point at chunk_tiles entries; regions and exits
- * grow through t->alloc). Returns 0, or -1 when an allocation failed. */
-/* The grid-labelling kernel family (scalar twin src/scalar/grid_label.c, SIMD twin
- * src/simd/grid_label.c): the passable components of a cx·cy·cz byte mask in local
- * order, ids by each component's first tile (the §10.2 ids); hex: 2D with the (+1,-1)
- * and (-1,+1) steps. Returns the count; scratch holds op_grid_label_scratch_size bytes. */
-typedef uint32_t (*op_grid_label_fn)(const uint8_t *pass, uint32_t cx, uint32_t cy, uint32_t cz,
-                                     int hex, uint32_t *labels, void *scratch);
-size_t op_grid_label_scratch_size(uint32_t cx, uint32_t cy, uint32_t cz);
-uint32_t op_grid_label_scalar(const uint8_t *pass, uint32_t cx, uint32_t cy, uint32_t cz, int hex,
-                              uint32_t *labels, void *scratch);
-
-/* The variant's grid-labelling kernel, or NULL when this build lacks the variant
- * (grid_label_table.c; the kernel tables of core/kernels.h take it over with issue 9). */
-op_grid_label_fn op_topo_grid_label_for(op_isa isa);
-
-/* gl: the grid-labelling kernel, used for chunks without neighbour chunks (no exits, so
- * no pop order to keep); NULL floods them too. */
+ * grow through t->alloc). gl: the grid-labelling kernel of the context's table
+ * (core/kernels.h), used for chunks without neighbour chunks (no exits, so no pop order
+ * to keep); NULL floods them too. Returns 0, or -1 when an allocation failed. */
 int op_topo_label_chunk(const op_world *world, const op_movement_class *c, const op_topo_plan *p,
                         op_topo_flood *f, op_chunk_key chunk, int use_template,
                         op_grid_label_fn gl, op_local_topology *t);
@@ -165,15 +152,22 @@ int op_topo_label_chunk(const op_world *world, const op_movement_class *c, const
 int op_topo_local_reserve_regions(op_local_topology *t, uint32_t n);
 int op_topo_local_reserve_exits(op_local_topology *t, uint32_t n);
 
-/* ---- Graph internals (graph.c, portals.c, index.c) ------------------------------------ */
+/* ---- Graph internals (graph.c, portals.c, index.c, update.c) --------------------------- */
 
-/* What one thread of the build keeps between builds. */
+/* What one thread of a build or update keeps between calls. */
 typedef struct op_topo_thread {
     op_topo_flood flood;
     uint64_t *seen; /* region_count first-occurrence stamps (zeroed when allocated) */
     size_t seen_cap;
     uint32_t *fill; /* counting-sort cursors for the regions of one chunk */
     size_t fill_cap;
+    /* The worker context of this thread during one call (thread 0 uses the caller's):
+     * its own error buffer, forked with op_ctx_fork; the failure of the smallest slot
+     * this thread met goes back through op_ctx_take_error. */
+    op_ctx wctx;
+    int forked;
+    uint32_t fail_slot;
+    op_status fail;
 } op_topo_thread;
 
 typedef struct op_region_graph_work {
@@ -195,24 +189,82 @@ typedef struct op_region_graph_work {
     uint32_t *strips;       /* slots · plan.face_total face strip labels */
     size_t strips_cap;
     uint64_t serial; /* build number: the high half of the first-occurrence stamps */
+    /* Aggregates of the graph (update's results without a pass over every chunk). */
+    uint64_t passable, exits, versions;
+    uint32_t max_regions; /* most regions of one slot */
+    /* Update scratch (update.c), each array with its own capacity. */
+    uint32_t *mark;        /* slots: epoch marks (dirty, affected) */
+    size_t mark_cap;
+    uint32_t mark_epoch;
+    uint32_t *list;        /* dirty slots then affected slots */
+    size_t list_cap;
+    uint32_t *old_ro, *old_po; /* slots + 1: offsets before the patch */
+    size_t old_cap;
+    uint32_t *aux;         /* per affected slot: exit and region offsets into the scratch */
+    size_t aux_cap;
+    uint8_t *miss;         /* reaches-missing flags being derived (build: unused) */
+    size_t miss_cap;
+    void *runs;            /* moves of unaffected runs */
+    size_t runs_cap;
 } op_region_graph_work;
+
+/* The slot of a chunk key, or OP_INVALID_CHUNK (dense: the key; sparse: binary search in
+ * the frozen sorted key table, topology.md "lower_bound"). */
+static inline uint32_t op_topo_slot_of(const op_region_graph *g, op_chunk_key key)
+{
+    if (!g->sparse_keys || g->residency == OP_RESIDENCY_DENSE)
+        return key < g->slot_count ? key : OP_INVALID_CHUNK;
+    uint32_t lo = 0, hi = g->slot_count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (g->sparse_keys[mid] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < g->slot_count && g->sparse_keys[lo] == key ? lo : OP_INVALID_CHUNK;
+}
+
+/* The chunk key of a slot. */
+static inline op_chunk_key op_topo_slot_key(const op_region_graph *g, uint32_t slot)
+{
+    return g->residency == OP_RESIDENCY_SPARSE ? g->sparse_keys[slot] : slot;
+}
+
+/* 1 when chunk b is a or one of a's regular-step neighbours (orthogonal: a face
+ * neighbour; axial hex: the four axis steps and the (+1,-1), (-1,+1) seam chunks):
+ * where a provider's landing may lie (topology.md "Transition Providers"). */
+int op_topo_chunk_near(const op_region_graph_stamp *st, op_chunk_key a, op_chunk_key b);
+/* The regular-step neighbour chunks of key (at most 6), in a fixed order. */
+uint32_t op_topo_chunk_neighbours(const op_region_graph_stamp *st, op_chunk_key key,
+                                  op_chunk_key out[6]);
 
 /* Dominant-axis face of a provider step (supplement §10.6: ties x, then y, then z). */
 op_boundary_face op_topo_transition_face(op_coord3 from, op_coord3 to);
 
 /* Portal pairing for one slot: to[i] = the region across exit i (0: none); returns how
- * many exits have one. */
-uint32_t op_topo_count_exit_portals(const op_region_graph *g, const op_local_topology *t,
+ * many exits have one. strips are the face strips of every slot. miss (NULL on a dense
+ * graph) has one byte per region of the slot: set where the region has an exit into a
+ * chunk the graph does not hold. */
+uint32_t op_topo_count_exit_portals(const op_region_graph *g, uint32_t slot,
                                     const op_topo_plan *plan, const uint32_t *strips,
-                                    uint32_t *to);
+                                    uint32_t *to, uint8_t *miss);
 /* Copies the face strips of one labelled chunk (plan->face_total values). */
 void op_topo_face_strips(const op_topo_plan *plan, const uint32_t *labels, uint32_t *out);
 /* Writes their portals in exit order from to[]; returns the count. */
 uint32_t op_topo_fill_exit_portals(const op_region_graph *g, const op_local_topology *t,
                                    const uint32_t *to, op_region_portal *out);
-/* The tile across an exit, as (slot, local tile); 0 when there is none. */
-int op_topo_exit_across(const op_region_graph *g, const op_boundary_exit *e, uint32_t *slot,
+/* The tile across an exit, as (chunk key, local tile); 0 when it is outside the world. */
+int op_topo_exit_across(const op_region_graph *g, const op_boundary_exit *e, op_chunk_key *key,
                         uint32_t *local);
+/* The provider's portals of one slot (supplement §10.6: origin in the chunk, landing in
+ * the world and in a regular-step neighbour chunk, both ends labelled), enumerated once,
+ * into *buf (grown through g->alloc); miss as for op_topo_count_exit_portals, set where
+ * a labelled origin's landing lies in a chunk the graph does not hold. 0, or -1 when
+ * the buffer could not grow. */
+int op_topo_provider_portals(const op_region_graph *g, const op_transition_provider *prov,
+                             const op_world *world, uint32_t slot, op_region_portal **buf,
+                             uint32_t *count, uint32_t *cap, uint8_t *miss);
 
 /* Dense-graph chunk key of a world coordinate known to be inside the shape, and its local
  * tile. */
@@ -245,9 +297,52 @@ static inline op_coord3 op_topo_face_step(op_coord3 c, uint8_t f)
 }
 
 /* CSR and first-occurrence adjacency of one slot's regions (portals of the slot are at
- * [portal_offsets[slot], portal_offsets[slot + 1])). fill has one entry per region of
- * the slot; seen is a region_count stamp array owned by the calling thread. */
+ * [portal_offsets[slot], portal_offsets[slot + 1]), targets indexed through the current
+ * region offsets). fill has one entry per region of the slot; seen is a region_count
+ * stamp array owned by the calling thread. */
 void op_topo_index_slot(op_region_graph *g, uint32_t slot, uint32_t *fill, uint64_t *seen,
                         uint64_t serial);
+
+/* ---- Storage and stamps shared by the build and the update (graph.c) -------------------- */
+
+/* Replaces *p by an array of at least need elements when it is smaller (contents are
+ * not kept; zero: the new array is zeroed). 0 or -1. */
+int op_topo_grow(const op_allocator *a, void **p, size_t *cap, size_t need, size_t elem, int zero);
+int op_topo_reserve_threads(op_region_graph *g, int nt);
+/* The first-occurrence stamps (a new serial) and counting-sort cursors of nt threads. */
+int op_topo_reserve_index(op_region_graph *g, int nt, size_t regions, size_t max_regions);
+/* Stamps the graph built: class, provider type, type_arg, instance, revision. */
+void op_topo_stamp(op_region_graph *g, const op_movement_class *cls,
+                   const op_transition_provider *prov);
+/* The settings' provider, or NULL for AdjacentTransitions. */
+const op_transition_provider *op_topo_provider_of(const op_region_graph_settings *s);
+
+/* The residency snapshot of a built graph still holds for world (dense: the chunk count;
+ * sparse: resident count and every slot's generation), stamps.c. */
+int op_topo_residency_holds(const op_world *world, const op_region_graph *g);
+
+/* ---- Worker contexts of the chunk-parallel passes (graph.c) ---------------------------- */
+
+/* Forks a worker context for threads 1 .. nt - 1 (thread 0 is the caller's ctx) and
+ * resets every thread's failure record. OP_NO_MEMORY (message in ctx) when a fork
+ * fails; the forks made are released. ctx may be NULL (workers then have none). */
+op_status op_topo_team_begin(op_ctx *ctx, op_region_graph_work *w, int nt);
+/* The context thread tid reports into. */
+static inline op_ctx *op_topo_team_ctx(op_ctx *ctx, op_region_graph_work *w, int tid)
+{
+    return tid == 0 || !w->thread[tid].forked ? ctx : &w->thread[tid].wctx;
+}
+/* Records a failure of slot on thread tid: the message goes to that thread's context
+ * when slot is the smallest it failed on. */
+void op_topo_team_fail(op_ctx *ctx, op_region_graph_work *w, int tid, uint32_t slot,
+                       op_status st, const char *fmt, ...);
+/* After a pass: the status of the failure with the smallest slot (OP_OK when none), its
+ * message handed to ctx (op_ctx_take_error), and every record reset. */
+op_status op_topo_team_result(op_ctx *ctx, op_region_graph_work *w, int nt);
+/* Releases the forks. */
+void op_topo_team_end(op_region_graph_work *w, int nt);
+
+int op_topo_thread_count(int requested);
+int op_topo_thread_id(void);
 
 #endif

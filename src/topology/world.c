@@ -61,7 +61,8 @@ int op_world_contains(const op_world_shape *s, op_coord3 c)
     return s && op_topo_shape_contains(s, c);
 }
 
-op_status op_world_init(op_ctx *ctx, op_world *w, const op_world_shape *shape)
+static op_status world_init(op_ctx *ctx, op_world *w, const op_world_shape *shape,
+                            op_residency residency)
 {
     if (!w)
         return op_fail(ctx, OP_INVALID_ARGUMENT, "op_world_init: NULL world");
@@ -74,7 +75,7 @@ op_status op_world_init(op_ctx *ctx, op_world *w, const op_world_shape *shape)
     op_topo_chunk_grid(shape, w->chunks);
     w->chunk_count = w->chunks[0] * w->chunks[1] * w->chunks[2];
     w->chunk_tiles = shape->chunk[0] * shape->chunk[1] * shape->chunk[2];
-    w->residency = OP_RESIDENCY_DENSE;
+    w->residency = residency;
     w->topology_version = op_ctx_calloc(ctx, w->chunk_count, sizeof *w->topology_version,
                                         "chunk topology versions");
     w->topology_dirty = w->topology_version
@@ -84,7 +85,32 @@ op_status op_world_init(op_ctx *ctx, op_world *w, const op_world_shape *shape)
         op_world_free(w);
         return OP_NO_MEMORY;
     }
+    if (residency == OP_RESIDENCY_SPARSE) {
+        /* Per-chunk residency flags and generations (residency.c); nothing resident. */
+        w->resident = op_ctx_calloc(ctx, w->chunk_count, 1, "chunk residency flags");
+        w->residency_generation =
+            w->resident ? op_ctx_calloc(ctx, w->chunk_count, sizeof *w->residency_generation,
+                                        "chunk residency generations")
+                        : NULL;
+        if (!w->residency_generation) {
+            op_world_free(w);
+            return OP_NO_MEMORY;
+        }
+        w->resident_count = 0;
+    } else {
+        w->resident_count = w->chunk_count;
+    }
     return OP_OK;
+}
+
+op_status op_world_init(op_ctx *ctx, op_world *w, const op_world_shape *shape)
+{
+    return world_init(ctx, w, shape, OP_RESIDENCY_DENSE);
+}
+
+op_status op_world_init_sparse(op_ctx *ctx, op_world *w, const op_world_shape *shape)
+{
+    return world_init(ctx, w, shape, OP_RESIDENCY_SPARSE);
 }
 
 void op_world_free(op_world *w)
@@ -92,11 +118,16 @@ void op_world_free(op_world *w)
     if (!w)
         return;
     for (uint32_t i = 0; i < w->field_count; i++) {
+        if (!w->fields[i].block && w->fields[i].pages) /* sparse: a page per resident chunk */
+            for (uint32_t k = 0; k < w->chunk_count; k++)
+                op_mem_free(&w->alloc, w->fields[i].pages[k]);
         op_mem_free(&w->alloc, w->fields[i].block);
         op_mem_free(&w->alloc, w->fields[i].pages);
     }
     op_mem_free(&w->alloc, w->topology_version);
     op_mem_free(&w->alloc, w->topology_dirty);
+    op_mem_free(&w->alloc, w->resident);
+    op_mem_free(&w->alloc, w->residency_generation);
     op_allocator a = w->alloc;
     memset(w, 0, sizeof *w);
     w->alloc = a;
@@ -138,6 +169,30 @@ op_status op_world_add_field(op_ctx *ctx, op_world *w, uint32_t id, op_field_typ
         return op_fail(ctx, OP_INVALID_ARGUMENT, "field %u: a world holds at most %d fields", id,
                        OP_WORLD_MAX_FIELDS);
     size_t per_chunk = (size_t)w->chunk_tiles * es;
+    if (w->residency == OP_RESIDENCY_SPARSE) {
+        /* A page per resident chunk; the others get theirs when they become resident. */
+        void **pages = op_ctx_calloc(ctx, w->chunk_count, sizeof *pages, "field pages");
+        if (!pages)
+            return OP_NO_MEMORY;
+        for (uint32_t k = 0; k < w->chunk_count; k++) {
+            if (!w->resident[k])
+                continue;
+            pages[k] = op_ctx_calloc(ctx, 1, per_chunk, "a field page");
+            if (!pages[k]) {
+                for (uint32_t j = 0; j < k; j++)
+                    op_mem_free(&w->alloc, pages[j]);
+                op_mem_free(&w->alloc, pages);
+                return OP_NO_MEMORY;
+            }
+        }
+        op_world_field *f = &w->fields[w->field_count++];
+        f->id = id;
+        f->type = type;
+        f->elem_size = es;
+        f->pages = pages;
+        f->block = NULL;
+        return OP_OK;
+    }
     if (w->chunk_count && per_chunk > SIZE_MAX / w->chunk_count)
         return op_fail(ctx, OP_NO_MEMORY, "field %u: %u chunks of %zu bytes do not fit memory",
                        id, w->chunk_count, per_chunk);
@@ -163,7 +218,7 @@ void *op_world_page(op_world *w, uint32_t field_id, op_chunk_key chunk)
     const op_world_field *f = op_world_find_field(w, field_id);
     if (!f || chunk >= w->chunk_count)
         return NULL;
-    return f->pages[chunk];
+    return f->pages[chunk]; /* NULL for a chunk that is not resident */
 }
 
 const void *op_world_page_const(const op_world *w, uint32_t field_id, op_chunk_key chunk)
@@ -234,6 +289,12 @@ static op_status checked_field(op_ctx *ctx, const op_world *w, uint32_t field_id
     if (!op_topo_shape_contains(&w->shape, c))
         return op_fail(ctx, OP_INVALID_ARGUMENT, "%s: (%d, %d, %d) is outside the %u x %u x %u world",
                        what, c.x, c.y, c.z, w->shape.size[0], w->shape.size[1], w->shape.size[2]);
+    op_chunk_key key;
+    uint32_t local;
+    locate(w, c, &key, &local);
+    if (!(*f)->pages[key])
+        return op_fail(ctx, OP_INVALID_ARGUMENT, "%s: (%d, %d, %d) lies in chunk %u, which is not resident",
+                       what, c.x, c.y, c.z, key);
     return OP_OK;
 }
 
@@ -282,8 +343,9 @@ op_status op_world_fill(op_ctx *ctx, op_world *w, uint32_t field_id, int64_t val
     /* Every tile of every chunk, out-of-world tiles of partial chunks included: they are
      * impassable whatever they hold (supplement §10.11). */
     for (uint32_t k = 0; k < w->chunk_count; k++)
-        for (uint32_t t = 0; t < w->chunk_tiles; t++)
-            store(f, k, t, value);
+        if (f->pages[k])
+            for (uint32_t t = 0; t < w->chunk_tiles; t++)
+                store(f, k, t, value);
     return OP_OK;
 }
 

@@ -7,6 +7,9 @@
  * area changes, layers), widths 1..70, every range length modulo 64 and every begin
  * offset modulo 16 for the range kernels, injected arbitrary mutual pairs, and
  * adversarial fields (all area 0, all walkable, checkerboards, a 300-span column).
+ * Grid labelling (topology): random chunks at every wall density, every width 1..140
+ * (every tail of the 64-tile words), heights 1..9, 3D depths 1..4, axial hex, and
+ * adversarial shapes; the scalar twin also against an independent union-find.
  * Each variant's table is what its init ladder gives (src/core/kernel_tables.c): a slot
  * a variant inherits from the scalar twin is not compared (nothing to compare), and
  * the ladder itself is tested (test_init_ladder). */
@@ -169,8 +172,8 @@ static void report(const char *kernel, op_isa isa, uint64_t seed, const char *wh
  * sentinel; inside they must agree. */
 /* Comparisons made, per variant and kernel family (issue 10: asserted at the end). */
 static const char *const FAMILIES[] = {"mutual_links", "edge_classify", "distance_field",
-                                       "label_components"};
-#define FAMILY_COUNT 4
+                                       "label_components", "grid_label"};
+#define FAMILY_COUNT 5
 static unsigned long compared[OP_ISA_COUNT][FAMILY_COUNT];
 
 static void count_comparison(const char *kernel, op_isa isa)
@@ -580,6 +583,154 @@ static void test_mostly_regular_fields(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* ---- grid labelling (topology.md "Behavior"; supplement §10.2) ---------------------- */
+
+static uint32_t uf_find(uint32_t *p, uint32_t x)
+{
+    while (p[x] != x)
+        x = p[x] = p[p[x]];
+    return x;
+}
+
+/* Independent of both twins: union-find over tiles, ids by first tile. */
+static uint32_t grid_reference(const uint8_t *pass, uint32_t cx, uint32_t cy, uint32_t cz, int hex,
+                               uint32_t *out)
+{
+    const uint32_t n = cx * cy * cz;
+    uint32_t *p = malloc((n + 1) * sizeof *p), *id = calloc(n + 1, sizeof *id);
+    assert_true(p && id);
+    for (uint32_t t = 0; t < n; t++)
+        p[t] = t;
+    for (uint32_t t = 0; t < n; t++) {
+        if (!pass[t])
+            continue;
+        uint32_t x = t % cx, y = t / cx % cy, z = t / cx / cy;
+        uint32_t nb[3];
+        int k = 0;
+        if (x > 0)
+            nb[k++] = t - 1;
+        if (y > 0)
+            nb[k++] = t - cx;
+        if (hex && y > 0 && x + 1 < cx)
+            nb[k++] = t - cx + 1;
+        if (!hex && z > 0)
+            nb[k++] = t - cx * cy;
+        for (int i = 0; i < k; i++)
+            if (pass[nb[i]]) {
+                uint32_t a = uf_find(p, t), b = uf_find(p, nb[i]);
+                if (a != b)
+                    p[a > b ? a : b] = a < b ? a : b;
+            }
+    }
+    uint32_t next = 0;
+    for (uint32_t t = 0; t < n; t++) {
+        if (!pass[t]) {
+            out[t] = 0;
+            continue;
+        }
+        uint32_t r = uf_find(p, t);
+        if (!id[r])
+            id[r] = ++next;
+        out[t] = id[r];
+    }
+    free(p);
+    free(id);
+    return next;
+}
+
+static void check_grid_label(const uint8_t *pass, uint32_t cx, uint32_t cy, uint32_t cz, int hex,
+                             uint64_t seed)
+{
+    const size_t n = (size_t)cx * cy * cz;
+    const size_t ss = op_grid_label_scratch_size(cx, cy, cz);
+    void *scratch = malloc(ss);
+    uint32_t *want = malloc(n * sizeof *want);
+    assert_true(scratch && want);
+    const uint32_t wc = grid_reference(pass, cx, cy, cz, hex, want);
+    uint32_t *ref = guarded(n, 4, SENT_REF);
+    const uint32_t rc = op_grid_label_scalar(pass, cx, cy, cz, hex, ref + GUARD, scratch);
+    if (rc != wc || memcmp(ref + GUARD, want, n * sizeof *want)) {
+        fprintf(stderr, "checkasm: grid_label scalar differs from the union-find (seed %llu, "
+                        "%ux%ux%u%s)\n",
+                (unsigned long long)seed, cx, cy, cz, hex ? " hex" : "");
+        failures++;
+    }
+    for (int v = 0; v < variant_count; v++) {
+        const op_grid_label_fn label = tables[v].grid_label.label;
+        if (label == op_grid_label_scalar)
+            continue;
+        uint32_t *got = guarded(n, 4, SENT_NEW);
+        memset(scratch, 0xEE, ss);
+        const uint32_t c = label(pass, cx, cy, cz, hex, got + GUARD, scratch);
+        if (c != rc) {
+            fprintf(stderr, "checkasm: grid_label %s: %u regions, scalar %u (seed %llu)\n",
+                    op_isa_name(variants[v]), c, rc, (unsigned long long)seed);
+            failures++;
+        }
+        compare("grid_label", variants[v], seed, ref, got, n, 4, 0, n);
+        free(got);
+    }
+    free(ref);
+    free(want);
+    free(scratch);
+}
+
+static void test_grid_label(void **state)
+{
+    (void)state;
+    op_rng r = {0xC0FFEE};
+    uint64_t seed = 0;
+    for (uint32_t cx = 1; cx <= 140; cx++)
+        for (int rep = 0; rep < 3; rep++) {
+            const int hex = rep == 2;
+            uint32_t cy = 1 + op_rng_below(&r, 9), cz = hex ? 1 : 1 + op_rng_below(&r, rep ? 4 : 1);
+            uint32_t walls = op_rng_below(&r, 101);
+            size_t n = (size_t)cx * cy * cz;
+            uint8_t *pass = malloc(n);
+            assert_non_null(pass);
+            for (size_t i = 0; i < n; i++)
+                pass[i] = op_rng_below(&r, 100) >= walls;
+            check_grid_label(pass, cx, cy, cz, hex, ++seed);
+            free(pass);
+        }
+    /* Adversarial shapes at the 64-tile word edges. */
+    static const uint32_t widths[] = {1, 2, 63, 64, 65, 127, 128, 129, 200};
+    for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++) {
+        const uint32_t cx = widths[wi], cy = 37;
+        const size_t n = (size_t)cx * cy;
+        uint8_t *p = malloc(n * 3);
+        assert_non_null(p);
+        for (int shape = 0; shape < 8; shape++) {
+            for (uint32_t y = 0; y < cy; y++)
+                for (uint32_t x = 0; x < cx; x++) {
+                    int v = 0;
+                    switch (shape) {
+                    case 0: v = 1; break;                             /* all open */
+                    case 1: v = 0; break;                             /* all walls */
+                    case 2: v = (x + y) & 1; break;                   /* checkerboard */
+                    case 3: v = (x & 1) == 0 || y == cy - 1; break;  /* comb joined at the end */
+                    case 4: v = (y & 1) == 0 || x == cx - 1 - (y / 2 % 2) * (cx - 1); break; /* snake */
+                    case 5: v = x == y % cx || x == (y + 1) % cx; break; /* diagonal chains */
+                    case 6: v = x == (cx - 1 - y % cx); break;        /* anti-diagonal (hex joins) */
+                    case 7: v = x == cx / 2 && y == cy / 2; break;     /* one tile */
+                    }
+                    p[y * cx + x] = (uint8_t)v;
+                }
+            check_grid_label(p, cx, cy, 1, 0, 1000 + wi * 16 + (uint64_t)shape);
+            check_grid_label(p, cx, cy, 1, 1, 2000 + wi * 16 + (uint64_t)shape);
+        }
+        /* A 3D stack: layers joined only through one column. */
+        memset(p, 0, n * 3);
+        for (uint32_t z = 0; z < 3; z++)
+            for (uint32_t y = 0; y < cy; y++)
+                for (uint32_t x = 0; x < cx; x++)
+                    p[z * n + y * cx + x] = (uint8_t)((y + z) % 3 == 0 || (x == 0 && y == 0));
+        check_grid_label(p, cx, cy, 3, 0, 3000 + wi);
+        free(p);
+    }
+    assert_int_equal(failures, 0);
+}
+
 static void test_isa_selection(void **state)
 {
     (void)state;
@@ -680,6 +831,7 @@ static void test_init_ladder(void **state)
     assert_true(scalar.links.edges == op_edge_classify_scalar);
     assert_true(scalar.distance.field == op_distance_field_scalar);
     assert_true(scalar.label.components == op_label_components_scalar);
+    assert_true(scalar.grid_label.label == op_grid_label_scalar);
     assert_int_equal(op_isa_flags(OP_ISA_SCALAR), 0);
     assert_int_equal(op_isa_flags((op_isa)OP_ISA_COUNT), 0);
     for (int i = 0; i < OP_ISA_COUNT; i++) {
@@ -697,11 +849,12 @@ static void test_init_ladder(void **state)
         /* Its own flag, and a variant improves at least one slot. */
         assert_true(flags & (1u << isa));
         assert_false(same_slots(&t, &scalar));
-        print_message("ladder %-8s mutual %s, edges %s, distance %s, label %s\n",
+        print_message("ladder %-8s mutual %s, edges %s, distance %s, label %s, grid_label %s\n",
                       op_isa_name(isa), t.links.mutual == scalar.links.mutual ? "scalar" : "own",
                       t.links.edges == scalar.links.edges ? "scalar" : "own",
                       t.distance.field == scalar.distance.field ? "scalar" : "own",
-                      t.label.components == scalar.label.components ? "scalar" : "own");
+                      t.label.components == scalar.label.components ? "scalar" : "own",
+                      t.grid_label.label == scalar.grid_label.label ? "scalar" : "own");
         if (isa == OP_ISA_PORTABLE) {
             /* A ladder of its own: nothing below it but scalar. */
             assert_int_equal(flags, OP_CPU_PORTABLE);
@@ -764,7 +917,8 @@ static int inherits_scalar(const op_kernels *t, int f)
     case 0: return t->links.mutual == op_mutual_links_scalar;
     case 1: return t->links.edges == op_edge_classify_scalar;
     case 2: return t->distance.field == op_distance_field_scalar;
-    default: return t->label.components == op_label_components_scalar;
+    case 3: return t->label.components == op_label_components_scalar;
+    default: return t->grid_label.label == op_grid_label_scalar;
     }
 }
 
@@ -840,6 +994,7 @@ int main(void)
         cmocka_unit_test(test_adversarial),
         cmocka_unit_test(test_mostly_regular_fields),
         cmocka_unit_test(test_shuffled_grids),
+        cmocka_unit_test(test_grid_label),
         cmocka_unit_test(test_promised_variants_compared),
     };
     return cmocka_run_group_tests(tests, setup, NULL);

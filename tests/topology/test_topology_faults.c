@@ -6,59 +6,36 @@
  * the world, the query scratch and the standalone local build. ASan checks for leaks. */
 #include "topo_testlib.h"
 
-typedef struct failer {
-    long calls, fail_at; /* fail the fail_at-th call (1-based); 0 = never */
-    int failed;
-} failer;
+#include "util/testalloc.h"
 
-static void *f_malloc(void *u, size_t n)
-{
-    failer *f = u;
-    if (++f->calls == f->fail_at) {
-        f->failed = 1;
-        return NULL;
-    }
-    return malloc(n);
-}
-
-static void *f_realloc(void *u, void *p, size_t n)
-{
-    failer *f = u;
-    if (++f->calls == f->fail_at) {
-        f->failed = 1;
-        return NULL;
-    }
-    return realloc(p, n);
-}
-
-static void f_free(void *u, void *p)
-{
-    (void)u;
-    free(p);
-}
-
-static failer F;
-static op_ctx ctx;
+/* Every allocation of the tests goes through this counting allocator; arm(n) fails the
+ * n-th allocation from now on (0: none), failed() says whether it happened. */
+static op_test_alloc TA;
+static uint64_t armed_failed;
 
 static int setup(void **state)
 {
-    (void)state;
-    op_allocator a = {f_malloc, f_realloc, f_free, &F};
-    return op_ctx_init_with_allocator(&ctx, OP_ISA_AUTO, &a) == OP_OK ? 0 : -1;
+    op_test_alloc_init(&TA);
+    op_allocator a = op_test_alloc_hook(&TA);
+    return topo_setup_alloc(state, &a);
 }
 
 static int teardown(void **state)
 {
-    (void)state;
-    op_ctx_free(&ctx);
-    return 0;
+    topo_teardown(state);
+    /* Nothing leaked, nothing freed that the allocator did not give. */
+    return TA.live_bytes == 0 && TA.bad_frees == 0 ? 0 : -1;
 }
 
 static void arm(long at)
 {
-    F.calls = 0;
-    F.fail_at = at;
-    F.failed = 0;
+    armed_failed = TA.failed;
+    TA.fail_at = at > 0 ? TA.allocs + (uint64_t)at : 0;
+}
+
+static int failed(void)
+{
+    return TA.failed != armed_failed;
 }
 
 static void test_build_faults(void **state)
@@ -99,9 +76,9 @@ static void test_build_faults(void **state)
             uint64_t rev = g.revision;
             arm(at / 2 + 1);
             op_status st = op_region_graph_build(&ctx, &w, &c, &s, &g, NULL);
-            int failed = F.failed;
+            int hit = failed();
             arm(0);
-            if (!failed) {
+            if (!hit) {
                 assert_int_equal(st, OP_OK);
                 if (!(at & 1)) {
                     uint64_t d;
@@ -155,7 +132,7 @@ static void test_other_faults(void **state)
         op_status st = op_world_init(&ctx, &w, &s);
         if (st == OP_OK)
             st = op_world_add_field(&ctx, &w, F_PASS, OP_FIELD_U8);
-        if (F.failed)
+        if (failed())
             assert_int_equal(st, OP_NO_MEMORY);
         else
             assert_int_equal(st, OP_OK);
@@ -179,7 +156,7 @@ static void test_other_faults(void **state)
         op_path_request q = {{0, 0, 0}, {29, 29, 0}};
         op_coarse_path_result cp;
         op_status st = op_coarse_path(&ctx, &g, &q, &sc, &cp);
-        if (F.failed)
+        if (failed())
             assert_int_equal(st, OP_NO_MEMORY);
         else
             assert_int_equal(st, OP_OK);
@@ -196,7 +173,7 @@ static void test_other_faults(void **state)
         arm(at);
         op_topology_build_result r;
         op_status st = op_local_topology_build(&ctx, &w, &c, 5, &s, &t, &r);
-        if (F.failed) {
+        if (failed()) {
             assert_int_equal(st, OP_NO_MEMORY);
             assert_int_equal(t.region_count, 0);
         } else {

@@ -10,21 +10,6 @@
 #define PIN_OPEN "cc41d76dc3627aaf"
 #define PIN_HEX "c48ae9df5e65909d"
 
-static op_ctx ctx;
-
-static int setup(void **state)
-{
-    (void)state;
-    return op_ctx_init(&ctx, OP_ISA_AUTO) == OP_OK ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    op_ctx_free(&ctx);
-    return 0;
-}
-
 static void test_index(void **state)
 {
     (void)state;
@@ -84,11 +69,11 @@ typedef struct edge_table {
     int calls[64]; /* enumerations per chunk */
 } edge_table;
 
-static void table_each(const void *instance, const op_world *world, op_chunk_key chunk,
-                       op_transition_sink sink, void *user)
+static void table_each(const op_transition_provider *self, const op_world *world,
+                       op_chunk_key chunk, op_transition_sink sink, void *user)
 {
     (void)world;
-    edge_table *t = (edge_table *)instance; /* test only: counts its calls */
+    edge_table *t = (edge_table *)self->instance; /* test only: counts its calls */
     if (chunk < 64)
         t->calls[chunk]++;
     for (int i = 0; i < t->n; i++)
@@ -109,8 +94,11 @@ static void test_provider_portals(void **state)
     op_movement_class_unit_field(&c, F_PASS);
     edge_table t;
     memset(&t, 0, sizeof t);
-    /* kept: origin in chunk 0, landing in chunk 4 (diagonal: a long-range edge) */
+    /* dropped: origin in chunk 0, landing in chunk 4 (diagonal: not a regular-step
+     * neighbour chunk, topology.md "Transition Providers") */
     t.from[t.n] = (op_coord3){1, 1, 0}, t.to[t.n++] = (op_coord3){5, 5, 0};
+    /* kept: origin in chunk 0, landing in its +x neighbour chunk 1 */
+    t.from[t.n] = (op_coord3){1, 1, 0}, t.to[t.n++] = (op_coord3){5, 2, 0};
     /* dropped: landing outside the world */
     t.from[t.n] = (op_coord3){2, 2, 0}, t.to[t.n++] = (op_coord3){12, 2, 0};
     /* dropped: landing on the wall (no region) */
@@ -121,7 +109,7 @@ static void test_provider_portals(void **state)
     t.from[t.n] = (op_coord3){8, 0, 0}, t.to[t.n++] = (op_coord3){6, 2, 0};
     /* kept from chunk 0: dominant y */
     t.from[t.n] = (op_coord3){0, 0, 0}, t.to[t.n++] = (op_coord3){1, 3, 0};
-    op_transition_provider prov = {&table_ops, &t, 5};
+    op_transition_provider prov = {&table_ops, &t, 5, 0};
     op_region_graph_settings s;
     op_region_graph_settings_defaults(&s);
     s.provider = &prov;
@@ -132,7 +120,7 @@ static void test_provider_portals(void **state)
         assert_int_equal(t.calls[k], 1); /* enumerated once per chunk */
     ref_graph r;
     ref_graph_build(&w, &c, &r);
-    /* Chunk 0's portals: its exit portals, then (1,1)->(5,5), then (0,0)->(1,3). */
+    /* Chunk 0's portals: its exit portals, then (1,1)->(5,2), then (0,0)->(1,3). */
     uint32_t exits0 = 0;
     for (uint32_t i = 0; i < r.nportals; i++)
         exits0 += r.portals[i].from.chunk == 0;
@@ -141,7 +129,8 @@ static void test_provider_portals(void **state)
         expect_portal_eq(&g.portals[i], &r.portals[i]);
     const op_region_portal *p = &g.portals[exits0];
     assert_int_equal(p->from_coord.x, 1);
-    assert_int_equal(p->to.chunk, 4);
+    assert_int_equal(p->to_coord.y, 2);
+    assert_int_equal(p->to.chunk, 1);
     assert_int_equal(p->face, OP_FACE_POS_X);
     p = &g.portals[exits0 + 1];
     assert_int_equal(p->to_coord.y, 3);
@@ -171,18 +160,12 @@ static void test_provider_portals(void **state)
     edge_table t2 = t;
     other.instance = &t2;
     assert_false(op_region_graph_matches_provider(&g, &other));
-    /* A query uses the provider edge: (1,1) and (5,5) are in different chunks but the
-     * whole world is one component anyway; the coarse path from chunk 0 to chunk 4 takes
-     * the direct provider hop. */
-    op_region_graph_scratch sc;
-    op_region_graph_scratch_init(&ctx, &sc);
-    op_path_request q = {{0, 0, 0}, {5, 5, 0}};
-    op_coarse_path_result cp;
-    assert_int_equal(op_coarse_path(&ctx, &g, &q, &sc, &cp), OP_OK);
-    assert_int_equal(cp.region_count, 2);
-    assert_int_equal(cp.portals[0].face, OP_FACE_POS_X);
-    assert_int_equal(cp.portals[0].to.chunk, 4);
-    op_region_graph_scratch_free(&sc);
+    other = prov;
+    other.type_arg = 1; /* another type (a template argument) */
+    assert_false(op_region_graph_matches_provider(&g, &other));
+    /* No portal of chunk 0 lands in the diagonal chunk 4. */
+    for (uint32_t i = g.portal_offsets[0]; i < g.portal_offsets[1]; i++)
+        assert_int_not_equal(g.portals[i].to.chunk, 4);
     ref_graph_free(&r);
     op_region_graph_free(&g);
     op_world_free(&w);
@@ -330,7 +313,7 @@ static void test_threads_same_bytes(void **state)
             t.to[t.n++] = (op_coord3){(int32_t)op_rng_below(&rng, s.size[0]),
                                       (int32_t)op_rng_below(&rng, s.size[1]), 0};
         }
-        op_transition_provider prov = {&table_ops, &t, 1};
+        op_transition_provider prov = {&table_ops, &t, 1, 0};
         uint64_t d1 = digest_with(&w, &c, 1, 1, NULL);
         static const int threads[] = {2, 3, 8};
         for (int i = 0; i < 3; i++)
@@ -505,11 +488,62 @@ static void test_pinned_digests(void **state)
     assert_string_equal(b, PIN_HEX);
 }
 
+/* ---- ISA variants --------------------------------------------------------------------------- */
+
+/* The graph's digest is the same whichever variant the context runs (single-chunk worlds
+ * take the grid-labelling kernel of the context's table; multi-chunk worlds flood). The
+ * kernels themselves are compared in tests/kernels/test_kernels_checkasm.c. */
+static void test_digest_per_variant(void **state)
+{
+    (void)state;
+    op_isa_info info[OP_ISA_COUNT];
+    assert_int_equal(op_isa_list(info, OP_ISA_COUNT), OP_ISA_COUNT);
+    op_ctx vctx;
+    assert_int_equal(op_ctx_init(&vctx, OP_ISA_SCALAR), OP_OK);
+    op_rng r = {99};
+    int compared = 0;
+    for (int iter = 0; iter < 12; iter++) {
+        const int hex = iter % 3 == 2, three_d = iter % 3 == 1;
+        uint32_t sx = 20 + op_rng_below(&r, 200), sy = 10 + op_rng_below(&r, 60),
+                 sz = three_d ? 2 + op_rng_below(&r, 4) : 1;
+        const int one = iter & 1; /* one chunk, or many */
+        uint32_t ch = 8 + op_rng_below(&r, 30);
+        op_world_shape s = topo_shape(sx, sy, sz, one ? sx : ch, one ? sy : ch,
+                                      three_d ? (one ? sz : 2) : 1,
+                                      hex ? OP_LATTICE_AXIAL_HEX : OP_LATTICE_ORTHOGONAL);
+        op_world w;
+        topo_world(&vctx, &w, s);
+        topo_fill_random(&vctx, &w, F_PASS, &r, op_rng_below(&r, 60));
+        op_movement_class c;
+        op_movement_class_unit_field(&c, F_PASS);
+        uint64_t want = 0;
+        for (int v = 0; v < OP_ISA_COUNT; v++) {
+            if (!info[v].available)
+                continue;
+            assert_int_equal(op_ctx_set_isa(&vctx, (op_isa)v), OP_OK);
+            op_region_graph g;
+            op_region_graph_init(&vctx, &g);
+            assert_int_equal(op_region_graph_build(&vctx, &w, &c, NULL, &g, NULL), OP_OK);
+            uint64_t d;
+            assert_int_equal(op_region_graph_digest(&vctx, &g, &d), OP_OK);
+            if (v == OP_ISA_SCALAR)
+                want = d;
+            else
+                assert_int_equal(d, want), compared++;
+            op_region_graph_free(&g);
+        }
+        op_world_free(&w);
+    }
+    op_ctx_free(&vctx);
+    print_message("digests compared across variants: %d\n", compared);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_index),
         cmocka_unit_test(test_provider_portals),
+        cmocka_unit_test(test_digest_per_variant),
         cmocka_unit_test(test_stamps_and_freshness),
         cmocka_unit_test(test_threads_same_bytes),
         cmocka_unit_test(test_reuse),
@@ -517,5 +551,5 @@ int main(void)
         cmocka_unit_test(test_composed_class),
         cmocka_unit_test(test_pinned_digests),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, topo_setup, topo_teardown);
 }

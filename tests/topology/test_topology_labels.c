@@ -5,21 +5,6 @@
  * template, and the standalone local build with InvalidChunk. */
 #include "topo_testlib.h"
 
-static op_ctx ctx;
-
-static int setup(void **state)
-{
-    (void)state;
-    return op_ctx_init(&ctx, OP_ISA_AUTO) == OP_OK ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    op_ctx_free(&ctx);
-    return 0;
-}
-
 static void build(op_world *w, op_movement_class *c, op_region_graph *g, int templ)
 {
     op_region_graph_settings s;
@@ -463,5 +448,5 @@ int main(void)
         cmocka_unit_test(test_single_chunk_kernel),
         cmocka_unit_test(test_large_chunks),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, topo_setup, topo_teardown);
 }

@@ -4,13 +4,11 @@
  * identities and scales, and the single-field fast path. */
 #include "topo_testlib.h"
 
-static op_ctx ctx;
 static op_world w;
 
 static int setup(void **state)
 {
-    (void)state;
-    if (op_ctx_init(&ctx, OP_ISA_AUTO) != OP_OK)
+    if (topo_setup(state))
         return -1;
     topo_world(&ctx, &w, topo_shape(4, 4, 1, 2, 2, 1, OP_LATTICE_ORTHOGONAL));
     op_world_add_field(&ctx, &w, F_COST, OP_FIELD_I32);
@@ -22,8 +20,7 @@ static int teardown(void **state)
 {
     (void)state;
     op_world_free(&w);
-    op_ctx_free(&ctx);
-    return 0;
+    return topo_teardown(state);
 }
 
 static void expect_invalid(const op_world *world, const op_movement_class *c, const char *words)

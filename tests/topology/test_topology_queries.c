@@ -4,21 +4,6 @@
  * its statuses, epoch reuse of the scratch, and §10.14's numbers. */
 #include "topo_testlib.h"
 
-static op_ctx ctx;
-
-static int setup(void **state)
-{
-    (void)state;
-    return op_ctx_init(&ctx, OP_ISA_AUTO) == OP_OK ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    op_ctx_free(&ctx);
-    return 0;
-}
-
 static op_path_request req(int32_t x0, int32_t y0, int32_t x1, int32_t y1)
 {
     op_path_request r = {{x0, y0, 0}, {x1, y1, 0}};
@@ -407,10 +392,10 @@ static void test_tie_breaking(void **state)
  * reachable's verdict mapped across; only Unreachable rules out a path; an unmarked
  * field write keeps the graph fresh (topology.md "Field edits do not make a graph
  * stale"). */
-static void dummy_each(const void *instance, const op_world *world, op_chunk_key chunk,
-                       op_transition_sink sink, void *user)
+static void dummy_each(const op_transition_provider *self, const op_world *world,
+                       op_chunk_key chunk, op_transition_sink sink, void *user)
 {
-    (void)instance;
+    (void)self;
     (void)world;
     (void)chunk;
     (void)sink;
@@ -485,11 +470,11 @@ static void test_precheck(void **state)
     assert_int_equal(op_movement_pass_push(&ctx, &other, OP_PASS_NOT_ZERO, F_PASS), OP_OK);
     assert_int_equal(op_precheck_path(&ctx, &g, &w, &other, NULL, &sealed, &sc, 0, &ps), OP_OK);
     assert_int_equal(ps, OP_PRECHECK_GRAPH_STALE);
-    op_transition_provider prov = {&dummy_ops, NULL, 0};
+    op_transition_provider prov = {&dummy_ops, NULL, 0, 0};
     assert_int_equal(op_precheck_path(&ctx, &g, &w, &c, &prov, &sealed, &sc, 0, &ps), OP_OK);
     assert_int_equal(ps, OP_PRECHECK_GRAPH_STALE);
     /* A provider with ops NULL is AdjacentTransitions, like NULL. */
-    op_transition_provider none = {NULL, &w, 7};
+    op_transition_provider none = {NULL, &w, 7, 0};
     assert_int_equal(op_precheck_path(&ctx, &g, &w, &c, &none, &sealed, &sc, 0, &ps), OP_OK);
     assert_int_equal(ps, OP_PRECHECK_REACHABLE);
     /* A graph cleared is NoGraph again. */
@@ -567,5 +552,5 @@ int main(void)
         cmocka_unit_test(test_precheck),
         cmocka_unit_test(test_scratch_reserve),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, topo_setup, topo_teardown);
 }

@@ -5,21 +5,6 @@
  * queried from one start, and every pair of sampled tiles both ways. */
 #include "topo_testlib.h"
 
-static op_ctx ctx;
-
-static int setup(void **state)
-{
-    (void)state;
-    return op_ctx_init(&ctx, OP_ISA_AUTO) == OP_OK ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    op_ctx_free(&ctx);
-    return 0;
-}
-
 enum { CLASS_RAW, CLASS_NOTZERO, CLASS_COMPOSED, CLASS_POSITIVE, CLASS_DIAGONAL, CLASS_COUNT };
 
 static void make_class(int kind, op_movement_class *c)
@@ -165,5 +150,5 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_worlds),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, topo_setup, topo_teardown);
 }

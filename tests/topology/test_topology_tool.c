@@ -11,22 +11,13 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-static op_ctx ctx;
 static char tool[1024];
 
 static int setup(void **state)
 {
-    (void)state;
     const char *bin = getenv("OP_BINARY_DIR");
     snprintf(tool, sizeof tool, "%s/onepath", bin ? bin : ".");
-    return op_ctx_init(&ctx, OP_ISA_AUTO) == OP_OK ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    op_ctx_free(&ctx);
-    return 0;
+    return topo_setup(state);
 }
 
 /* Runs the tool with args, returns its exit code and its stdout in out. */
@@ -174,5 +165,5 @@ int main(void)
         cmocka_unit_test(test_png_inputs),
         cmocka_unit_test(test_generated_and_errors),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, setup, topo_teardown);
 }

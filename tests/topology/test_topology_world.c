@@ -3,21 +3,6 @@
  * range checks, and topology versions that only mark_dirty / mark_rebuilt move. */
 #include "topo_testlib.h"
 
-static op_ctx ctx;
-
-static int setup(void **state)
-{
-    (void)state;
-    return op_ctx_init(&ctx, OP_ISA_AUTO) == OP_OK ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    op_ctx_free(&ctx);
-    return 0;
-}
-
 static void expect_bad_shape(op_world_shape s, const char *words)
 {
     op_world w;
@@ -165,5 +150,5 @@ int main(void)
         cmocka_unit_test(test_fields),
         cmocka_unit_test(test_versions),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, topo_setup, topo_teardown);
 }

@@ -19,7 +19,32 @@
 #include "onepath/topology.h"
 #include "util/testutil.h"
 
-enum { F_PASS = 7, F_COST = 11, F_BLOCK = 13 };
+enum { F_PASS = 7, F_COST = 11, F_BLOCK = 13, F_STAIR = 17 };
+
+/* ---- the group's context --------------------------------------------------------------- */
+
+/* Every topology test file runs its tests in one group with one context:
+ *   return cmocka_run_group_tests(tests, topo_setup, topo_teardown);
+ * topo_setup_alloc opens it with an allocator (the fault tests' counting one). */
+static op_ctx ctx __attribute__((unused));
+
+static inline int topo_setup_alloc(void **state, const op_allocator *a)
+{
+    (void)state;
+    return op_ctx_init_with_allocator(&ctx, OP_ISA_AUTO, a) == OP_OK ? 0 : -1;
+}
+
+static inline int topo_setup(void **state)
+{
+    return topo_setup_alloc(state, NULL);
+}
+
+static inline int topo_teardown(void **state)
+{
+    (void)state;
+    op_ctx_free(&ctx);
+    return 0;
+}
 
 static inline op_world_shape topo_shape(uint32_t sx, uint32_t sy, uint32_t sz, uint32_t cx,
                                         uint32_t cy, uint32_t cz, op_lattice lat)
