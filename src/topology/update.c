@@ -688,9 +688,11 @@ op_status op_region_graph_update(op_ctx *ctx, const op_world *world, const op_mo
     p.w = g->work;
     p.slots = g->slot_count;
     p.nt = op_topo_thread_count(p.s.threads);
-    /* Threads for a patch of many chunks only (a team costs more than a few chunks). */
+    /* Threads for a patch of many chunks only: starting a team and its barriers cost
+     * more than relabelling a few chunks (with an explicit count, from 8 dirty keys on,
+     * so the tests see the parallel passes on small worlds). */
     const size_t many = dirty_count < p.slots ? dirty_count : p.slots;
-    p.par = p.nt > 1 && (p.s.threads > 0 ? many > 1 : many * g->chunk_tiles >= 32768);
+    p.par = p.nt > 1 && many >= 8 && (p.s.threads > 0 || many * g->chunk_tiles >= 32768);
     p.team = p.par ? p.nt : 1;
     st = patch(&p, dirty, dirty_count);
     if (st == OP_OK)

@@ -87,6 +87,14 @@ static inline void topo_fill_random(op_ctx *ctx, op_world *w, uint32_t field, op
                                  OP_OK);
 }
 
+/* Union-find root with path halving (ground truths). */
+static inline uint32_t uf_find_root(uint32_t *p, uint32_t x)
+{
+    while (p[x] != x)
+        x = p[x] = p[p[x]];
+    return x;
+}
+
 static inline int topo_in(const op_world_shape *s, int64_t x, int64_t y, int64_t z)
 {
     return x >= 0 && y >= 0 && z >= 0 && x < s->size[0] && y < s->size[1] && z < s->size[2];
@@ -275,55 +283,185 @@ static inline void expect_local_equals_ref(const op_local_topology *t, const ref
     }
 }
 
-/* ---- reference portals (supplement §10.6) ------------------------------------------------- */
+/* ---- reference portals (supplement §10.6; topology.md "Transition Providers") ---------- */
 
+/* Slots are the resident chunks in ascending key order (every chunk of a dense world). */
 typedef struct ref_graph {
-    uint32_t chunks;
+    uint32_t chunks; /* slots */
+    uint32_t *keys;
     ref_local *local;
     op_region_portal *portals;
-    uint32_t nportals;
+    uint32_t nportals, pcap;
+    uint32_t nregions;
+    uint8_t *missing; /* per region index: reaches missing topology (sparse) */
 } ref_graph;
+
+static inline uint32_t ref_slot(const ref_graph *g, uint32_t key)
+{
+    for (uint32_t i = 0; i < g->chunks; i++)
+        if (g->keys[i] == key)
+            return i;
+    return UINT32_MAX;
+}
+
+/* The label of a world tile, or 0 (outside, wall); *missing when its chunk has no slot. */
+static inline uint32_t ref_label_at2(const op_world *w, const ref_graph *g, int64_t x, int64_t y,
+                                     int64_t z, int *missing)
+{
+    const op_world_shape *s = &w->shape;
+    *missing = 0;
+    if (!topo_in(s, x, y, z))
+        return 0;
+    uint32_t key = ref_key(w, x, y, z);
+    uint32_t slot = ref_slot(g, key);
+    if (slot == UINT32_MAX) {
+        *missing = 1;
+        return 0;
+    }
+    uint32_t lx = (uint32_t)(x % s->chunk[0]), ly = (uint32_t)(y % s->chunk[1]),
+             lz = (uint32_t)(z % s->chunk[2]);
+    return g->local[slot].labels[lx + ly * s->chunk[0] + lz * s->chunk[0] * s->chunk[1]];
+}
 
 static inline uint32_t ref_label_at(const op_world *w, const ref_graph *g, int64_t x, int64_t y,
                                     int64_t z)
 {
-    const op_world_shape *s = &w->shape;
-    if (!topo_in(s, x, y, z))
-        return 0;
-    uint32_t key = ref_key(w, x, y, z);
-    uint32_t lx = (uint32_t)(x % s->chunk[0]), ly = (uint32_t)(y % s->chunk[1]),
-             lz = (uint32_t)(z % s->chunk[2]);
-    return g->local[key].labels[lx + ly * s->chunk[0] + lz * s->chunk[0] * s->chunk[1]];
+    int missing;
+    return ref_label_at2(w, g, x, y, z, &missing);
 }
 
-static inline void ref_graph_build(const op_world *w, const op_movement_class *c, ref_graph *g)
+static inline op_region_portal *ref_push_portal(ref_graph *g)
 {
-    g->chunks = w->chunk_count;
-    g->local = calloc(w->chunk_count, sizeof *g->local);
-    size_t cap = 16;
-    for (uint32_t k = 0; k < w->chunk_count; k++) {
-        ref_label_chunk(w, c, k, &g->local[k]);
-        cap += g->local[k].nexits;
+    if (g->nportals == g->pcap) {
+        g->pcap = g->pcap ? g->pcap * 2 : 64;
+        g->portals = realloc(g->portals, (size_t)g->pcap * sizeof *g->portals);
+        assert_non_null(g->portals);
     }
-    g->portals = calloc(cap, sizeof *g->portals);
-    g->nportals = 0;
+    return &g->portals[g->nportals++];
+}
+
+/* A provider's transitions of one chunk, collected. */
+typedef struct ref_edges {
+    op_coord3 *from, *to;
+    uint32_t n, cap;
+} ref_edges;
+
+static inline void ref_edges_sink(void *user, op_coord3 from, op_coord3 to)
+{
+    ref_edges *e = user;
+    if (e->n == e->cap) {
+        e->cap = e->cap ? e->cap * 2 : 16;
+        e->from = realloc(e->from, e->cap * sizeof *e->from);
+        e->to = realloc(e->to, e->cap * sizeof *e->to);
+    }
+    e->from[e->n] = from;
+    e->to[e->n++] = to;
+}
+
+/* The chunk-grid coordinate of a world tile. */
+static inline void ref_chunk3(const op_world *w, op_coord3 c, int64_t k[3])
+{
+    k[0] = c.x / (int64_t)w->shape.chunk[0];
+    k[1] = c.y / (int64_t)w->shape.chunk[1];
+    k[2] = c.z / (int64_t)w->shape.chunk[2];
+}
+
+/* Same chunk or a regular-step neighbour (orthogonal: one axis differs by one; hex:
+ * also (+1,-1) and (-1,+1)). */
+static inline int ref_near(const op_world *w, op_coord3 a, op_coord3 b)
+{
+    int64_t ka[3], kb[3];
+    ref_chunk3(w, a, ka);
+    ref_chunk3(w, b, kb);
+    int64_t dx = kb[0] - ka[0], dy = kb[1] - ka[1], dz = kb[2] - ka[2];
+    int64_t l1 = (dx < 0 ? -dx : dx) + (dy < 0 ? -dy : dy) + (dz < 0 ? -dz : dz);
+    if (l1 <= 1)
+        return 1;
+    return w->shape.lattice == OP_LATTICE_AXIAL_HEX && dz == 0 &&
+           ((dx == 1 && dy == -1) || (dx == -1 && dy == 1));
+}
+
+/* Every chunk labelled the slow way, exit portals by scanning exits, then each chunk's
+ * provider transitions filtered from the text; prov may be NULL. */
+static inline void ref_graph_build_prov(const op_world *w, const op_movement_class *c,
+                                        const op_transition_provider *prov, ref_graph *g)
+{
+    memset(g, 0, sizeof *g);
+    g->keys = calloc(w->chunk_count + 1, sizeof *g->keys);
+    for (uint32_t k = 0; k < w->chunk_count; k++)
+        if (op_world_is_resident(w, k))
+            g->keys[g->chunks++] = k;
+    g->local = calloc(g->chunks + 1, sizeof *g->local);
+    uint32_t *off = calloc(g->chunks + 1, sizeof *off);
+    for (uint32_t i = 0; i < g->chunks; i++) {
+        ref_label_chunk(w, c, g->keys[i], &g->local[i]);
+        off[i] = g->nregions;
+        g->nregions += g->local[i].nregions;
+    }
+    g->missing = calloc(g->nregions + 1, 1);
     static const int step[8][3] = {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0},
                                    {0, 0, -1}, {0, 0, 1}, {1, -1, 0}, {-1, 1, 0}};
-    for (uint32_t k = 0; k < w->chunk_count; k++)
-        for (uint32_t i = 0; i < g->local[k].nexits; i++) {
-            const ref_exit *e = &g->local[k].exits[i];
+    for (uint32_t i = 0; i < g->chunks; i++) {
+        const uint32_t k = g->keys[i];
+        for (uint32_t x = 0; x < g->local[i].nexits; x++) {
+            const ref_exit *e = &g->local[i].exits[x];
             int64_t tx = e->x + step[e->face][0], ty = e->y + step[e->face][1],
                     tz = e->z + step[e->face][2];
-            uint32_t to = ref_label_at(w, g, tx, ty, tz);
+            int missing;
+            uint32_t to = ref_label_at2(w, g, tx, ty, tz, &missing);
+            if (missing)
+                g->missing[off[i] + e->region - 1] = 1;
             if (!to)
                 continue;
-            op_region_portal *p = &g->portals[g->nportals++];
+            op_region_portal *p = ref_push_portal(g);
             p->from = (op_region_ref){k, e->region};
             p->to = (op_region_ref){ref_key(w, tx, ty, tz), to};
             p->from_coord = (op_coord3){e->x, e->y, e->z};
             p->to_coord = (op_coord3){(int32_t)tx, (int32_t)ty, (int32_t)tz};
             p->face = (uint8_t)e->face;
         }
+        if (!prov || !prov->ops || !prov->ops->for_each_transition)
+            continue;
+        ref_edges es;
+        memset(&es, 0, sizeof es);
+        prov->ops->for_each_transition(prov, w, k, ref_edges_sink, &es);
+        for (uint32_t t = 0; t < es.n; t++) {
+            op_coord3 a = es.from[t], b = es.to[t];
+            if (!topo_in(&w->shape, a.x, a.y, a.z) || !topo_in(&w->shape, b.x, b.y, b.z) ||
+                ref_key(w, a.x, a.y, a.z) != k || !ref_near(w, a, b))
+                continue;
+            int missing;
+            uint32_t fr = ref_label_at2(w, g, a.x, a.y, a.z, &missing);
+            uint32_t tr = ref_label_at2(w, g, b.x, b.y, b.z, &missing);
+            if (!fr)
+                continue;
+            if (missing) {
+                g->missing[off[i] + fr - 1] = 1;
+                continue;
+            }
+            if (!tr)
+                continue;
+            op_region_portal *p = ref_push_portal(g);
+            p->from = (op_region_ref){k, fr};
+            p->to = (op_region_ref){ref_key(w, b.x, b.y, b.z), tr};
+            p->from_coord = a;
+            p->to_coord = b;
+            /* dominant axis, ties x, y, z */
+            int64_t dx = (int64_t)b.x - a.x, dy = (int64_t)b.y - a.y, dz = (int64_t)b.z - a.z;
+            int64_t ax = dx < 0 ? -dx : dx, ay = dy < 0 ? -dy : dy, az = dz < 0 ? -dz : dz;
+            p->face = (uint8_t)(ax >= ay && ax >= az ? (dx < 0 ? 0 : 1)
+                                : ay >= az          ? (dy < 0 ? 2 : 3)
+                                                    : (dz < 0 ? 4 : 5));
+        }
+        free(es.from);
+        free(es.to);
+    }
+    free(off);
+}
+
+static inline void ref_graph_build(const op_world *w, const op_movement_class *c, ref_graph *g)
+{
+    ref_graph_build_prov(w, c, NULL, g);
 }
 
 static inline void ref_graph_free(ref_graph *g)
@@ -331,7 +469,9 @@ static inline void ref_graph_free(ref_graph *g)
     for (uint32_t k = 0; k < g->chunks; k++)
         ref_local_free(&g->local[k]);
     free(g->local);
+    free(g->keys);
     free(g->portals);
+    free(g->missing);
     memset(g, 0, sizeof *g);
 }
 
@@ -350,17 +490,27 @@ static inline void expect_portal_eq(const op_region_portal *a, const op_region_p
     assert_int_equal(a->face, b->face);
 }
 
-/* Everything a graph holds against the reference: locals, portals, index, CSR. */
+/* Everything a graph holds against the reference: slots, locals, portals, index, CSR,
+ * and (sparse) the reaches-missing flags. */
 static inline void expect_graph_equals_ref(const op_region_graph *g, const ref_graph *r)
 {
     assert_int_equal(g->slot_count, r->chunks);
     uint32_t off = 0;
     for (uint32_t k = 0; k < r->chunks; k++) {
+        if (g->residency == OP_RESIDENCY_SPARSE)
+            assert_int_equal(g->sparse_keys[k], r->keys[k]);
         expect_local_equals_ref(&g->locals[k], &r->local[k], g->chunk_tiles);
         assert_int_equal(g->region_offsets[k], off);
         off += r->local[k].nregions;
     }
     assert_int_equal(g->region_count, off);
+    if (g->residency == OP_RESIDENCY_SPARSE)
+        for (uint32_t i = 0; i < off; i++)
+            if (g->reaches_missing[i] != r->missing[i]) {
+                fprintf(stderr, "region %u: reaches_missing %u, reference %u\n", i,
+                        g->reaches_missing[i], r->missing[i]);
+                fail();
+            }
     assert_int_equal(g->portal_count, r->nportals);
     for (uint32_t i = 0; i < r->nportals; i++)
         expect_portal_eq(&g->portals[i], &r->portals[i]);
@@ -380,6 +530,75 @@ static inline void expect_graph_equals_ref(const op_region_graph *g, const ref_g
     }
     assert_int_equal(g->adj_start[g->region_count], e);
     assert_int_equal(e, r->nportals);
+}
+
+/* Two graphs hold the same thing: everything the digest covers, the first-occurrence
+ * adjacency the queries read, the reaches-missing flags, the slot table and the captured
+ * versions (an update against a fresh build of the same world). */
+static inline void expect_graphs_equal(const op_region_graph *a, const op_region_graph *b)
+{
+    assert_int_equal(a->stamp.built, b->stamp.built);
+    assert_int_equal(a->residency, b->residency);
+    assert_int_equal(a->slot_count, b->slot_count);
+    assert_int_equal(a->chunk_tiles, b->chunk_tiles);
+    assert_int_equal(a->region_count, b->region_count);
+    assert_int_equal(a->portal_count, b->portal_count);
+    const size_t tiles = (size_t)a->slot_count * a->chunk_tiles;
+    if (tiles && memcmp(a->labels, b->labels, tiles * sizeof *a->labels)) {
+        size_t i = 0;
+        while (a->labels[i] == b->labels[i])
+            i++;
+        fprintf(stderr, "labels differ at slot %zu tile %zu: %u vs %u\n", i / a->chunk_tiles,
+                i % a->chunk_tiles, a->labels[i], b->labels[i]);
+        fail();
+    }
+    for (uint32_t k = 0; k < a->slot_count; k++) {
+        const op_local_topology *x = &a->locals[k], *y = &b->locals[k];
+        assert_int_equal(x->chunk, y->chunk);
+        assert_int_equal(x->topology_version, y->topology_version);
+        assert_int_equal(x->region_count, y->region_count);
+        assert_int_equal(x->exit_count, y->exit_count);
+        assert_memory_equal(x->chunk_coord, y->chunk_coord, sizeof x->chunk_coord);
+        if (x->region_count)
+            assert_memory_equal(x->regions, y->regions, x->region_count * sizeof *x->regions);
+        for (uint32_t i = 0; i < x->exit_count; i++) {
+            const op_boundary_exit *e = &x->exits[i], *f = &y->exits[i];
+            assert_true(e->region == f->region && e->local_tile == f->local_tile &&
+                        e->target_chunk == f->target_chunk && e->face == f->face &&
+                        e->coord.x == f->coord.x && e->coord.y == f->coord.y &&
+                        e->coord.z == f->coord.z);
+        }
+        if (a->residency == OP_RESIDENCY_SPARSE) {
+            assert_int_equal(a->sparse_keys[k], b->sparse_keys[k]);
+            assert_int_equal(a->residency_generations[k], b->residency_generations[k]);
+        }
+    }
+    assert_memory_equal(a->region_offsets, b->region_offsets, ((size_t)a->slot_count + 1) * 4);
+    assert_memory_equal(a->portal_offsets, b->portal_offsets, ((size_t)a->slot_count + 1) * 4);
+    for (uint32_t i = 0; i < a->portal_count; i++) {
+        expect_portal_eq(&a->portals[i], &b->portals[i]);
+        if (a->adj_target[i] != b->adj_target[i] || a->adj_portal[i] != b->adj_portal[i]) {
+            fprintf(stderr, "CSR entry %u: (%u, %u) vs (%u, %u)\n", i, a->adj_target[i],
+                    a->adj_portal[i], b->adj_target[i], b->adj_portal[i]);
+            fail();
+        }
+    }
+    for (uint32_t r = 0; r <= a->region_count; r++)
+        assert_int_equal(a->adj_start[r], b->adj_start[r]);
+    for (uint32_t r = 0; r < a->region_count; r++) {
+        assert_int_equal(a->nb_range[2 * r], b->nb_range[2 * r]);
+        assert_int_equal(a->nb_range[2 * r + 1], b->nb_range[2 * r + 1]);
+        for (uint32_t e = a->nb_range[2 * r]; e < a->nb_range[2 * r + 1]; e++) {
+            assert_int_equal(a->nb_target[e], b->nb_target[e]);
+            assert_int_equal(a->nb_portal[e], b->nb_portal[e]);
+        }
+    }
+    if (a->residency == OP_RESIDENCY_SPARSE && a->region_count)
+        assert_memory_equal(a->reaches_missing, b->reaches_missing, a->region_count);
+    uint64_t da, db;
+    assert_int_equal(op_region_graph_digest(NULL, a, &da), OP_OK);
+    assert_int_equal(op_region_graph_digest(NULL, b, &db), OP_OK);
+    assert_int_equal(da, db);
 }
 
 /* ---- reference traversals over whole CSR buckets (§10.9, §10.10) -------------------------- */
