@@ -1,5 +1,5 @@
-/* onepath_bench — the chunk-region graph (issue 15 "Benchmarks"): the workloads tess 0.13
- * was measured on, through the Google Benchmark shim (bench/shim.h).
+/* onepath_bench — the chunk-region graph (issues 15 and 16 "Benchmarks"): the workloads
+ * tess 0.13 was measured on, through the Google Benchmark shim (bench/shim.h).
  *
  * Worlds (one u8 passable field, class Field/UnitCost, 4-neighbour):
  *   open-512      512² in 32² chunks, all open (256 regions, 30 720 portals)
@@ -14,13 +14,22 @@
  * Cases "topology/<family>/<variant>/<world>":
  *   build/t1, build/t2        op_region_graph_build on 1 and 2 threads
  *   build/t1-flood            1 thread, open-chunk template off (every chunk flooded)
+ *   build/t1-sparse-quarter   1 thread, the same world as a sparse world with the centre
+ *                             quarter of its chunks resident (half the chunks per axis)
+ *   update/one-chunk          op_region_graph_update of one chunk near the centre with no
+ *                             edit (its version marked dirty): tess's "update of one chunk"
+ *   update/one-chunk-edit     the same chunk with a wall line across it toggled before
+ *                             each update (regions 1 <-> 2, portal counts change: the runs
+ *                             after it move and are re-targeted)
+ *   update/one-chunk-sparse   update/one-chunk on the sparse quarter world
  *   reachable/far             (0,0) -> far corner
  *   coarse_path/far           (0,0) -> far corner
  *   precheck/reachable        (0,0) -> far corner, freshness included
  *   precheck/unreachable      (0,0) -> (256,256) on sealed-512
- * Items: tiles for builds, 1 for queries. Every case checks its result before and after
- * timing: builds against the digest of a one-thread build with the template off, queries
- * against the expected status (and §10.14's visited counts on open-512). */
+ * Items: tiles for builds, 1 for queries and updates. Every case checks its result before
+ * and after timing: builds against the digest of a one-thread build with the template
+ * off, updates against a fresh build of the world as it is, queries against the
+ * expected status (and §10.14's visited counts on open-512). */
 #include "shim.h"
 
 #include "onepath/topology.h"
@@ -42,11 +51,29 @@ typedef struct tworld {
     op_world w;
     op_movement_class c;
     uint64_t want_digest;
+    /* The same world as a sparse world, the centre quarter of its chunks resident. */
+    int sparse_ready;
+    op_world sparse;
+    uint64_t sparse_digest;
 } tworld;
 
 static op_ctx g_ctx;
 static int g_ctx_ready;
 static tworld g_worlds[W_COUNT];
+
+static int digest_of_build(const op_world *w, const op_movement_class *c, uint64_t *out)
+{
+    op_region_graph g;
+    op_region_graph_init(&g_ctx, &g);
+    op_region_graph_settings set;
+    op_region_graph_settings_defaults(&set);
+    set.threads = 1;
+    set.use_open_template = 0;
+    int rc = op_region_graph_build(&g_ctx, w, c, &set, &g, NULL) != OP_OK ||
+             op_region_graph_digest(&g_ctx, &g, out) != OP_OK;
+    op_region_graph_free(&g);
+    return rc;
+}
 
 static int make_world(int id)
 {
@@ -91,37 +118,64 @@ static int make_world(int id)
         op_movement_pass_push(&g_ctx, &t->c, OP_PASS_FIELD, F_STRIPE);
     }
     /* The reference digest: one thread, every chunk flooded. */
-    op_region_graph g;
-    op_region_graph_init(&g_ctx, &g);
-    op_region_graph_settings set;
-    op_region_graph_settings_defaults(&set);
-    set.threads = 1;
-    set.use_open_template = 0;
-    int rc = op_region_graph_build(&g_ctx, &t->w, &t->c, &set, &g, NULL) != OP_OK ||
-             op_region_graph_digest(&g_ctx, &g, &t->want_digest) != OP_OK;
-    op_region_graph_free(&g);
-    if (rc)
+    if (digest_of_build(&t->w, &t->c, &t->want_digest))
         return -1;
     t->ready = 1;
+    return 0;
+}
+
+/* The sparse copy: chunks [CX/4, 3CX/4) x [CY/4, 3CY/4) resident, their pages copied. */
+static int make_sparse(int id)
+{
+    if (make_world(id))
+        return -1;
+    tworld *t = &g_worlds[id];
+    if (t->sparse_ready)
+        return 0;
+    const op_world *d = &t->w;
+    if (op_world_init_sparse(&g_ctx, &t->sparse, &d->shape) != OP_OK)
+        return -1;
+    for (uint32_t f = 0; f < d->field_count; f++)
+        if (op_world_add_field(&g_ctx, &t->sparse, d->fields[f].id, d->fields[f].type) != OP_OK)
+            return -1;
+    const uint32_t cx = d->chunks[0], cy = d->chunks[1];
+    for (uint32_t ky = cy / 4; ky < cy - cy / 4; ky++)
+        for (uint32_t kx = cx / 4; kx < cx - cx / 4; kx++) {
+            op_chunk_key k = kx + ky * cx;
+            if (op_world_make_resident(&g_ctx, &t->sparse, k) != OP_OK)
+                return -1;
+            for (uint32_t f = 0; f < d->field_count; f++)
+                memcpy(op_world_page(&t->sparse, d->fields[f].id, k),
+                       op_world_page_const(d, d->fields[f].id, k),
+                       (size_t)d->chunk_tiles * d->fields[f].elem_size);
+        }
+    if (digest_of_build(&t->sparse, &t->c, &t->sparse_digest))
+        return -1;
+    t->sparse_ready = 1;
     return 0;
 }
 
 /* ---- build cases ------------------------------------------------------------------- */
 
 typedef struct bcase {
-    int world, threads, templ;
+    int world, threads, templ, sparse;
     op_region_graph g;
     int graph_ready;
     char name[96];
 } bcase;
 
+static const op_world *case_world(int world, int sparse)
+{
+    return sparse ? &g_worlds[world].sparse : &g_worlds[world].w;
+}
+
 static int build_check(bcase *b, op_bench_state *st, const char *when)
 {
     uint64_t d = 0;
-    if (op_region_graph_digest(&g_ctx, &b->g, &d) != OP_OK || d != g_worlds[b->world].want_digest) {
+    const uint64_t want = b->sparse ? g_worlds[b->world].sparse_digest : g_worlds[b->world].want_digest;
+    if (op_region_graph_digest(&g_ctx, &b->g, &d) != OP_OK || d != want) {
         op_bench_error(st, "%s: digest %016llx differs from the one-thread flood build's %016llx (%s timing)",
-                       b->name, (unsigned long long)d,
-                       (unsigned long long)g_worlds[b->world].want_digest, when);
+                       b->name, (unsigned long long)d, (unsigned long long)want, when);
         return 1;
     }
     op_bench_counter(st, "regions", (double)b->g.region_count);
@@ -132,7 +186,7 @@ static int build_check(bcase *b, op_bench_state *st, const char *when)
 static int build_before(void *user, op_bench_state *st)
 {
     bcase *b = user;
-    if (make_world(b->world)) {
+    if (b->sparse ? make_sparse(b->world) : make_world(b->world)) {
         op_bench_error(st, "%s: cannot make the world: %s", b->name, op_ctx_error(&g_ctx));
         return 1;
     }
@@ -144,8 +198,8 @@ static int build_before(void *user, op_bench_state *st)
     op_region_graph_settings_defaults(&s);
     s.threads = b->threads;
     s.use_open_template = b->templ;
-    if (op_region_graph_build(&g_ctx, &g_worlds[b->world].w, &g_worlds[b->world].c, &s, &b->g,
-                              NULL) != OP_OK) {
+    if (op_region_graph_build(&g_ctx, case_world(b->world, b->sparse), &g_worlds[b->world].c, &s,
+                              &b->g, NULL) != OP_OK) {
         op_bench_error(st, "%s: %s", b->name, op_ctx_error(&g_ctx));
         return 1;
     }
@@ -159,8 +213,8 @@ static uint64_t build_iter(void *user)
     op_region_graph_settings_defaults(&s);
     s.threads = b->threads;
     s.use_open_template = b->templ;
-    op_status st = op_region_graph_build(&g_ctx, &g_worlds[b->world].w, &g_worlds[b->world].c,
-                                         &s, &b->g, NULL);
+    op_status st = op_region_graph_build(&g_ctx, case_world(b->world, b->sparse),
+                                         &g_worlds[b->world].c, &s, &b->g, NULL);
     op_bench_escape(b->g.labels);
     op_bench_escape(b->g.portals);
     return (uint64_t)st + b->g.portal_count + b->g.region_count;
@@ -259,9 +313,116 @@ static int query_after(void *user, op_bench_state *st)
     return query_check(user, st, "after");
 }
 
+/* ---- update cases -------------------------------------------------------------------- */
+
+enum { U_NOEDIT, U_EDIT, U_SPARSE };
+
+typedef struct ucase {
+    int world, kind;
+    op_region_graph g;
+    int ready;
+    op_chunk_key key;  /* the chunk updated */
+    op_coord3 origin;  /* its first tile */
+    uint32_t side;     /* chunk side */
+    int wall;          /* edit: the wall line is in */
+    char name[96];
+} ucase;
+
+static op_world *ucase_world(ucase *u)
+{
+    return u->kind == U_SPARSE ? &g_worlds[u->world].sparse : &g_worlds[u->world].w;
+}
+
+/* Edit: a wall line across the chunk's middle row (on open ground the chunk becomes two
+ * regions; its and its x neighbours' portal counts change). */
+static void toggle_wall(ucase *u)
+{
+    u->wall = !u->wall;
+    /* A raw write into the chunk's page (row side / 2), as a game edits its world. */
+    uint8_t *page = op_world_page(ucase_world(u), F_PASS, u->key);
+    memset(page + (size_t)(u->side / 2) * u->side, !u->wall, u->side);
+}
+
+static uint64_t update_iter(void *user)
+{
+    ucase *u = user;
+    if (u->kind == U_EDIT)
+        toggle_wall(u);
+    op_world_mark_topology_dirty(&g_ctx, ucase_world(u), u->key);
+    op_topology_build_result r;
+    op_status st = op_region_graph_update(&g_ctx, ucase_world(u), &g_worlds[u->world].c, NULL,
+                                          &u->key, 1, &u->g, &r);
+    op_bench_escape(u->g.portals);
+    return (uint64_t)st + r.region_count + u->g.portal_count;
+}
+
+static int update_check(ucase *u, op_bench_state *st, const char *when)
+{
+    uint64_t d = 0, want = 0;
+    if (digest_of_build(ucase_world(u), &g_worlds[u->world].c, &want) ||
+        op_region_graph_digest(&g_ctx, &u->g, &d) != OP_OK || d != want ||
+        !op_region_graph_is_fresh(ucase_world(u), &u->g)) {
+        op_bench_error(st, "%s: digest %016llx differs from a fresh build's %016llx (%s timing)",
+                       u->name, (unsigned long long)d, (unsigned long long)want, when);
+        return 1;
+    }
+    op_bench_counter(st, "regions", (double)u->g.region_count);
+    op_bench_counter(st, "portals", (double)u->g.portal_count);
+    return 0;
+}
+
+static int update_before(void *user, op_bench_state *st)
+{
+    ucase *u = user;
+    if (u->kind == U_SPARSE ? make_sparse(u->world) : make_world(u->world)) {
+        op_bench_error(st, "%s: cannot make the world: %s", u->name, op_ctx_error(&g_ctx));
+        return 1;
+    }
+    if (!u->ready) {
+        op_region_graph_init(&g_ctx, &u->g);
+        const op_world *w = ucase_world(u);
+        /* the chunk at the centre of the grid (inside the sparse quarter) */
+        u->key = w->chunks[0] / 2 + (w->chunks[1] / 2) * w->chunks[0];
+        u->origin = op_world_chunk_origin(w, u->key);
+        u->side = w->shape.chunk[0];
+        u->ready = 1;
+    }
+    if (u->wall)
+        toggle_wall(u); /* back to the world as made */
+    if (op_region_graph_build(&g_ctx, ucase_world(u), &g_worlds[u->world].c, NULL, &u->g, NULL) != OP_OK) {
+        op_bench_error(st, "%s: %s", u->name, op_ctx_error(&g_ctx));
+        return 1;
+    }
+    update_iter(u); /* warm: the update's scratch is allocated */
+    return update_check(u, st, "before");
+}
+
+static int update_after(void *user, op_bench_state *st)
+{
+    ucase *u = user;
+    int rc = update_check(u, st, "after");
+    if (u->wall)
+        toggle_wall(u);
+    return rc;
+}
+
 /* ---- registration ------------------------------------------------------------------- */
 
-static void reg_build(int world, int threads, int templ)
+static void reg_update(int world, int kind)
+{
+    ucase *u = calloc(1, sizeof *u);
+    if (!u)
+        return;
+    static const char *const fam[] = {"one-chunk", "one-chunk-edit", "one-chunk-sparse"};
+    u->world = world;
+    u->kind = kind;
+    snprintf(u->name, sizeof u->name, "topology/update/%s/%s", fam[kind], world_names[world]);
+    op_bench_case c = {.name = u->name, .user = u, .items_per_iter = 1, .before = update_before,
+                       .iter = update_iter, .after = update_after};
+    op_bench_register(&c);
+}
+
+static void reg_build_ex(int world, int threads, int templ, int sparse)
 {
     bcase *b = calloc(1, sizeof *b);
     if (!b)
@@ -269,12 +430,18 @@ static void reg_build(int world, int threads, int templ)
     b->world = world;
     b->threads = threads;
     b->templ = templ;
-    snprintf(b->name, sizeof b->name, "topology/build/t%d%s/%s", threads, templ ? "" : "-flood",
-             world_names[world]);
+    b->sparse = sparse;
+    snprintf(b->name, sizeof b->name, "topology/build/t%d%s%s/%s", threads, templ ? "" : "-flood",
+             sparse ? "-sparse-quarter" : "", world_names[world]);
     uint32_t size = world == W_OPEN2048 || world == W_WALLS2048 ? 2048 : 512;
     op_bench_case c = {.name = b->name, .user = b, .items_per_iter = (uint64_t)size * size,
                        .before = build_before, .iter = build_iter, .after = build_after};
     op_bench_register(&c);
+}
+
+static void reg_build(int world, int threads, int templ)
+{
+    reg_build_ex(world, threads, templ, 0);
 }
 
 static void reg_query(int world, int kind)
@@ -306,6 +473,9 @@ void op_bench_register_topology(int quick)
     reg_query(W_OPEN512, Q_COARSE);
     reg_query(W_OPEN512, Q_PRE_REACH);
     reg_query(W_SEALED512, Q_PRE_UNREACH);
+    reg_update(W_OPEN512, U_NOEDIT);
+    reg_update(W_OPEN512, U_EDIT);
+    reg_build_ex(W_OPEN512, 1, 1, 1);
     if (quick)
         return;
     reg_build(W_OPEN2048, 1, 1);
@@ -315,4 +485,11 @@ void op_bench_register_topology(int quick)
     reg_query(W_OPEN2048, Q_COARSE);
     reg_query(W_WALLS2048, Q_COARSE);
     reg_query(W_WALLS2048, Q_REACH);
+    reg_update(W_OPEN2048, U_NOEDIT);
+    reg_update(W_OPEN2048, U_EDIT);
+    reg_update(W_WALLS2048, U_NOEDIT);
+    reg_update(W_WALLS2048, U_EDIT);
+    reg_update(W_WALLS2048, U_SPARSE);
+    reg_build_ex(W_OPEN2048, 1, 1, 1);
+    reg_build_ex(W_WALLS2048, 1, 1, 1);
 }

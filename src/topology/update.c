@@ -17,6 +17,11 @@
  * itself or a regular-step neighbour (face pairing; provider landings are limited to
  * that), and the neighbour relation is symmetric, so no portal of an unaffected slot
  * lands in a dirty (relabelled) chunk. */
+/* The moves are plain loops over u32 arrays, written to vectorize; GCC vectorizes at -O2
+ * only cheaply (no loops that need an overlap check), so ask for it (flood.c too). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("tree-vectorize")
+#endif
 #include "topology/topology_internal.h"
 
 #include <stdlib.h>
@@ -367,45 +372,72 @@ static uint32_t slot_lower(const op_region_graph *g, uint64_t key)
     return lo;
 }
 
-static uint32_t plan_runs(patch_state *p, run *runs)
+/* One run of unaffected slots [a, b) with its moves and, when region counts changed,
+ * its target remap: base (the changes below every slot its portals can reach) and the
+ * breakpoints of the changed slots among them. *j walks the changed slots. */
+static void add_run(patch_state *p, run *r, uint32_t a, uint32_t b, uint32_t *j)
 {
     op_region_graph *g = p->g;
     const uint32_t *old_ro = p->w->old_ro, *old_po = p->w->old_po;
+    r->a = a;
+    r->b = b;
+    r->psrc = old_po[a];
+    r->pdst = g->portal_offsets[a];
+    r->plen = old_po[b] - old_po[a];
+    r->rsrc = old_ro[a];
+    r->rdst = g->region_offsets[a];
+    r->rlen = old_ro[b] - old_ro[a];
+    r->dp = (int64_t)r->pdst - r->psrc;
+    r->base = 0;
+    r->bp_first = r->bp_count = 0;
+    if (!p->nc)
+        return;
+    /* Targets of the run lie in slots whose keys are within span of it. */
     const uint64_t span = key_span(g);
-    uint32_t n = 0, a = 0, j = 0;
+    const uint64_t ka = op_topo_slot_key(g, a), kb = op_topo_slot_key(g, b - 1);
+    const uint32_t lo = slot_lower(g, ka > span ? ka - span : 0);
+    const uint32_t hi = slot_lower(g, kb + span + 1);
+    while (*j < p->nc && p->changed[*j] < lo)
+        (*j)++;
+    int64_t base = 0;
+    for (uint32_t c = 0; c < *j; c++)
+        base += p->change[c];
+    r->base = base;
+    r->bp_first = *j;
+    uint32_t e = *j;
+    while (e < p->nc && p->changed[e] < hi)
+        e++;
+    r->bp_count = e - *j;
+}
+
+/* The runs between affected slots, each cut where a changed slot's reach begins and
+ * ends, so only the slots near a change pay for the per-entry remap and the rest of a
+ * long run shifts its targets by one constant. */
+static uint32_t plan_runs(patch_state *p, run *runs, uint32_t *cuts)
+{
+    op_region_graph *g = p->g;
+    const uint64_t span = key_span(g);
+    uint32_t nc2 = 0;
+    for (uint32_t c = 0; c < p->nc; c++) {
+        const uint64_t k = op_topo_slot_key(g, p->changed[c]);
+        cuts[nc2++] = slot_lower(g, k > span ? k - span : 0);
+        cuts[nc2++] = slot_lower(g, k + span + 1);
+    }
+    qsort(cuts, nc2, sizeof *cuts, cmp_u32);
+    uint32_t n = 0, a = 0, j = 0, cut = 0;
     for (uint32_t i = 0; i <= p->na; i++) {
         const uint32_t b = i < p->na ? p->aff[i] : p->slots;
-        if (b > a) {
-            run *r = &runs[n++];
-            r->a = a;
-            r->b = b;
-            r->psrc = old_po[a];
-            r->pdst = g->portal_offsets[a];
-            r->plen = old_po[b] - old_po[a];
-            r->rsrc = old_ro[a];
-            r->rdst = g->region_offsets[a];
-            r->rlen = old_ro[b] - old_ro[a];
-            r->dp = (int64_t)r->pdst - r->psrc;
-            r->base = 0;
-            r->bp_first = r->bp_count = 0;
-            if (p->nc) {
-                /* Targets of the run lie in slots whose keys are within span of it. */
-                const uint64_t ka = op_topo_slot_key(g, a), kb = op_topo_slot_key(g, b - 1);
-                const uint32_t lo = slot_lower(g, ka > span ? ka - span : 0);
-                const uint32_t hi = slot_lower(g, kb + span + 1);
-                while (j < p->nc && p->changed[j] < lo)
-                    j++;
-                int64_t base = 0;
-                for (uint32_t c = 0; c < j; c++)
-                    base += p->change[c];
-                r->base = base;
-                r->bp_first = j;
-                uint32_t e = j;
-                while (e < p->nc && p->changed[e] < hi)
-                    e++;
-                r->bp_count = e - j;
-            }
+        uint32_t x = a;
+        while (cut < nc2 && cuts[cut] <= x)
+            cut++;
+        while (cut < nc2 && cuts[cut] < b) {
+            add_run(p, &runs[n++], x, cuts[cut], &j);
+            x = cuts[cut];
+            while (cut < nc2 && cuts[cut] <= x)
+                cut++;
         }
+        if (b > x)
+            add_run(p, &runs[n++], x, b, &j);
         if (i < p->na)
             a = p->aff[i] + 1;
     }
@@ -428,51 +460,77 @@ static void add_u32(uint32_t *restrict v, size_t n, uint32_t d)
         v[i] += d;
 }
 
-static void retarget(const patch_state *p, const run *r, const uint32_t *bp, uint32_t *v, size_t n)
+/* v[dst + i] = v[src + i] + d for i < n, one pass (the order keeps an overlapping move
+ * right: front to back moving down, back to front moving up). */
+static void move_add_u32(uint32_t *v, size_t src, size_t dst, size_t n, uint32_t d)
 {
-    if (!r->bp_count) {
-        add_u32(v, n, (uint32_t)r->base);
-        return;
+    if (dst < src) {
+        uint32_t *o = v + dst;
+        const uint32_t *in = v + src;
+        for (size_t i = 0; i < n; i++)
+            o[i] = in[i] + d;
+    } else if (dst > src) {
+        for (size_t i = n; i-- > 0;)
+            v[dst + i] = v[src + i] + d;
+    } else if (d) {
+        add_u32(v + dst, n, d);
     }
-    for (size_t i = 0; i < n; i++)
-        v[i] = remap(p, r, bp, v[i]);
 }
 
-/* A run's portals, CSR entries and first-occurrence entries to their new place (memmove
- * handles the overlap), then its values shifted there. */
+/* Target region indices: the same move, each value remapped (§10.7 index shifts). */
+static void move_retarget(const patch_state *p, const run *r, const uint32_t *bp, uint32_t *v)
+{
+    const size_t src = r->psrc, dst = r->pdst, n = r->plen;
+    if (!r->bp_count) {
+        move_add_u32(v, src, dst, n, (uint32_t)r->base);
+        return;
+    }
+    if (r->bp_count == 1) {
+        /* The common case, one change nearby: a select per entry (vectorizes). */
+        const uint32_t b0 = bp[0], base = (uint32_t)r->base,
+                       c0 = (uint32_t)p->change[r->bp_first];
+        if (dst <= src)
+            for (size_t i = 0; i < n; i++) {
+                const uint32_t t = v[src + i];
+                v[dst + i] = t + base + (t >= b0 ? c0 : 0);
+            }
+        else
+            for (size_t i = n; i-- > 0;) {
+                const uint32_t t = v[src + i];
+                v[dst + i] = t + base + (t >= b0 ? c0 : 0);
+            }
+        return;
+    }
+    if (dst <= src)
+        for (size_t i = 0; i < n; i++)
+            v[dst + i] = remap(p, r, bp, v[src + i]);
+    else
+        for (size_t i = n; i-- > 0;)
+            v[dst + i] = remap(p, r, bp, v[src + i]);
+}
+
+/* A run's portals, CSR entries and first-occurrence entries to their new place, their
+ * values shifted on the way. */
 static void move_portals(patch_state *p, const run *r, const uint32_t *bp)
 {
     op_region_graph *g = p->g;
     const size_t s = r->psrc, d = r->pdst, n = r->plen;
-    if (s != d) {
+    if (s != d)
         memmove(g->portals + d, g->portals + s, n * sizeof *g->portals);
-        memmove(g->adj_portal + d, g->adj_portal + s, n * sizeof(uint32_t));
-        memmove(g->nb_portal + d, g->nb_portal + s, n * sizeof(uint32_t));
-        memmove(g->adj_target + d, g->adj_target + s, n * sizeof(uint32_t));
-        memmove(g->nb_target + d, g->nb_target + s, n * sizeof(uint32_t));
-        add_u32(g->adj_portal + d, n, (uint32_t)r->dp);
-        add_u32(g->nb_portal + d, n, (uint32_t)r->dp);
-    }
-    if (r->base || r->bp_count) {
-        retarget(p, r, bp, g->adj_target + d, n);
-        retarget(p, r, bp, g->nb_target + d, n);
-    }
+    move_add_u32(g->adj_portal, s, d, n, (uint32_t)r->dp);
+    move_add_u32(g->nb_portal, s, d, n, (uint32_t)r->dp);
+    move_retarget(p, r, bp, g->adj_target);
+    move_retarget(p, r, bp, g->nb_target);
 }
 
 static void move_regions(patch_state *p, const run *r)
 {
     op_region_graph *g = p->g;
     const size_t s = r->rsrc, d = r->rdst, n = r->rlen;
-    if (s != d) {
-        memmove(g->adj_start + d, g->adj_start + s, n * sizeof(uint32_t));
-        memmove(g->nb_range + 2 * d, g->nb_range + 2 * s, 2 * n * sizeof(uint32_t));
-        if (g->residency == OP_RESIDENCY_SPARSE)
-            memmove(g->reaches_missing + d, g->reaches_missing + s, n);
-    }
-    if (r->dp) {
-        add_u32(g->adj_start + d, n, (uint32_t)r->dp);
-        add_u32(g->nb_range + 2 * d, 2 * n, (uint32_t)r->dp);
-    }
+    move_add_u32(g->adj_start, s, d, n, (uint32_t)r->dp);
+    move_add_u32(g->nb_range, 2 * s, 2 * d, 2 * n, (uint32_t)r->dp);
+    if (s != d && g->residency == OP_RESIDENCY_SPARSE)
+        memmove(g->reaches_missing + d, g->reaches_missing + s, n);
 }
 
 static op_status move_runs(patch_state *p)
@@ -481,10 +539,14 @@ static op_status move_runs(patch_state *p)
     op_region_graph_work *w = p->w;
     if (!p->portals_moved && !p->regions_moved)
         return OP_OK; /* nothing outside the affected slots changes */
-    if (op_topo_grow(&g->alloc, &w->runs, &w->runs_cap, (size_t)p->na + 1, sizeof(run), 0))
+    /* runs: at most one per gap between affected slots plus two cuts per changed slot;
+     * the cuts themselves after them. */
+    const size_t max_runs = (size_t)p->na + 1 + 2 * (size_t)p->nc;
+    if (op_topo_grow(&g->alloc, &w->runs, &w->runs_cap,
+                     max_runs * sizeof(run) + 2 * (size_t)p->nc * sizeof(uint32_t) + 1, 1, 0))
         return patch_failed(p, OP_NO_MEMORY, "the moves");
     run *runs = w->runs;
-    const uint32_t nr = plan_runs(p, runs);
+    const uint32_t nr = plan_runs(p, runs, (uint32_t *)(void *)(runs + max_runs));
     /* Breakpoints (the old index from which a change counts) per changed slot. */
     uint32_t bpv[64];
     uint32_t *bps = p->nc <= 64 ? bpv : op_mem_array(&g->alloc, p->nc, sizeof *bps);
