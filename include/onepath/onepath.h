@@ -19,4 +19,5 @@
 #include "onepath/topology.h"
 #include "onepath/tiles.h"
 #include "onepath/opbake.h"
+#include "onepath/shard.h"
 #endif

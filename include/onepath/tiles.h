@@ -36,6 +36,29 @@ typedef struct op_tile_progress {
 } op_tile_progress;
 typedef void (*op_tile_progress_fn)(void *user, const op_tile_progress *p);
 
+/* Which tiles run, in what order, and where finished tiles go: the hooks under shards
+ * and distributed bakes (issue 14; src/parallel/shard.c, the tool's --mpi). Every hook is
+ * called one thread at a time. The bytes of a tile never depend on them. */
+typedef struct op_tile op_tile;
+typedef struct op_tiled_result op_tiled_result;
+typedef struct op_tile_hooks {
+    /* Once, after setup and binning and before any tile runs: r describes the world and
+     * the tile grid (no tiles yet), cost[k] is tile k's cost estimate (op_tile_cost). A
+     * status other than OP_OK (with op_fail(ctx, ...)) stops the bake. May be NULL. */
+    op_status (*plan)(void *user, op_ctx *ctx, const op_tiled_result *r, const uint64_t *cost);
+    /* The next tile to bake: 1 and *index (< tile_count, each index at most once), or 0
+     * when there is none. NULL: every tile, largest first. */
+    int (*next)(void *user, uint32_t *index);
+    /* After each tile: st OP_OK and the finished tile, or its failure (st, with the reason
+     * in w's error buffer, t empty). w is the worker context that ran it (op_fail on it to
+     * fail). A status other than OP_OK fails the tile as if its bake had. May be NULL. */
+    op_status (*done)(void *user, op_ctx *w, op_tile *t, op_status st);
+    /* Nonzero: after done, the tile's contents are freed (they were sent or written
+     * elsewhere); the result keeps its coordinates only and does not hold it. */
+    int drop;
+    void *user;
+} op_tile_hooks;
+
 /* How to run a tiled bake (not what it computes: that is op_bake_settings, whose
  * config.tile_size must be > 0 and config.border_size is B, -1 = walkable_radius + 3). */
 typedef struct op_tiled_options {
@@ -48,6 +71,7 @@ typedef struct op_tiled_options {
                              to compare them with a solo bake; about 4 % of a bake */
     op_tile_progress_fn progress;
     void *progress_user;
+    const op_tile_hooks *hooks; /* NULL: every tile, all kept (a whole result) */
 } op_tiled_options;
 
 void op_tiled_options_defaults(op_tiled_options *o);
@@ -101,7 +125,15 @@ typedef struct op_tiled_result {
     int threads;                       /* threads that ran tiles */
     int tile_threads;                  /* threads inside each tile's grid: 1, or with
                                           more threads than tiles, threads / tiles */
-    uint64_t digest;                   /* build3d/tiles (op_digest_tiles) */
+    uint64_t digest;                   /* build3d/tiles (op_digest_tiles); 0 in a part */
+    /* What the bake was made of (docs/formats.md "OPSCENE1", "OPSETTINGS1"): the input's
+     * triangles and volumes, and every setting that shapes the output. Shards and merges
+     * compare them (0 when read from a version 1 bake file). */
+    uint64_t digest_world, digest_settings;
+    /* A part (a shard, or hooks with next): held[k] is 1 for each tile this result holds,
+     * held_count of them. NULL in a whole result, which holds every tile. */
+    uint8_t *held;
+    uint32_t held_count;
     /* Totals over tiles. */
     uint64_t solid_spans, spans, walkable_spans, triangle_refs;
     uint64_t owned_spans; /* the world's spans (each counted once, by its owner tile) */
@@ -147,6 +179,19 @@ uint64_t op_digest_chf_cells(const op_chf *chf, uint32_t x0, uint32_t z0, uint32
 int op_tiled_default_threads(void);
 /* 1 when this build runs tiles on several threads (OpenMP), else 0. */
 int op_tiled_parallel(void);
+
+/* OPSCENE1 (docs/formats.md): XXH3-64 of the scene's vertices, triangles and volumes, as
+ * their bits in little-endian order. */
+uint64_t op_digest_scene(const op_scene *scene);
+/* OPSETTINGS1 (docs/formats.md): XXH3-64 of every setting that shapes a tiled bake's
+ * output, as used: cfg with its bounds resolved, the tile size and border T and B, and
+ * s's region and contour settings and stage. */
+uint64_t op_digest_tiled_settings(const op_bake_settings *s, const op_config *cfg, uint32_t T,
+                                  uint32_t B);
+
+/* The cost estimate of a tile that the shards cut by and the schedulers order by
+ * (docs/decisions/shards.md): its binned triangles plus a fixed share for its window. */
+uint64_t op_tile_cost(uint64_t triangles, uint32_t window_side);
 
 /* Tiles along x and z for a world and tile size: ceil(world / T). */
 uint32_t op_tiles_along(uint32_t world_cells, uint32_t tile_size);

@@ -127,9 +127,21 @@ static op_status close_section(reader *r)
 }
 
 typedef struct world_info {
+    uint32_t version;
     unsigned flags;
     uint64_t digest;
 } world_info;
+
+/* Every tile needs a section: refuse a count the remaining bytes cannot hold before
+ * allocating the tiles. */
+static op_status check_room(reader *r, size_t at, uint32_t tiles)
+{
+    const uint64_t min_tile = SECTION_HEAD + TILE_FIXED + 12 + SECTION_TAIL;
+    if ((uint64_t)tiles * min_tile > r->len - r->end)
+        return bad(r, at, "truncated: %u tiles need at least %llu more bytes, %zu left", tiles,
+                   (unsigned long long)tiles * min_tile, r->len - r->end);
+    return OP_OK;
+}
 
 static op_status read_world(reader *r, op_tiled_result *out, world_info *wi)
 {
@@ -137,9 +149,9 @@ static op_status read_world(reader *r, op_tiled_result *out, world_info *wi)
     if (open_section(r, TAG_WRLD, "WRLD", &at) != OP_OK)
         return r->st;
     const size_t p0 = r->pos;
-    if (r->end - r->pos != WRLD_SIZE)
-        return bad(r, at + 8, "WRLD section is %zu bytes, expected %u", r->end - r->pos,
-                   WRLD_SIZE);
+    const uint32_t size = wi->version == 1 ? WRLD_SIZE_V1 : WRLD_SIZE;
+    if (r->end - r->pos != size)
+        return bad(r, at + 8, "WRLD section is %zu bytes, expected %u", r->end - r->pos, size);
     out->world_width = get_u32(r, "world_width");
     out->world_depth = get_u32(r, "world_depth");
     out->tile_size = get_u32(r, "tile_size");
@@ -159,6 +171,10 @@ static op_status read_world(reader *r, op_tiled_result *out, world_info *wi)
     out->walkable_radius = (int32_t)get_u32(r, "walkable_radius");
     const uint32_t partition = get_u32(r, "partition");
     wi->digest = get_u64(r, "digest");
+    if (wi->version >= 2) {
+        out->digest_world = get_u64(r, "world digest");
+        out->digest_settings = get_u64(r, "settings digest");
+    }
     if (r->st != OP_OK)
         return r->st;
     const uint64_t cells = (uint64_t)out->world_width * out->world_depth;
@@ -181,8 +197,10 @@ static op_status read_world(reader *r, op_tiled_result *out, world_info *wi)
     if (reached < OP_STAGE_SPANS || reached > OP_STAGE_CONTOURS)
         return bad(r, p0 + 24, "unknown stage %u", reached);
     out->reached = (op_stage)reached;
-    if (wi->flags & ~(OP_OPBAKE_REGIONS | OP_OPBAKE_RAW))
+    if (wi->flags & ~(wi->version == 1 ? OPBAKE_V1_FLAGS : OPBAKE_FILE_FLAGS))
         return bad(r, p0 + 28, "unknown flags 0x%x", wi->flags);
+    if ((wi->flags & OP_OPBAKE_PART) && wi->digest != 0)
+        return bad(r, p0 + WRLD_DIGEST_AT, "a partial file with a build3d/tiles digest");
     if ((wi->flags & OP_OPBAKE_REGIONS) && reached < OP_STAGE_REGIONS)
         return bad(r, p0 + 28, "region ids flagged, but the bake stopped after spans");
     for (int i = 0; i < 3; i++)
@@ -196,14 +214,57 @@ static op_status read_world(reader *r, op_tiled_result *out, world_info *wi)
         return bad(r, p0 + 76, "unknown partition %u", partition);
     out->partition = (op_partition)partition;
     out->tile_count = out->tiles_x * out->tiles_z; /* <= cells <= 2^31 */
-    /* Every tile needs a section: refuse a count the remaining bytes cannot hold before
-     * allocating the tiles. */
-    const uint64_t min_tile = SECTION_HEAD + TILE_FIXED + 12 + SECTION_TAIL;
-    if ((uint64_t)out->tile_count * min_tile > r->len - r->end)
-        return bad(r, p0 + 16, "truncated: %u tiles need at least %llu more bytes, %zu left",
-                   out->tile_count, (unsigned long long)out->tile_count * min_tile,
-                   r->len - r->end);
-    return close_section(r);
+    if (close_section(r) != OP_OK)
+        return r->st;
+    return (wi->flags & OP_OPBAKE_PART) ? OP_OK : check_room(r, p0 + 16, out->tile_count);
+}
+
+/* PART: the held tiles as runs (first, count), increasing, apart, inside the grid. */
+static op_status read_part(reader *r, op_tiled_result *out)
+{
+    size_t at;
+    if (open_section(r, TAG_PART, "PART", &at) != OP_OK)
+        return r->st;
+    const size_t p0 = r->pos;
+    const uint32_t held = get_u32(r, "held tile count");
+    const uint32_t runs = get_u32(r, "run count");
+    if (r->st != OP_OK)
+        return r->st;
+    if ((uint64_t)runs * 8 != r->end - r->pos)
+        return bad(r, p0 + 4, "PART section: %u runs need %llu bytes, it has %zu", runs,
+                   (unsigned long long)runs * 8, r->end - r->pos);
+    if (held > out->tile_count)
+        return bad(r, p0, "PART section: %u tiles held of %u", held, out->tile_count);
+    out->held = op_ctx_calloc(r->ctx, out->tile_count, 1, "held tiles of a bake file");
+    if (!out->held)
+        return r->st = OP_NO_MEMORY;
+    uint64_t sum = 0, end = 0;
+    for (uint32_t i = 0; i < runs; i++) {
+        const size_t rat = r->pos;
+        const uint32_t first = get_u32(r, "run start");
+        const uint32_t count = get_u32(r, "run length");
+        if (r->st != OP_OK)
+            return r->st;
+        if (count == 0)
+            return bad(r, rat + 4, "PART section: run %u is empty", i);
+        if (i > 0 && first <= end)
+            return bad(r, rat, "PART section: run %u starts at tile %u, not after the previous "
+                               "run's end (%llu)",
+                       i, first, (unsigned long long)end);
+        if ((uint64_t)first + count > out->tile_count)
+            return bad(r, rat, "PART section: run %u (tiles %u..%llu) leaves the %u tiles", i,
+                       first, (unsigned long long)first + count - 1, out->tile_count);
+        memset(out->held + first, 1, count);
+        sum += count;
+        end = (uint64_t)first + count;
+    }
+    if (sum != held)
+        return bad(r, p0, "PART section: %u tiles held, the runs hold %llu", held,
+                   (unsigned long long)sum);
+    out->held_count = held;
+    if (close_section(r) != OP_OK)
+        return r->st;
+    return check_room(r, p0, held);
 }
 
 /* Vertices into the set's growing storage; the contours refer to them by offset until
@@ -405,12 +466,12 @@ static op_status read_regions(reader *r, const op_tiled_result *out, op_tile *t)
     return OP_OK;
 }
 
-static op_status read_tile(reader *r, op_tiled_result *out, uint32_t index, unsigned flags)
+static op_status read_tile(reader *r, const op_tiled_result *out, op_tile *t, uint32_t index,
+                           unsigned flags)
 {
     size_t at;
     if (open_section(r, TAG_TILE, "TILE", &at) != OP_OK)
         return r->st;
-    op_tile *t = &out->tiles[index];
     const size_t p0 = r->pos;
     t->tx = get_u32(r, "tx");
     t->tz = get_u32(r, "tz");
@@ -479,27 +540,41 @@ op_status op_opbake_decode(op_ctx *ctx, const unsigned char *buf, size_t len,
     if (memcmp(buf, OPBAKE_MAGIC, 8) != 0)
         return bad(&r, 0, "not an OPBAKE1 file (bad magic)");
     const uint32_t version = op_le_get32(buf + 8);
-    if (version != OP_OPBAKE_VERSION)
-        return op_fail(ctx, OP_UNSUPPORTED, "offset 8: OPBAKE1 version %u, this build reads %u",
-                       version, OP_OPBAKE_VERSION);
+    if (version != 1 && version != OP_OPBAKE_VERSION)
+        return op_fail(ctx, OP_UNSUPPORTED,
+                       "offset 8: OPBAKE1 version %u, this build reads 1 and %u", version,
+                       OP_OPBAKE_VERSION);
     if (op_le_get32(buf + 12) != 0)
         return bad(&r, 12, "reserved header field is not 0");
     r.end = OPBAKE_HEADER_SIZE;
-    world_info wi = {0, 0};
+    world_info wi = {version, 0, 0};
     op_status st = read_world(&r, out, &wi);
+    if (st == OP_OK && (wi.flags & OP_OPBAKE_PART))
+        st = read_part(&r, out);
     if (st == OP_OK) {
         out->tiles = op_ctx_calloc(ctx, out->tile_count, sizeof *out->tiles, "tiles of a bake file");
         st = out->tiles ? OP_OK : OP_NO_MEMORY;
     }
-    for (uint32_t i = 0; st == OP_OK && i < out->tile_count; i++)
-        st = read_tile(&r, out, i, wi.flags);
+    const unsigned tflags = wi.flags & ~OP_OPBAKE_PART;
+    for (uint32_t i = 0; st == OP_OK && i < out->tile_count; i++) {
+        op_tile *t = &out->tiles[i];
+        if (out->held && !out->held[i]) { /* not in this part: coordinates only */
+            t->tx = i % out->tiles_x;
+            t->tz = i / out->tiles_x;
+            t->x0 = (int32_t)((int64_t)t->tx * out->tile_size - out->border_size);
+            t->z0 = (int32_t)((int64_t)t->tz * out->tile_size - out->border_size);
+            continue;
+        }
+        st = read_tile(&r, out, t, i, tflags);
+    }
     size_t at = 0;
+    const uint32_t in_file = out->held ? out->held_count : out->tile_count;
     if (st == OP_OK && open_section(&r, TAG_ENDS, "ENDS", &at) == OP_OK) {
         const uint32_t n = get_u32(&r, "tile count");
         const uint64_t d = get_u64(&r, "digest");
-        if (r.st == OP_OK && (n != out->tile_count || d != wi.digest))
+        if (r.st == OP_OK && (n != in_file || d != wi.digest))
             bad(&r, at + SECTION_HEAD, "ENDS section disagrees with WRLD (tiles %u vs %u)", n,
-                out->tile_count);
+                in_file);
         if (close_section(&r) == OP_OK && r.end != len)
             bad(&r, r.end, "%zu extra bytes after the ENDS section", len - r.end);
     }
@@ -508,7 +583,7 @@ op_status op_opbake_decode(op_ctx *ctx, const unsigned char *buf, size_t len,
     if (st == OP_OK) {
         op_tiles_assemble(out);
         if (out->digest != wi.digest)
-            st = bad(&r, OPBAKE_HEADER_SIZE + SECTION_HEAD + 80,
+            st = bad(&r, OPBAKE_HEADER_SIZE + SECTION_HEAD + WRLD_DIGEST_AT,
                      "build3d/tiles digest %016llx stored, the tiles give %016llx",
                      (unsigned long long)wi.digest, (unsigned long long)out->digest);
     }
@@ -517,7 +592,7 @@ op_status op_opbake_decode(op_ctx *ctx, const unsigned char *buf, size_t len,
         return st;
     }
     if (flags_out)
-        *flags_out = wi.flags;
+        *flags_out = wi.flags | (version == 1 ? OP_OPBAKE_VERSION1 : 0);
     return OP_OK;
 }
 
@@ -532,4 +607,25 @@ op_status op_opbake_read(op_ctx *ctx, const char *path, op_tiled_result *out, un
     st = op_opbake_decode(ctx, buf, len, out, flags);
     op_free(ctx, buf);
     return op_io_prefix_path(ctx, st, path);
+}
+
+op_status op_opbake_decode_tile(op_ctx *ctx, const op_tiled_result *world, unsigned flags,
+                                const unsigned char *buf, size_t len, uint32_t index,
+                                op_tile *t)
+{
+    memset(t, 0, sizeof *t);
+    reader r;
+    memset(&r, 0, sizeof r);
+    r.ctx = ctx;
+    r.buf = buf;
+    r.len = len;
+    r.what = "TILE";
+    if (index >= world->tile_count)
+        return bad(&r, 0, "tile %u of %u", index, world->tile_count);
+    op_status st = read_tile(&r, world, t, index, flags & ~OP_OPBAKE_PART);
+    if (st == OP_OK && r.end != len)
+        st = bad(&r, r.end, "%zu extra bytes after the TILE section", len - r.end);
+    if (st != OP_OK)
+        op_tile_free(t, op_ctx_allocator(ctx));
+    return st;
 }

@@ -41,6 +41,7 @@ void op_tiled_result_free(op_tiled_result *r)
         for (uint32_t i = 0; i < r->tile_count; i++)
             op_tile_free(&r->tiles[i], &a);
     op_mem_free(&a, r->tiles);
+    op_mem_free(&a, r->held);
     memset(r, 0, sizeof *r);
 }
 
@@ -128,6 +129,28 @@ static op_status order_tiles(op_ctx *ctx, uint32_t *order, uint32_t n, const op_
     return OP_OK;
 }
 
+/* Hooks: the held flags of a part (with next), then plan with every tile's cost. */
+static op_status plan_hooks(op_ctx *ctx, const op_tile_hooks *hk, const op_tile_bins *bins,
+                            op_tiled_result *r)
+{
+    if (hk->next) {
+        r->held = op_ctx_calloc(ctx, r->tile_count, 1, "held tiles");
+        if (!r->held)
+            return OP_NO_MEMORY;
+    }
+    if (!hk->plan)
+        return OP_OK;
+    uint64_t *cost = op_ctx_alloc(ctx, r->tile_count, sizeof *cost, "tile cost estimates");
+    if (!cost)
+        return OP_NO_MEMORY;
+    const uint32_t side = r->tile_size + 2 * r->border_size;
+    for (uint32_t k = 0; k < r->tile_count; k++)
+        cost[k] = op_tile_cost(bins->first[k + 1] - bins->first[k], side);
+    const op_status st = hk->plan(hk->user, ctx, r, cost);
+    op_mem_free(&ctx->alloc, cost);
+    return st;
+}
+
 /* What each thread keeps: its worker context, its first failure, its stage times.
  * Padded so two threads never share a cache line. */
 typedef struct worker_slot {
@@ -156,9 +179,10 @@ static void add_times(op_tile_times *a, const op_tile_times *b)
  * thread that finishes a tile publishes its index in `finished` (slot from a counter),
  * and the calling thread, OpenMP's master of the team, reports every published tile in
  * order after each of its own tiles and, once it has no tile left, polls until every
- * tile is settled (done, failed or skipped). Nothing is shared but these atomics. */
+ * thread of the team has left the tile loop. Nothing is shared but these atomics. With
+ * hooks->next the number of tiles this bake runs is not known ahead, hence threads. */
 typedef struct tile_feed {
-    _Atomic uint32_t settled;   /* tiles done, failed or skipped */
+    _Atomic int out;            /* threads of the team that left the tile loop */
     _Atomic uint32_t published; /* slots of `finished` taken */
     _Atomic uint32_t *finished; /* tile indices in the order they finished; NULL: no
                                    progress callback, nothing is published */
@@ -172,7 +196,6 @@ static void feed_publish(tile_feed *f, uint32_t index)
         const uint32_t slot = atomic_fetch_add_explicit(&f->published, 1, memory_order_relaxed);
         atomic_store_explicit(&f->finished[slot], index, memory_order_release);
     }
-    atomic_fetch_add_explicit(&f->settled, 1, memory_order_release);
 }
 
 /* Calling thread: report every tile published so far, in slot order (a slot taken but
@@ -195,12 +218,14 @@ static void feed_report(tile_feed *f, const op_tiled_result *r, const op_tiled_o
     }
 }
 
-/* Calling thread, out of tiles: report as the others finish, until every tile settled. */
-static void feed_drain(tile_feed *f, const op_tiled_result *r, const op_tiled_options *opt)
+/* Calling thread, out of tiles: report as the others finish, until the whole team has
+ * left the loop (every publication happens before its thread's `out` increment). */
+static void feed_drain(tile_feed *f, int team, const op_tiled_result *r,
+                       const op_tiled_options *opt)
 {
     const struct timespec nap = {0, 2000000}; /* 2 ms: a progress bar needs no more */
     for (;;) {
-        const int all = atomic_load_explicit(&f->settled, memory_order_acquire) == r->tile_count;
+        const int all = atomic_load_explicit(&f->out, memory_order_acquire) == team;
         feed_report(f, r, opt); /* after `all` was read: then every tile is published */
         if (all || !f->finished)
             break;
@@ -208,59 +233,126 @@ static void feed_drain(tile_feed *f, const op_tiled_result *r, const op_tiled_op
     }
 }
 
-/* The tile loop. Every tile runs unless a tile with a smaller index has already failed:
- * the smallest failing tile therefore always runs and is the one reported. */
+/* What the threads of the tile loop share. */
+typedef struct tile_loop {
+    const op_tile_job *job;
+    op_tiled_result *r;
+    const op_tiled_options *opt;
+    tile_feed *feed;
+    uint32_t min_fail;
+} tile_loop;
+
+static void note_failure(tile_loop *L, worker_slot *me, uint32_t index, op_status st)
+{
+    if (index < me->fail_index) {
+        me->fail_index = index;
+        me->fail_status = st;
+        memcpy(me->fail_msg, me->ctx.err, sizeof me->fail_msg);
+    }
+    OP_PRAGMA(omp critical(op_tiles_fail))
+    {
+        uint32_t m;
+        OP_PRAGMA(omp atomic read)
+        m = L->min_fail;
+        if (index < m) {
+            OP_PRAGMA(omp atomic write)
+            L->min_fail = index;
+        }
+    }
+}
+
+/* One tile on this thread's worker, unless a tile with a smaller index has already
+ * failed: the smallest failing tile therefore always runs and is the one reported. */
+static void run_one(tile_loop *L, worker_slot *me, uint32_t index)
+{
+    uint32_t cur;
+    OP_PRAGMA(omp atomic read)
+    cur = L->min_fail;
+    if (index > cur)
+        return;
+    const op_tile_hooks *hk = L->opt->hooks;
+    op_tile *t = &L->r->tiles[index];
+    const double c0 = op_thread_cpu_ms();
+    op_status st = op_tile_bake(&me->ctx, L->job, index, t);
+    t->cpu_ms = op_thread_cpu_ms() - c0;
+    op_tile_times ms = t->ms;
+    add_times(&me->ms, &ms);
+    if (hk && hk->done) {
+        op_status hs = OP_OK;
+        OP_PRAGMA(omp critical(op_tiles_hooks))
+        hs = hk->done(hk->user, &me->ctx, t, st);
+        if (st == OP_OK && hs != OP_OK) {
+            op_tile_free(t, &me->ctx.alloc);
+            st = hs;
+        }
+    }
+    if (st != OP_OK) {
+        note_failure(L, me, index, st);
+        return;
+    }
+    if (hk && hk->drop) {
+        /* the feed reads span_count after the tile is gone: keep it */
+        const uint32_t spans = t->span_count;
+        op_tile_free(t, &L->r->alloc);
+        t->span_count = spans;
+    } else if (L->r->held) {
+        OP_PRAGMA(omp critical(op_tiles_hooks))
+        L->r->held[index] = 1;
+    }
+    feed_publish(L->feed, index);
+}
+
+/* The tile loop: the tiles in `order` (largest first), or those hooks->next gives. */
 static void run_tiles(const op_tile_job *job, op_tiled_result *r, const uint32_t *order,
                       worker_slot *slots, int threads, const op_tiled_options *opt,
                       tile_feed *feed)
 {
-    uint32_t min_fail = UINT32_MAX;
+    tile_loop L = {job, r, opt, feed, UINT32_MAX};
     const uint32_t n = r->tile_count;
+    const op_tile_hooks *hk = opt->hooks;
+    uint8_t *claimed = r->held; /* with next: 2 once given, 1 once held (kept) */
     OP_PRAGMA(omp parallel num_threads(threads))
     {
         const int tid = op_omp_thread();
         worker_slot *me = &slots[tid];
-        OP_PRAGMA(omp for schedule(dynamic, 1) nowait)
-        for (int64_t k = 0; k < (int64_t)n; k++) {
-            const uint32_t index = order[k];
-            uint32_t cur;
-            OP_PRAGMA(omp atomic read)
-            cur = min_fail;
-            if (index > cur) {
-                atomic_fetch_add_explicit(&feed->settled, 1, memory_order_release);
-                continue;
-            }
-            op_tile *t = &r->tiles[index];
-            const double c0 = op_thread_cpu_ms();
-            const op_status st = op_tile_bake(&me->ctx, job, index, t);
-            t->cpu_ms = op_thread_cpu_ms() - c0;
-            op_tile_times ms = t->ms;
-            add_times(&me->ms, &ms);
-            if (st != OP_OK) {
-                if (index < me->fail_index) {
-                    me->fail_index = index;
-                    me->fail_status = st;
-                    memcpy(me->fail_msg, me->ctx.err, sizeof me->fail_msg);
-                }
-                OP_PRAGMA(omp critical(op_tiles_fail))
+        if (hk && hk->next) {
+            for (;;) {
+                uint32_t index = 0;
+                int more, again = 0;
+                OP_PRAGMA(omp critical(op_tiles_hooks))
                 {
-                    uint32_t m;
-                    OP_PRAGMA(omp atomic read)
-                    m = min_fail;
-                    if (index < m) {
-                        OP_PRAGMA(omp atomic write)
-                        min_fail = index;
+                    more = hk->next(hk->user, &index);
+                    if (more && index < n) {
+                        again = claimed[index] != 0;
+                        claimed[index] = 2;
                     }
                 }
-                atomic_fetch_add_explicit(&feed->settled, 1, memory_order_release);
-            } else {
-                feed_publish(feed, index);
+                if (!more)
+                    break;
+                if (index >= n || again) {
+                    const op_status st =
+                        op_fail(&me->ctx, OP_INVALID_ARGUMENT,
+                                index >= n ? "the schedule gave tile %u of %u"
+                                           : "the schedule gave tile %u twice (of %u)",
+                                index, n);
+                    note_failure(&L, me, index >= n ? n - 1 : index, st);
+                    continue;
+                }
+                run_one(&L, me, index);
+                if (tid == 0)
+                    feed_report(feed, r, opt);
             }
-            if (tid == 0)
-                feed_report(feed, r, opt);
+        } else {
+            OP_PRAGMA(omp for schedule(dynamic, 1) nowait)
+            for (int64_t k = 0; k < (int64_t)n; k++) {
+                run_one(&L, me, order[k]);
+                if (tid == 0)
+                    feed_report(feed, r, opt);
+            }
         }
+        atomic_fetch_add_explicit(&feed->out, 1, memory_order_release);
         if (tid == 0)
-            feed_drain(feed, r, opt);
+            feed_drain(feed, op_omp_team_size(), r, opt);
     }
 }
 
@@ -292,7 +384,7 @@ void op_tiles_assemble(op_tiled_result *r)
             r->cpu_slowest_tile = t->cpu_ms;
     }
     r->largest_tile = best;
-    r->digest = op_digest_tiles(r);
+    r->digest = r->held ? 0 : op_digest_tiles(r); /* a part cannot know the whole's */
 }
 
 /* Settings, bounds and the tile grid; fills r's description of the world. */
@@ -353,6 +445,9 @@ static op_status setup(op_ctx *ctx, const op_scene *scene, const op_bake_setting
     r->walkable_climb = cfg->walkable_climb;
     r->walkable_radius = cfg->walkable_radius;
     r->partition = s->regions.partition;
+    /* What shards and merges compare (docs/formats.md OPSETTINGS1, OPSCENE1). */
+    r->digest_settings = op_digest_tiled_settings(s, cfg, T, B);
+    r->digest_world = op_digest_scene(scene);
     return OP_OK;
 }
 
@@ -400,7 +495,7 @@ op_status op_bake_tiled(op_ctx *ctx, const op_scene *scene, const op_bake_settin
     uint32_t *order = NULL;
     worker_slot *slots = NULL;
     tile_feed feed = {0}; /* progress: see run_tiles */
-    atomic_init(&feed.settled, 0);
+    atomic_init(&feed.out, 0);
     atomic_init(&feed.published, 0);
     uint8_t *areas = op_ctx_alloc(ctx, scene->mesh.tri_count, 1, "walkable marks of the triangles");
     int64_t *vol_rect = op_ctx_alloc(ctx, (size_t)scene->volume_count * 4 + 1, sizeof *vol_rect,
@@ -427,6 +522,8 @@ op_status op_bake_tiled(op_ctx *ctx, const op_scene *scene, const op_bake_settin
         goto out;
     }
     st = order_tiles(ctx, order, r->tile_count, &bins);
+    if (st == OP_OK && opt.hooks)
+        st = plan_hooks(ctx, opt.hooks, &bins, r);
     if (st != OP_OK)
         goto out;
     if (opt.progress) {
@@ -478,6 +575,13 @@ op_status op_bake_tiled(op_ctx *ctx, const op_scene *scene, const op_bake_settin
                      fi / r->tiles_x, slots[failed].fail_msg);
         goto out;
     }
+    if (r->held) { /* a part: the tiles kept */
+        r->held_count = 0;
+        for (uint32_t i = 0; i < r->tile_count; i++) {
+            r->held[i] = r->held[i] == 1;
+            r->held_count += r->held[i];
+        }
+    }
     op_tiles_assemble(r);
     r->ms_assemble = op_now_ms() - t3;
     r->ms_total = op_now_ms() - t_start;
@@ -497,7 +601,10 @@ out:
             for (uint32_t i = 0; i < r->tile_count; i++)
                 op_tile_free(&r->tiles[i], &a);
         op_mem_free(&a, r->tiles);
+        op_mem_free(&a, r->held);
         r->tiles = NULL;
+        r->held = NULL;
+        r->held_count = 0;
     }
     return st;
 }

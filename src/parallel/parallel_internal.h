@@ -10,11 +10,13 @@
 #define OP_PRAGMA(x) _Pragma(#x)
 static inline int op_omp_thread(void) { return omp_get_thread_num(); }
 static inline int op_omp_max_threads(void) { return omp_get_max_threads(); }
+static inline int op_omp_team_size(void) { return omp_get_num_threads(); }
 #else
 /* A build without OpenMP runs the same loops on this thread. */
 #define OP_PRAGMA(x)
 static inline int op_omp_thread(void) { return 0; }
 static inline int op_omp_max_threads(void) { return 1; }
+static inline int op_omp_team_size(void) { return 1; }
 #endif
 
 /* Triangles per tile as a CSR index: the triangles of tile k (k = tx + tz·tiles_x) are

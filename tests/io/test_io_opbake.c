@@ -203,10 +203,10 @@ static void test_corruption(void **state)
     cp[40] ^= 4; /* WRLD payload */
     expect_bad(cp, len, "checksum mismatch");
     memcpy(cp, buf, len);
-    cp[8] = 2; /* version */
+    cp[8] = 3; /* version */
     op_tiled_result back;
     assert_int_equal(op_opbake_decode(&g_ctx, cp, len, &back, NULL), OP_UNSUPPORTED);
-    assert_non_null(strstr(op_ctx_error(&g_ctx), "version 2"));
+    assert_non_null(strstr(op_ctx_error(&g_ctx), "version 3"));
     free(cp);
     op_free(&g_ctx, buf);
 }
@@ -229,7 +229,7 @@ static void test_consistency(void **state)
     size_t len;
     assert_int_equal(op_opbake_encode(&g_ctx, &r, OP_OPBAKE_REGIONS, &buf, &len), OP_OK);
     /* Find a tile with contours: walk the sections. */
-    const size_t wrld = 16, tile0 = wrld + 16 + 88 + 8;
+    const size_t wrld = 16, tile0 = wrld + 16 + 104 + 8; /* WRLD of version 2 */
     size_t tile = tile0, with_contours = 0;
     for (uint32_t i = 0; i < r.tile_count; i++) {
         if (!with_contours && op_le_get32(buf + tile + 16 + 80) > 0)
