@@ -76,6 +76,10 @@ typedef struct cli_args {
     int threads;
     const char *out;
     int with_regions;
+    /* Shards and distributed bakes (issue 14): --tiles RANGE, --mpi, --gather-mib. */
+    const char *tiles_range;
+    int mpi;
+    uint32_t gather_mib;
     void *ext;
     /* Filled by cli_parse: the distinct options given, in order. */
     const cli_opt *given[CLI_MAX_GIVEN];
@@ -132,6 +136,10 @@ extern const cli_group cli_group_tiles;
 
 /* bake with --tile-size > 0 (cmd_bake_tiled.c): after cli_args_check. */
 int cli_bake_tiled(cli_args *a);
+/* bake's --tiles and --mpi options (cmd_bake_shard.c), and bake --mpi (tools/mpi/, or a
+ * usage error in a build without MPI). */
+extern const cli_group cli_group_distributed;
+int cli_bake_mpi(cli_args *a);
 /* Peak resident memory of this process so far [MiB], 0 when unknown. */
 double cli_peak_rss_mb(void);
 
@@ -141,5 +149,6 @@ int cmd_verify(int argc, char **argv);
 int cmd_isa(int argc, char **argv);
 int cmd_digest(int argc, char **argv);
 int cmd_topology(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 #endif

@@ -13,4 +13,15 @@ op_status cli_write_tiles_png(op_ctx *ctx, const op_tiled_result *r, const char 
 /* The same as SVG: contours filled with their region's colour, the tile grid. */
 op_status cli_write_tiles_svg(op_ctx *ctx, const op_tiled_result *r, const char *path);
 
+/* The tiled bake's JSON summary (bake --tile-size --json); extra (may be NULL) adds keys
+ * before "digests" (bake --mpi's "mpi"). */
+struct cli_args;
+struct op_json;
+op_status cli_tiled_write_json(op_ctx *ctx, const char *path, const struct cli_args *a,
+                               const op_tiled_result *r, double ms_total,
+                               void (*extra)(struct op_json *j, void *user), void *user);
+/* Its summary on stdout. */
+void cli_tiled_print_summary(const struct cli_args *a, const op_ctx *ctx,
+                             const op_tiled_result *r, double ms_total);
+
 #endif

@@ -39,7 +39,7 @@ static const cli_group *const bake_groups[] = {&cli_group_input,    &cli_group_s
                                                &cli_group_tiles,    &cli_group_regions,
                                                &cli_group_contours, &cli_group_run,
                                                &bake_run,           &bake_output,
-                                               NULL};
+                                               &cli_group_distributed, NULL};
 
 static const cli_command bake_cmd = {
     "bake", "INPUT [options]",
@@ -272,7 +272,8 @@ int cmd_bake(int argc, char **argv)
     op_bake_settings *s = &a.s;
     if (s->config.tile_size > 0)
         return cli_bake_tiled(&a); /* supplement §2 */
-    static const char *const tiled_only[] = {"--border", "--out", "--with-regions"};
+    static const char *const tiled_only[] = {"--border", "--out", "--with-regions", "--tiles",
+                                             "--mpi", "--gather-mib"};
     for (size_t i = 0; i < sizeof tiled_only / sizeof tiled_only[0]; i++)
         if (cli_given(&a, tiled_only[i]))
             return cli_usage_error(CMD, "%s is for tiled bakes: give --tile-size T too",

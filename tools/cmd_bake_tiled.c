@@ -69,8 +69,9 @@ static void kv_hex(op_json *j, const char *key, uint64_t d)
     op_json_kv_string(j, key, h);
 }
 
-static op_status write_json(op_ctx *ctx, const char *path, const cli_args *a,
-                            const op_tiled_result *r, double ms_total)
+op_status cli_tiled_write_json(op_ctx *ctx, const char *path, const cli_args *a,
+                               const op_tiled_result *r, double ms_total,
+                               void (*extra)(op_json *j, void *user), void *user)
 {
     FILE *f = fopen(path, "w");
     if (!f)
@@ -219,9 +220,22 @@ static op_status write_json(op_ctx *ctx, const char *path, const cli_args *a,
     op_json_kv_u64(&j, "peak_bytes", cli_mem_peak_bytes());
     op_json_end_object(&j);
 
+    if (r->held) { /* a shard (issue 14) */
+        op_json_key(&j, "part");
+        op_json_begin_object(&j);
+        op_json_kv_string(&j, "range", a->tiles_range ? a->tiles_range : "");
+        op_json_kv_u64(&j, "tiles", r->held_count);
+        op_json_end_object(&j);
+    }
+    if (extra)
+        extra(&j, user);
+
     op_json_key(&j, "digests");
     op_json_begin_object(&j);
-    kv_hex(&j, "tiles", r->digest);
+    if (!r->held)
+        kv_hex(&j, "tiles", r->digest);
+    kv_hex(&j, "world", r->digest_world);
+    kv_hex(&j, "settings", r->digest_settings);
     op_json_end_object(&j);
     op_json_end_object(&j);
     op_status st = op_json_finish(ctx, &j);
@@ -230,8 +244,8 @@ static op_status write_json(op_ctx *ctx, const char *path, const cli_args *a,
     return st;
 }
 
-static void print_summary(const cli_args *a, const op_ctx *ctx, const op_tiled_result *r,
-                          double ms_total)
+void cli_tiled_print_summary(const cli_args *a, const op_ctx *ctx, const op_tiled_result *r,
+                             double ms_total)
 {
     char buf[512], h[17];
     printf("%s: %u x %u cells in %u x %u tiles of %u (border %u), %llu spans (%llu in the "
@@ -250,6 +264,15 @@ static void print_summary(const cli_args *a, const op_ctx *ctx, const op_tiled_r
            "assemble %.1f), peak RSS %.0f MiB\n",
            op_isa_name(ctx->isa), r->threads, r->threads == 1 ? "" : "s", ms_total,
            r->ms_setup, r->ms_bin, r->ms_tiles, r->ms_assemble, cli_peak_rss_mb());
+    if (r->held) {
+        char w[17], st[17];
+        op_digest_hex(r->digest_world, w);
+        op_digest_hex(r->digest_settings, st);
+        printf("  part %s: %u of %u tiles (world %s, settings %s); 'onepath merge' joins the "
+               "parts\n",
+               a->tiles_range ? a->tiles_range : "", r->held_count, r->tile_count, w, st);
+        return;
+    }
     op_digest_hex(r->digest, h);
     printf("  build3d/tiles digest: %s\n", h);
 }
@@ -275,6 +298,15 @@ int cli_bake_tiled(cli_args *a)
     op_bake_settings *s = &a->s;
     if (refuse_solo_outputs(CMD, a))
         return EXIT_USAGE;
+    if (a->mpi && a->tiles_range)
+        return cli_usage_error(CMD, "--tiles bakes one shard in one process; --mpi bakes every "
+                                    "tile over the ranks: give one of them");
+    if (a->mpi)
+        return cli_bake_mpi(a); /* issue 14 */
+    if (cli_given(a, "--gather-mib"))
+        return cli_usage_error(CMD, "--gather-mib goes with --mpi");
+    if (a->tiles_range && !a->out)
+        return cli_usage_error(CMD, "--tiles writes a partial bake file: give --out PART.opbake");
     if (a->with_regions && s->until < OP_STAGE_REGIONS)
         return cli_usage_error(CMD, "--with-regions needs --until regions or later");
     if (a->with_regions && !a->out)
@@ -303,8 +335,12 @@ int cli_bake_tiled(cli_args *a)
     }
     op_tiled_result r;
     memset(&r, 0, sizeof r);
+    op_shard shard;
+    if (st == OP_OK && a->tiles_range)
+        st = op_shard_parse(&ctx, a->tiles_range, &shard);
     if (st == OP_OK)
-        st = op_bake_tiled(&ctx, &scene, s, &o, &r);
+        st = a->tiles_range ? op_bake_shard(&ctx, &scene, s, &o, &shard, &r)
+                            : op_bake_tiled(&ctx, &scene, s, &o, &r);
     bar_done(&bar);
     op_scene_free(&scene); /* the input goes before the outputs are written */
     const double ms_total = op_now_ms() - t0;
@@ -318,7 +354,7 @@ int cli_bake_tiled(cli_args *a)
     if (st == OP_OK && a->svg)
         st = cli_write_tiles_svg(&ctx, &r, a->svg);
     if (st == OP_OK && a->json)
-        st = write_json(&ctx, a->json, a, &r, ms_total);
+        st = cli_tiled_write_json(&ctx, a->json, a, &r, ms_total, NULL, NULL);
     if (st != OP_OK) {
         code = cli_fail(CMD, &ctx, st);
         op_tiled_result_free(&r);
@@ -326,7 +362,7 @@ int cli_bake_tiled(cli_args *a)
         return code;
     }
     if (!a->quiet)
-        print_summary(a, &ctx, &r, ms_total);
+        cli_tiled_print_summary(a, &ctx, &r, ms_total);
     op_tiled_result_free(&r);
     op_ctx_free(&ctx);
     return EXIT_OK;

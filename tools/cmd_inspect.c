@@ -51,11 +51,18 @@ int cmd_inspect(int argc, char **argv)
         op_ctx_free(&ctx);
         return code;
     }
-    char h[17];
+    char h[17], hw[17], hs[17];
     op_digest_hex(r.digest, h);
+    op_digest_hex(r.digest_world, hw);
+    op_digest_hex(r.digest_settings, hs);
+    const uint32_t in_file = r.held ? r.held_count : r.tile_count;
     printf("%s: OPBAKE1 version %u, intact (%u sections: every checksum and digest "
            "verified)\n",
-           a.in.path, OP_OPBAKE_VERSION, r.tile_count + 2);
+           a.in.path, (flags & OP_OPBAKE_VERSION1) ? 1u : OP_OPBAKE_VERSION,
+           in_file + (r.held ? 3 : 2));
+    if (r.held)
+        printf("  part       %u of %u tiles (a partial file: 'onepath merge' joins the parts)\n",
+               r.held_count, r.tile_count);
     printf("  world      %u x %u cells, cs %g, ch %g, bmin (%g, %g, %g), bmax (%g, %g, %g)\n",
            r.world_width, r.world_depth, r.cs, r.ch, r.bmin[0], r.bmin[1], r.bmin[2],
            r.bmax[0], r.bmax[1], r.bmax[2]);
@@ -75,13 +82,23 @@ int cmd_inspect(int argc, char **argv)
         printf("  contours   %llu (%llu vertices)\n", (unsigned long long)r.contours,
                (unsigned long long)r.contour_verts);
     const op_tile *big = &r.tiles[r.largest_tile];
-    printf("  largest    tile (%u, %u): %u spans, %u triangles\n", big->tx, big->tz,
-           big->span_count, big->triangles);
-    printf("  build3d/tiles digest %s\n", h);
+    if (in_file)
+        printf("  largest    tile (%u, %u): %u spans, %u triangles\n", big->tx, big->tz,
+               big->span_count, big->triangles);
+    if (flags & OP_OPBAKE_VERSION1)
+        printf("  digests    (version 1: no world or settings digest)\n");
+    else
+        printf("  digests    world %s, settings %s\n", hw, hs);
+    if (r.held)
+        printf("  build3d/tiles digest (known once the parts are merged)\n");
+    else
+        printf("  build3d/tiles digest %s\n", h);
     if (ia.tiles) {
         printf("%6s %6s %10s %8s %9s %9s  %-16s %-16s\n", "tx", "tz", "spans", "regions",
                "contours", "vertices", "spans digest", "contours digest");
         for (uint32_t i = 0; i < r.tile_count; i++) {
+            if (r.held && !r.held[i])
+                continue;
             const op_tile *t = &r.tiles[i];
             char hs[17], hc[17];
             op_digest_hex(t->digest_spans, hs);

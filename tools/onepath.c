@@ -19,6 +19,7 @@ static const struct {
     {"digest", cmd_digest, "print the stage digests of an input (as bake --json records them)"},
     {"isa", cmd_isa, "list the kernel variants and whether this CPU runs them"},
     {"topology", cmd_topology, "build the chunk-region graph of a top-down world; queries"},
+    {"merge", cmd_merge, "join the partial bake files of a sharded bake into the whole file"},
 };
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
 

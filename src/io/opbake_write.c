@@ -389,6 +389,7 @@ op_status op_opbake_encode_tile(op_ctx *ctx, const op_tiled_result *r, const op_
 
 struct op_opbake_writer {
     op_ctx *ctx;
+    op_allocator alloc;     /* the writer's and its arrays' */
     sink k;
     op_atomic_file af;      /* af.f is k.f; none without a path */
     op_tiled_result world;  /* the description; held (a copy) in a partial file; tiles:
@@ -411,7 +412,7 @@ void op_opbake_writer_abort(op_opbake_writer *w)
 {
     if (!w)
         return;
-    const op_allocator a = w->world.alloc;
+    const op_allocator a = w->alloc;
     if (w->af.tmp)
         op_atomic_abort(&w->af);
     op_mem_free(&a, w->k.sec);
@@ -431,6 +432,7 @@ op_status op_opbake_writer_open(op_ctx *ctx, const op_tiled_result *world, unsig
     if (!w)
         return OP_NO_MEMORY;
     w->ctx = ctx;
+    w->alloc = *op_ctx_allocator(ctx);
     w->k.ctx = ctx;
     w->flags = flags & ~OP_OPBAKE_PART;
     w->world = *world;

@@ -140,7 +140,17 @@ typedef struct shard_run {
     const op_shard *shard;
     op_allocator alloc;
     uint32_t *order, count, pos;
+    op_tile_progress_fn progress; /* the caller's, told the shard's tile count */
+    void *progress_user;
 } shard_run;
+
+static void shard_progress(void *user, const op_tile_progress *p)
+{
+    const shard_run *run = user;
+    op_tile_progress q = *p;
+    q.tile_count = run->count;
+    run->progress(run->progress_user, &q);
+}
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -214,6 +224,12 @@ op_status op_bake_shard(op_ctx *ctx, const op_scene *scene, const op_bake_settin
     run.alloc = ctx ? ctx->alloc : run.alloc;
     const op_tile_hooks hooks = {shard_plan, shard_next, NULL, 0, &run};
     o.hooks = &hooks;
+    if (o.progress) {
+        run.progress = o.progress;
+        run.progress_user = o.progress_user;
+        o.progress = shard_progress;
+        o.progress_user = &run;
+    }
     const op_status st = op_bake_tiled(ctx, scene, s, &o, result);
     op_mem_free(&run.alloc, run.order);
     return st;

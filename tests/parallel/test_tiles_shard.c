@@ -19,6 +19,7 @@
 
 #include "onepath/onepath.h"
 #include "core/le.h"
+#include "util/testalloc.h"
 #include "util/testscene.h"
 #include "util/testutil.h"
 
@@ -818,6 +819,79 @@ static void test_hooks(void **state)
     op_scene_free(&w.scene);
 }
 
+/* Through the allocator hook: shards, the writer and the merge free what they take
+ * with the allocator they took it from; every allocation of a merge, failed in turn, is
+ * a status with a message, leaks nothing and leaves no file. */
+static void test_allocator(void **state)
+{
+    (void)state;
+    world w;
+    random_world(&w, 81, 14, 1);
+    op_test_alloc ta;
+    op_test_alloc_init(&ta);
+    op_ctx ctx;
+    ok(op_test_alloc_ctx_init(&ctx, &ta, OP_ISA_SCALAR), "ctx");
+    char p[2][4096], whole[4096], out[4096];
+    for (int i = 0; i < 2; i++)
+        snprintf(p[i], sizeof p[i], "%s", op_test_tmp_path(".part.opbake"));
+    snprintf(whole, sizeof whole, "%s", op_test_tmp_path(".opbake"));
+    snprintf(out, sizeof out, "%s", op_test_tmp_path(".opbake"));
+    for (int i = 0; i < 2; i++) {
+        op_shard sh = {OP_SHARD_CUT, 0, 0, 0, 0, (uint32_t)i + 1, 2};
+        op_tiled_options o;
+        options(&w, 2, &o);
+        op_tiled_result r;
+        if (op_bake_shard(&ctx, &w.scene, &w.bs, &o, &sh, &r) != OP_OK ||
+            op_opbake_write(&ctx, &r, file_flags(&w), p[i]) != OP_OK)
+            fail_msg("%s", op_ctx_error(&ctx));
+        op_tiled_result_free(&r);
+    }
+    op_tiled_result r;
+    op_tiled_options o;
+    options(&w, 2, &o);
+    if (op_bake_tiled(&ctx, &w.scene, &w.bs, &o, &r) != OP_OK ||
+        op_opbake_write(&ctx, &r, file_flags(&w), whole) != OP_OK)
+        fail_msg("%s", op_ctx_error(&ctx));
+    op_opbake_writer *wr;
+    ok(op_opbake_writer_open(&ctx, &r, file_flags(&w), NULL, &wr), "open");
+    for (uint32_t k = 0; k < r.tile_count; k++)
+        ok(op_opbake_writer_put_tile(wr, &r.tiles[k]), "tile");
+    op_tiled_result sum;
+    ok(op_opbake_writer_finish(wr, &sum), "finish");
+    assert_int_equal(sum.digest, r.digest);
+    op_tiled_result_free(&sum);
+    op_tiled_result_free(&r);
+    const char *names[] = {p[0], p[1]};
+    const uint64_t before = ta.allocs;
+    if (op_opbake_merge(&ctx, names, 2, out, NULL) != OP_OK)
+        fail_msg("merge: %s", op_ctx_error(&ctx));
+    const uint64_t allocs = ta.allocs - before;
+    same_file(whole, out);
+    remove(out);
+    op_ctx_free(&ctx);
+    assert_int_equal(ta.live_bytes, 0);
+    assert_int_equal(ta.bad_frees, 0);
+    assert_true(allocs > 5);
+    for (uint64_t n = 1; n <= allocs; n++) {
+        op_test_alloc_init(&ta);
+        ok(op_test_alloc_ctx_init(&ctx, &ta, OP_ISA_SCALAR), "ctx");
+        ta.fail_at = ta.allocs + n;
+        const op_status st = op_opbake_merge(&ctx, names, 2, out, NULL);
+        if (st != OP_NO_MEMORY)
+            fail_msg("allocation %llu failed: %s (%s)", (unsigned long long)n,
+                     op_status_name(st), op_ctx_error(&ctx));
+        assert_true(op_ctx_error(&ctx)[0] != 0);
+        assert_false(exists(out));
+        op_ctx_free(&ctx);
+        assert_int_equal(ta.live_bytes, 0);
+        assert_int_equal(ta.bad_frees, 0);
+    }
+    for (int i = 0; i < 2; i++)
+        remove(p[i]);
+    remove(whole);
+    op_scene_free(&w.scene);
+}
+
 int main(void)
 {
     if (op_ctx_init(&g_ctx, OP_ISA_AUTO) != OP_OK)
@@ -834,6 +908,7 @@ int main(void)
         cmocka_unit_test(test_killed_writer),
         cmocka_unit_test(test_digests),
         cmocka_unit_test(test_hooks),
+        cmocka_unit_test(test_allocator),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     op_ctx_free(&g_ctx);
