@@ -193,10 +193,40 @@ static void opbake_seeds(op_ctx *ctx)
             exit(1);
         }
         put("opbake", files[i].name, buf, len);
-        if (i == 0)
+        if (i == 0) {
             put("opbake", "truncated.opbake", buf, len / 2);
+            /* The same file as version 1 wrote it: WRLD without the two digests. */
+            unsigned char *v1 = malloc(len);
+            if (!v1)
+                exit(1);
+            memcpy(v1, buf, 16 + 16 + 88);
+            v1[8] = 1;
+            v1[16 + 8] = 88;
+            const uint64_t sum = op_digest_bytes(v1 + 16, 16 + 88);
+            for (int b = 0; b < 8; b++)
+                v1[16 + 16 + 88 + b] = (unsigned char)(sum >> (8 * b));
+            memcpy(v1 + 16 + 16 + 88 + 8, buf + 16 + 16 + 104 + 8, len - (16 + 16 + 104 + 8));
+            put("opbake", "version1.opbake", v1, len - 16);
+            free(v1);
+        }
         op_free(ctx, buf);
         op_tiled_result_free(&r);
+        /* Partial files (issue 14): cuts and a rectangle, with and without region ids. */
+        static const char *const ranges[] = {"1/2", "2/3", "0-1,1"};
+        if (i < 3) {
+            op_shard sh;
+            if (op_shard_parse(ctx, ranges[i], &sh) != OP_OK ||
+                op_bake_shard(ctx, &s, &bs, &o, &sh, &r) != OP_OK ||
+                op_opbake_encode(ctx, &r, files[i].flags, &buf, &len) != OP_OK) {
+                fprintf(stderr, "opbake part: %s\n", ctx->err);
+                exit(1);
+            }
+            char name[64];
+            snprintf(name, sizeof name, "part-%zu.opbake", i);
+            put("opbake", name, buf, len);
+            op_free(ctx, buf);
+            op_tiled_result_free(&r);
+        }
         op_scene_free(&s);
     }
 }
