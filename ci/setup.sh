@@ -5,7 +5,8 @@ pkgs=(build-essential cmake pkg-config libsimde-dev libcmocka-dev libbenchmark-d
       libxxhash-dev libpng-dev libgomp1 python3
       locales  # locales: localedef makes de_DE.UTF-8 for the JSON locale test
       clang    # clang: libFuzzer for ci/fuzz.sh (the replay tests build with gcc)
-      libomp-dev)  # clang's OpenMP runtime (and Archer): ThreadSanitizer in ci/tiles.sh
+      libomp-dev   # clang's OpenMP runtime (and Archer): ThreadSanitizer in ci/tiles.sh
+      libopenmpi-dev openmpi-bin)  # Open MPI: the tool's bake --mpi (-DOP_MPI=ON), mpirun
 if [ "${OP_SETUP_CROSS:-1}" = 1 ]; then
   pkgs+=(gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user)
 fi

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Newcomer command 2 and CI (.ci/run): set up, build and run the whole test suite:
-# plain build (warnings fatal), sanitizer build (ASan + UBSan), the command-line tool
-# on the demo world, the installed package with its consumers and the shared library,
-# the AArch64 cross build under qemu (every test), and the golden digests on big-endian
-# s390x under qemu.
+# plain build (warnings fatal, with MPI: bake --mpi under mpirun in ctest), sanitizer
+# build (ASan + UBSan), the command-line tool on the demo world, shards and merge, the
+# installed package with its consumers and the shared library, the AArch64 cross build
+# under qemu (every test), and the golden digests on big-endian s390x under qemu.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -11,7 +11,7 @@ jobs=$(nproc)
 bash ci/setup.sh
 
 echo "== plain build (Release, -Werror)"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DOP_WERROR=ON -DOP_BENCH=ON >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DOP_WERROR=ON -DOP_BENCH=ON -DOP_MPI=ON >/dev/null
 cmake --build build -j"$jobs"
 ctest --test-dir build --output-on-failure -j"$jobs"
 
@@ -27,6 +27,10 @@ bash ci/cli-smoke.sh build
 
 echo "== tiled bake: tool, build without OpenMP, ThreadSanitizer"
 bash ci/tiles.sh build
+
+echo "== shards, merge and MPI (bake --tiles, onepath merge; mpirun ran in ctest's mpi_bake)"
+bash ci/shard-smoke.sh build
+bash ci/mpi.sh build
 
 echo "== package: install, consumers (find_package, pkg-config, add_subdirectory), shared library"
 bash ci/consumers.sh build
