@@ -497,9 +497,11 @@ static void gather_section(root *R, int rank, const unsigned char *sec, size_t l
         record(R, rank, OP_BAD_INPUT, NO_TILE, "sent a tile section that is no section");
         return;
     }
-    uint32_t tx, tz;
-    memcpy(&tx, sec + 16, 4);
-    memcpy(&tz, sec + 20, 4);
+    /* The section's payload starts with u32 tx, tz, little-endian (docs/formats.md). */
+    const uint32_t tx = (uint32_t)sec[16] | (uint32_t)sec[17] << 8 | (uint32_t)sec[18] << 16 |
+                        (uint32_t)sec[19] << 24;
+    const uint32_t tz = (uint32_t)sec[20] | (uint32_t)sec[21] << 8 | (uint32_t)sec[22] << 16 |
+                        (uint32_t)sec[23] << 24;
     const uint32_t index = tx < w->tiles_x && tz < w->tiles_z ? tx + tz * w->tiles_x : NO_TILE;
     const op_status st = cli_gather_put(R->g, index, sec, len);
     if (st != OP_OK) {
