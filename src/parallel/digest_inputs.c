@@ -21,6 +21,25 @@ static void put_f64(op_digest_stream *s, double v)
     op_digest_u64(s, u);
 }
 
+/* n u32-sized values (u32 or binary32) as little-endian u32: on a little-endian host
+ * their memory is that stream already. */
+static void put_words(op_digest_stream *s, const void *v, size_t n)
+{
+    const uint32_t probe = 1;
+    unsigned char first;
+    memcpy(&first, &probe, 1);
+    if (first == 1) {
+        op_digest_put(s, v, 4 * n);
+        return;
+    }
+    uint32_t chunk[1024];
+    for (size_t i = 0; i < n; i += 1024) {
+        const size_t k = n - i < 1024 ? n - i : 1024;
+        memcpy(chunk, (const unsigned char *)v + 4 * i, k * sizeof *chunk);
+        op_digest_u32s(s, chunk, k);
+    }
+}
+
 uint64_t op_digest_scene(const op_scene *scene)
 {
     op_digest_stream s;
@@ -28,17 +47,11 @@ uint64_t op_digest_scene(const op_scene *scene)
     op_digest_put(&s, "OPSCENE1", 8);
     const op_mesh *m = &scene->mesh;
     op_digest_u32(&s, m->vert_count);
-    /* The vertices' bits as u32 (op_digest_u32s is the fast path for long arrays). */
-    uint32_t chunk[1024];
-    const size_t nv = m->verts ? 3 * (size_t)m->vert_count : 0;
-    for (size_t i = 0; i < nv; i += 1024) {
-        const size_t k = nv - i < 1024 ? nv - i : 1024;
-        memcpy(chunk, m->verts + i, k * sizeof *chunk);
-        op_digest_u32s(&s, chunk, k);
-    }
+    if (m->verts)
+        put_words(&s, m->verts, 3 * (size_t)m->vert_count);
     op_digest_u32(&s, m->tri_count);
     if (m->tris)
-        op_digest_u32s(&s, m->tris, 3 * (size_t)m->tri_count);
+        put_words(&s, m->tris, 3 * (size_t)m->tri_count);
     op_digest_u32(&s, scene->volume_count);
     for (uint32_t i = 0; i < scene->volume_count && scene->volumes; i++) {
         const op_volume *v = &scene->volumes[i];

@@ -10,11 +10,11 @@
 
 /* Binned triangles measure the rasterizer's work; every window also costs its cells
  * (allocation, filters, distance and region passes over the grid), whatever it holds. The
- * share, a triangle per 16 window cells, is from the per-tile times of the demo world
- * (docs/decisions/shards.md). */
+ * share, a triangle per 32 window cells, lies between the two per-tile CPU-time fits of
+ * docs/decisions/shards.md (an empty 74 x 74 window costs what 84 to 370 triangles do). */
 uint64_t op_tile_cost(uint64_t triangles, uint32_t window_side)
 {
-    return triangles + ((uint64_t)window_side * window_side) / 16 + 1;
+    return triangles + ((uint64_t)window_side * window_side) / 32 + 1;
 }
 
 /* A decimal u32 at *p (no sign, no spaces); advances *p. 0 when there is none. */

@@ -753,6 +753,105 @@ static void test_digests(void **state)
     op_scene_free(&w.scene);
 }
 
+/* OPSCENE1 and OPSETTINGS1 as docs/formats.md writes them, built here byte by byte and
+ * hashed whole: the library's streams give the same digests (and the pinned values). */
+typedef struct bytes {
+    unsigned char b[512];
+    size_t n;
+} bytes;
+static void b_u32(bytes *x, uint32_t v)
+{
+    op_le_put32(x->b + x->n, v);
+    x->n += 4;
+}
+static void b_f32(bytes *x, float v)
+{
+    uint32_t u;
+    memcpy(&u, &v, 4);
+    b_u32(x, u);
+}
+
+static void test_digest_streams(void **state)
+{
+    (void)state;
+    op_scene s;
+    op_scene_init(&s);
+    ok(op_mesh_add_vertex(&g_ctx, &s.mesh, 0, 0, 0), "v");
+    ok(op_mesh_add_vertex(&g_ctx, &s.mesh, 4.5f, 0.25f, 0), "v");
+    ok(op_mesh_add_vertex(&g_ctx, &s.mesh, 0, -1, 3), "v");
+    ok(op_mesh_add_triangle(&g_ctx, &s.mesh, 0, 2, 1), "t");
+    op_volume v;
+    memset(&v, 0, sizeof v);
+    v.kind = OP_VOLUME_BOX;
+    v.area = 7;
+    v.ymin = -1;
+    v.ymax = 2;
+    v.box_min[0] = 0.5f;
+    v.box_min[1] = 0.25f;
+    v.box_max[0] = 1;
+    v.box_max[1] = 2;
+    ok(op_scene_add_volume(&g_ctx, &s, &v), "volume");
+    bytes x = {{0}, 0};
+    memcpy(x.b, "OPSCENE1", 8);
+    x.n = 8;
+    b_u32(&x, 3);
+    const float vs[9] = {0, 0, 0, 4.5f, 0.25f, 0, 0, -1, 3};
+    for (int i = 0; i < 9; i++)
+        b_f32(&x, vs[i]);
+    b_u32(&x, 1);
+    b_u32(&x, 0);
+    b_u32(&x, 2);
+    b_u32(&x, 1);
+    b_u32(&x, 1);                       /* volumes */
+    b_u32(&x, 1);                       /* box */
+    x.b[x.n++] = 7;                     /* area */
+    b_f32(&x, -1);
+    b_f32(&x, 2);
+    b_f32(&x, 0.5f);                    /* min x, max x, min z, max z */
+    b_f32(&x, 1);
+    b_f32(&x, 0.25f);
+    b_f32(&x, 2);
+    const uint64_t scene = op_digest_scene(&s);
+    assert_int_equal(scene, op_digest_bytes(x.b, x.n));
+    assert_int_equal(scene, 0x39e8b9d28da4693dull);
+
+    op_bake_settings bs;
+    op_bake_settings_defaults(&bs);
+    op_config c = bs.config;
+    const float lo[3] = {0, -1, 0}, hi[3] = {4.5f, 0.25f, 3};
+    memcpy(c.bmin, lo, sizeof lo);
+    memcpy(c.bmax, hi, sizeof hi);
+    bytes y = {{0}, 0};
+    memcpy(y.b, "OPSETTINGS1", 11);
+    y.n = 11;
+    b_f32(&y, c.cs);
+    b_f32(&y, c.ch);
+    for (int i = 0; i < 3; i++)
+        b_f32(&y, lo[i]);
+    for (int i = 0; i < 3; i++)
+        b_f32(&y, hi[i]);
+    b_f32(&y, c.walkable_slope_deg);
+    b_u32(&y, (uint32_t)c.walkable_height);
+    b_u32(&y, (uint32_t)c.walkable_climb);
+    b_u32(&y, (uint32_t)c.walkable_radius);
+    b_u32(&y, 64);
+    b_u32(&y, 5);
+    b_u32(&y, (uint32_t)bs.regions.partition);
+    b_u32(&y, bs.regions.min_region_area);
+    b_u32(&y, bs.regions.merge_region_area);
+    uint64_t e;
+    memcpy(&e, &bs.contours.max_error, 8);
+    b_u32(&y, (uint32_t)e);
+    b_u32(&y, (uint32_t)(e >> 32));
+    b_u32(&y, (uint32_t)bs.contours.max_edge_len);
+    b_u32(&y, bs.contours.straight_region_borders != 0);
+    b_u32(&y, (uint32_t)bs.until);
+    const uint64_t set = op_digest_tiled_settings(&bs, &c, 64, 5);
+    assert_int_equal(set, op_digest_bytes(y.b, y.n));
+    assert_int_equal(set, 0x5c3efd9c109a42e7ull);
+    op_scene_free(&s);
+}
+
 /* Hooks: a schedule that repeats or invents a tile fails the bake with a reason; a done
  * hook's failure is that tile's. */
 typedef struct bad_sched {
@@ -907,6 +1006,7 @@ int main(void)
         cmocka_unit_test(test_writer),
         cmocka_unit_test(test_killed_writer),
         cmocka_unit_test(test_digests),
+        cmocka_unit_test(test_digest_streams),
         cmocka_unit_test(test_hooks),
         cmocka_unit_test(test_allocator),
     };
