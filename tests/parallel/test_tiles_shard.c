@@ -203,7 +203,7 @@ static void test_empty_parts(void **state)
     ok(op_bake_tiled(&g_ctx, &w.scene, &w.bs, &o, &r), "bake");
     const uint32_t n = r.tile_count + 2;
     op_tiled_result_free(&r);
-    char ranges[64][16];
+    char ranges[64][24];
     const char *list[64];
     assert_true(n <= 64);
     for (uint32_t k = 0; k < n; k++) {
@@ -438,6 +438,7 @@ static void test_version1_read(void **state)
     assert_int_equal(alen, len);
     assert_memory_equal(again + 144, v2 + 144, len - 144); /* after WRLD */
     op_free(&g_ctx, again);
+    op_tiled_result_free(&back);
     /* A version 1 WRLD cannot claim PART. */
     op_le_put32(v1 + 16 + 16 + 28, OP_OPBAKE_PART);
     const uint64_t sum = op_digest_bytes(v1 + 16, 16 + 88);
@@ -516,6 +517,7 @@ static void test_partial_files(void **state)
         op_free(&g_ctx, b);
     }
     op_tiled_result_free(&whole);
+    op_tiled_result_free(&back);
     /* Corrupted PART sections, resealed so the content checks are reached. */
     const size_t part = 16 + 16 + 104 + 8, pay = part + 16;
     unsigned char *cp = malloc(len);

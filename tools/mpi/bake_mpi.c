@@ -266,7 +266,7 @@ static int take_out(node *n, outgoing *o)
 
 static void worker_loop(node *n, double t0)
 {
-    int hello_sent = 0, asked = 0;
+    int hello_sent = 0, asked = 0, lost = 0;
     uint64_t sent = 0;
     /* Ask for as many tiles as threads whenever fewer than that wait: one round trip is
      * hidden behind the tiles in hand, and at the end a rank holds few tiles others could
@@ -327,7 +327,9 @@ static void worker_loop(node *n, double t0)
                 n->stop = work[1] != 0;
                 const size_t k = count > 2 ? (size_t)count - 2 : 0;
                 if (n->qcap - n->qtail < k) { /* compact, then grow */
-                    memmove(n->queue, n->queue + n->qhead, (n->qtail - n->qhead) * sizeof *n->queue);
+                    if (n->qhead)
+                        memmove(n->queue, n->queue + n->qhead,
+                                (n->qtail - n->qhead) * sizeof *n->queue);
                     n->qtail -= n->qhead;
                     n->qhead = 0;
                     if (n->qcap - n->qtail < k) {
@@ -335,6 +337,8 @@ static void worker_loop(node *n, double t0)
                         if (nq) {
                             n->queue = nq;
                             n->qcap = n->qtail + k;
+                        } else {
+                            lost = 1; /* these tiles would never come: fail the job */
                         }
                     }
                 }
@@ -357,9 +361,10 @@ static void worker_loop(node *n, double t0)
     const int planned = n->planned;
     pthread_mutex_unlock(&n->mu);
     free(work);
-    if (st != OP_OK && !n->tile_failed) { /* no tile's: setup, plan, memory */
-        fail_msg f = {(int32_t)st, NO_TILE, ""};
-        snprintf(f.text, sizeof f.text, "%s", n->baker_err);
+    if ((st != OP_OK && !n->tile_failed) || lost) { /* no tile's: setup, plan, memory */
+        fail_msg f = {(int32_t)(lost ? OP_NO_MEMORY : st), NO_TILE, ""};
+        snprintf(f.text, sizeof f.text, "%s",
+                 lost ? "out of memory for the tile queue" : n->baker_err);
         MPI_Send(&f, sizeof f, MPI_BYTE, 0, T_FAIL, MPI_COMM_WORLD);
     }
     (void)planned;
