@@ -29,11 +29,16 @@ CC=clang CXX=clang++ cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo 
       -DOP_BENCH=OFF -DOP_TOOLS=OFF -DOP_SIMD=OFF -DCMAKE_C_FLAGS=-fsanitize=thread \
       -DCMAKE_CXX_FLAGS=-fsanitize=thread -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread >/dev/null
 cmake --build build-tsan -j"$jobs" --target test_tiles_bake test_spans_threads test_contours_threads \
-      test_tiles_progress
+      test_tiles_progress test_tiles_shard
 archer=$(ls /usr/lib/llvm-*/lib/libarcher.so 2>/dev/null | sort -V | tail -1 || true)
 for t in test_threads_random test_small_tiles test_smallest_failing_tile test_assembly_empty_tiles; do
   OMP_TOOL_LIBRARIES="$archer" TSAN_OPTIONS="ignore_noninstrumented_modules=1 halt_on_error=1" \
     OP_TEST_FILTER=$t build-tsan/test_tiles_bake
+done
+# The hooks of shards and distributed bakes (issue 14): next, done, drop on the team.
+for t in test_cuts_random test_hooks; do
+  OMP_TOOL_LIBRARIES="$archer" TSAN_OPTIONS="ignore_noninstrumented_modules=1 halt_on_error=1" \
+    OP_TEST_FILTER=$t build-tsan/test_tiles_shard
 done
 # Threads inside one grid (the rasterizer's bands, filters and compaction by rows).
 OMP_TOOL_LIBRARIES="$archer" TSAN_OPTIONS="ignore_noninstrumented_modules=1 halt_on_error=1" \
