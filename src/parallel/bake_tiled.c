@@ -184,17 +184,19 @@ static void add_times(op_tile_times *a, const op_tile_times *b)
 typedef struct tile_feed {
     _Atomic int out;            /* threads of the team that left the tile loop */
     _Atomic uint32_t published; /* slots of `finished` taken */
-    _Atomic uint32_t *finished; /* tile indices in the order they finished; NULL: no
-                                   progress callback, nothing is published */
+    _Atomic uint64_t *finished; /* (spans << 32 | tile index) in the order tiles
+                                   finished (spans: a dropped tile's are gone); NULL:
+                                   no progress callback, nothing is published */
     uint32_t reported;          /* calling thread only */
     uint64_t spans_done;        /* calling thread only */
 } tile_feed;
 
-static void feed_publish(tile_feed *f, uint32_t index)
+static void feed_publish(tile_feed *f, uint32_t index, uint32_t spans)
 {
     if (f->finished) {
         const uint32_t slot = atomic_fetch_add_explicit(&f->published, 1, memory_order_relaxed);
-        atomic_store_explicit(&f->finished[slot], index, memory_order_release);
+        atomic_store_explicit(&f->finished[slot], (uint64_t)spans << 32 | index,
+                              memory_order_release);
     }
 }
 
@@ -206,12 +208,11 @@ static void feed_report(tile_feed *f, const op_tiled_result *r, const op_tiled_o
         return;
     const uint32_t n = atomic_load_explicit(&f->published, memory_order_acquire);
     while (f->reported < n) {
-        const uint32_t index =
-            atomic_load_explicit(&f->finished[f->reported], memory_order_acquire);
-        if (index == UINT32_MAX)
+        const uint64_t e = atomic_load_explicit(&f->finished[f->reported], memory_order_acquire);
+        if (e == UINT64_MAX)
             break;
-        const op_tile *t = &r->tiles[index];
-        f->spans_done += t->span_count;
+        const op_tile *t = &r->tiles[(uint32_t)e];
+        f->spans_done += e >> 32;
         f->reported++;
         const op_tile_progress p = {f->reported, r->tile_count, f->spans_done, t->tx, t->tz};
         opt->progress(opt->progress_user, &p);
@@ -290,16 +291,14 @@ static void run_one(tile_loop *L, worker_slot *me, uint32_t index)
         note_failure(L, me, index, st);
         return;
     }
-    if (hk && hk->drop) {
-        /* the feed reads span_count after the tile is gone: keep it */
-        const uint32_t spans = t->span_count;
+    const uint32_t spans = t->span_count;
+    if (hk && hk->drop)
         op_tile_free(t, &L->r->alloc);
-        t->span_count = spans;
-    } else if (L->r->held) {
+    else if (L->r->held) {
         OP_PRAGMA(omp critical(op_tiles_hooks))
         L->r->held[index] = 1;
     }
-    feed_publish(L->feed, index);
+    feed_publish(L->feed, index, spans);
 }
 
 /* The tile loop: the tiles in `order` (largest first), or those hooks->next gives. */
@@ -534,7 +533,7 @@ op_status op_bake_tiled(op_ctx *ctx, const op_scene *scene, const op_bake_settin
             goto out;
         }
         for (uint32_t i = 0; i < r->tile_count; i++)
-            atomic_init(&feed.finished[i], UINT32_MAX);
+            atomic_init(&feed.finished[i], UINT64_MAX);
     }
     for (int i = 0; i < threads; i++) {
         slots[i].fail_index = UINT32_MAX;
