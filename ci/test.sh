@@ -24,6 +24,7 @@ ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 
 echo "== command-line tool"
 bash ci/cli-smoke.sh build
+bash ci/topology-smoke.sh build
 
 echo "== tiled bake: tool, build without OpenMP, ThreadSanitizer"
 bash ci/tiles.sh build

@@ -162,7 +162,7 @@ static const cli_opt topo_world_opts[] = {
      .lo = 0, .hi = 1000, .flags = CLI_EXT},
     {"--sparse", CLI_CUSTOM, EXT(sparse), "KX0,KY0,KX1,KY1",
      .help = "a sparse world: only the chunks of this rectangle (inclusive chunk coordinates, "
-             "every floor) are resident",
+             "every floor; the far corner is clamped to the chunk grid) are resident",
      .parse = parse_rect, .flags = CLI_EXT, .deflt = ""},
     CLI_END};
 static const cli_opt topo_edit_opts[] = {
@@ -535,9 +535,11 @@ int cmd_topology(int argc, char **argv)
         printf("floors %u (a layer of chunks each: %u chunks), stairs %s\n", t.floors,
                w.chunk_count, t.stairs ? t.stairs : t.stair_density ? "generated" : "none");
     if (w.residency == OP_RESIDENCY_SPARSE)
-        printf("sparse: %u of %u chunks resident (chunks %d..%d x %d..%d)\n",
-               op_world_resident_count(&w), w.chunk_count, t.sparse.k[0], t.sparse.k[2],
-               t.sparse.k[1], t.sparse.k[3]);
+        printf("sparse: %u of %u chunks resident (chunks %d..%u x %d..%u)\n",
+               op_world_resident_count(&w), w.chunk_count, t.sparse.k[0],
+               (uint32_t)t.sparse.k[2] < w.chunks[0] ? (uint32_t)t.sparse.k[2] : w.chunks[0] - 1,
+               t.sparse.k[1],
+               (uint32_t)t.sparse.k[3] < w.chunks[1] ? (uint32_t)t.sparse.k[3] : w.chunks[1] - 1);
     printf("regions %llu portals %u exits %llu passable %llu\n",
            (unsigned long long)br.region_count, g.portal_count,
            (unsigned long long)br.boundary_exit_count, (unsigned long long)br.passable_tile_count);
