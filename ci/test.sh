@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Newcomer command 2 and CI (.ci/run): set up, build and run the whole test suite:
 # plain build (warnings fatal, with MPI: bake --mpi under mpirun in ctest), sanitizer
-# build (ASan + UBSan), the command-line tool on the demo world, shards and merge, the
-# installed package with its consumers and the shared library, the AArch64 cross build
-# under qemu (every test), and the golden digests on big-endian s390x under qemu.
+# build (ASan + UBSan, bake --mpi too), the command-line tool on the demo world, shards and
+# merge, the installed package with its consumers and the shared library, the AArch64
+# cross build under qemu (every test), and the golden digests on big-endian s390x under qemu.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -17,7 +17,7 @@ ctest --test-dir build --output-on-failure -j"$jobs"
 
 echo "== sanitizer build (ASan + UBSan)"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOP_SANITIZE=ON -DOP_WERROR=ON \
-      -DOP_BENCH=OFF >/dev/null
+      -DOP_BENCH=OFF -DOP_MPI=ON >/dev/null
 cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j"$jobs" -E "${OP_ASAN_EXCLUDE:-^$}"
