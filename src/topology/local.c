@@ -79,7 +79,10 @@ static int copy_template(const op_topo_chunk *cc, uint32_t *labels)
 {
     const op_topo_plan *p = cc->p;
     op_local_topology *t = cc->t;
-    for (uint32_t i = 0; i < p->tiles; i++)
+    /* The count in a local: labels could alias *p, so a bound read through p was
+     * reloaded after every store and the fill stayed scalar. */
+    const uint32_t tiles = p->tiles;
+    for (uint32_t i = 0; i < tiles; i++)
         labels[i] = 1;
     if (op_topo_local_reserve_regions(t, 1) || op_topo_local_reserve_exits(t, p->open_exit_count))
         return -1;
@@ -93,7 +96,6 @@ static int copy_template(const op_topo_chunk *cc, uint32_t *labels)
     }
     t->region_count = 1;
     uint32_t n = 0;
-    const uint32_t c0 = p->c[0], c01 = p->c[0] * p->c[1];
     for (uint32_t i = 0; i < p->open_exit_count; i++) {
         const op_topo_open_exit *x = &p->open_exits[i];
         int64_t k[3];
@@ -105,10 +107,9 @@ static int copy_template(const op_topo_chunk *cc, uint32_t *labels)
         if (!ok)
             continue;
         op_boundary_exit *e = &t->exits[n++];
-        uint32_t lz = x->local / c01, rem = x->local - lz * c01, ly = rem / c0, lx = rem - ly * c0;
         e->region = 1;
         e->local_tile = x->local;
-        e->coord = (op_coord3){cc->o[0] + (int32_t)lx, cc->o[1] + (int32_t)ly, cc->o[2] + (int32_t)lz};
+        e->coord = (op_coord3){cc->o[0] + (int32_t)x->lx, cc->o[1] + (int32_t)x->ly, cc->o[2] + (int32_t)x->lz};
         e->target_chunk = op_topo_key(p->grid, (uint32_t)k[0], (uint32_t)k[1], (uint32_t)k[2]);
         e->face = x->face;
     }

@@ -167,16 +167,16 @@ static void flood_open_template(op_topo_plan *p, uint8_t *st, uint32_t *stack)
                 int8_t dx = (int8_t)(tx < 0 ? -1 : tx >= p->c[0] ? 1 : 0);
                 int8_t dy = (int8_t)(ty < 0 ? -1 : ty >= p->c[1] ? 1 : 0);
                 if (dx || dy)
-                    p->open_exits[n++] = (op_topo_open_exit){p->loc[q], op_topo_hex_face[s], {dx, dy, 0}};
+                    p->open_exits[n++] = (op_topo_open_exit){p->loc[q], lx, ly, lz, op_topo_hex_face[s], {dx, dy, 0}};
             }
         } else {
             /* Faces along an axis with one chunk never have a neighbour: left out. */
             for (int f = 0; f < 6; f++)
                 if ((p->face[q] >> f & 1) && p->grid[f >> 1] > 1)
                     p->open_exits[n++] = (op_topo_open_exit){
-                        p->loc[q], (uint8_t)f, {op_topo_face_dir[f][0], op_topo_face_dir[f][1], op_topo_face_dir[f][2]}};
+                        p->loc[q], lx, ly, lz, (uint8_t)f,
+                        {op_topo_face_dir[f][0], op_topo_face_dir[f][1], op_topo_face_dir[f][2]}};
         }
-        (void)lz;
         for (int s = 0; s < p->nn; s++) {
             uint32_t m = (uint32_t)((int64_t)q + p->step[s]);
             if (st[m]) {

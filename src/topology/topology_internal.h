@@ -84,6 +84,7 @@ typedef struct op_topo_plan {
      * use_open_template). */
     struct op_topo_open_exit {
         uint32_t local;
+        uint32_t lx, ly, lz; /* the local tile's coordinates (no division per copy) */
         uint8_t face;
         int8_t d[3];
     } *open_exits;
