@@ -2,7 +2,7 @@
 # Installs what onepath needs from Debian, only what is missing (idempotent).
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libsimde-dev libcmocka-dev libbenchmark-dev
-      libxxhash-dev libpng-dev libgomp1 python3
+      libxxhash-dev libpng-dev libzstd-dev libgomp1 python3
       locales  # locales: localedef makes de_DE.UTF-8 for the JSON locale test
       clang    # clang: libFuzzer for ci/fuzz.sh (the replay tests build with gcc)
       libomp-dev   # clang's OpenMP runtime (and Archer): ThreadSanitizer in ci/tiles.sh

@@ -19,8 +19,14 @@ static int check_tiles(op_ctx *ctx, const op_bake_settings *s, op_tiled_result *
             cs->vert_storage[v].x -= t->x0;
             cs->vert_storage[v].z -= t->z0;
         }
-        op_status st = op_check_regions(ctx, &t->chf, &s->regions, t->region, t->region_count,
-                                        1, NULL);
+        /* Layers tiles are layer-first: checked as a non-layers partition without
+         * merging (regions.h, op_check_regions). */
+        op_region_settings rs = s->regions;
+        if (rs.partition == OP_PARTITION_LAYERS) {
+            rs.partition = OP_PARTITION_MONOTONE;
+            rs.merge_region_area = 0;
+        }
+        op_status st = op_check_regions(ctx, &t->chf, &rs, t->region, t->region_count, 1, NULL);
         const char *what = "REGION";
         if (st == OP_OK) {
             op_contour_settings c = s->contours;

@@ -20,4 +20,5 @@
 #include "onepath/tiles.h"
 #include "onepath/opbake.h"
 #include "onepath/shard.h"
+#include "onepath/tilecache.h"
 #endif

@@ -167,6 +167,13 @@ op_status op_volumes_validate(op_ctx *ctx, const op_volume *volumes, uint32_t co
  * whose centre is inside the footprint lies in them. */
 void op_volume_footprint(const op_volume *v, double *x0, double *x1, double *z0, double *z1);
 
+/* The world cells [0, world_w) x [0, world_d) whose centre (world_bmin.x + (x + 0.5)·cs,
+ * likewise z) lies in v's footprint, as the smallest rectangle rect = {x0, x1, z0, z1}
+ * (inclusive): exactly the cells op_apply_volumes_window tests true. Returns 0 (rect
+ * untouched) when there is none. v must be valid (op_volumes_validate). */
+int op_volume_cells(const op_volume *v, const float world_bmin[3], float cs, uint32_t world_w,
+                    uint32_t world_d, uint32_t rect[4]);
+
 /* The same on a window of the world grid whose local cell (0, 0) is world cell
  * (origin_x, origin_z): the cell centre is world_bmin.x + (gx + 0.5)·cs with the world
  * index gx (likewise z, and the floor from world_bmin.y), so every span gets the area

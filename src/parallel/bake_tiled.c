@@ -453,6 +453,16 @@ static op_status setup(op_ctx *ctx, const op_scene *scene, const op_bake_setting
 op_status op_bake_tiled(op_ctx *ctx, const op_scene *scene, const op_bake_settings *s,
                         const op_tiled_options *opt_in, op_tiled_result *r)
 {
+    return op_bake_tiled_ex(ctx, scene, s, opt_in, NULL, r);
+}
+
+op_status op_bake_tiled_ex(op_ctx *ctx, const op_scene *scene, const op_bake_settings *s,
+                           const op_tiled_options *opt_in, op_cache_tile **cache_out,
+                           op_tiled_result *r)
+{
+    op_cache_tile *cache_tiles = NULL;
+    if (cache_out)
+        *cache_out = NULL;
     if (!r)
         return op_fail(ctx, OP_INVALID_ARGUMENT, "op_bake_tiled: NULL result");
     memset(r, 0, sizeof *r);
@@ -520,6 +530,14 @@ op_status op_bake_tiled(op_ctx *ctx, const op_scene *scene, const op_bake_settin
         st = OP_NO_MEMORY;
         goto out;
     }
+    if (cache_out) { /* the tile cache's slots (tile_cache.c frees them) */
+        cache_tiles = *cache_out = op_ctx_calloc(ctx, r->tile_count, sizeof *cache_tiles,
+                                                 "cached tiles");
+        if (!cache_tiles) {
+            st = OP_NO_MEMORY;
+            goto out;
+        }
+    }
     st = order_tiles(ctx, order, r->tile_count, &bins);
     if (st == OP_OK && opt.hooks)
         st = plan_hooks(ctx, opt.hooks, &bins, r);
@@ -553,7 +571,8 @@ op_status op_bake_tiled(op_ctx *ctx, const op_scene *scene, const op_bake_settin
 
     const op_tile_job job = {scene,      s,        cfg,          r->tile_size,     r->border_size,
                              r->world_width, r->world_depth, r->tiles_x, areas, &bins, vol_rect,
-                             opt.keep_regions, opt.keep_fields, opt.owned_digest};
+                             opt.keep_regions, opt.keep_fields, opt.owned_digest,
+                             cache_tiles};
     run_tiles(&job, r, order, slots, threads, &opt, &feed);
     double t3 = op_now_ms(), c3 = op_cpu_ms();
     r->ms_tiles = t3 - t2;

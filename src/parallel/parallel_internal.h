@@ -3,7 +3,7 @@
 #ifndef OP_PARALLEL_INTERNAL_H
 #define OP_PARALLEL_INTERNAL_H
 
-#include "onepath/tiles.h"
+#include "onepath/tilecache.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -49,6 +49,9 @@ typedef struct op_tile_job {
      * (a tile applies only the volumes whose rectangle meets its window, in order). */
     const int64_t *vol_rect;
     int keep_regions, keep_fields, owned_digest;
+    /* Layers partition: each tile's geometry-only field and layers go to
+     * cache_tiles[index] (the tile cache), or NULL. */
+    op_cache_tile *cache_tiles;
 } op_tile_job;
 
 /* The whole chain for tile `index` (supplement §2) with worker context w; the tile's
@@ -61,5 +64,32 @@ void op_tile_free(op_tile *t, const op_allocator *a);
 /* Totals over the tiles, the largest tile and the build3d/tiles digest, in (tz, tx)
  * order (the tiled bake's assembly; the bake file reader uses it too). */
 void op_tiles_assemble(op_tiled_result *r);
+
+/* supplement §2: contour vertices to world cells, x_world = x_local + x0. */
+void op_contours_to_world(op_contour_set *set, int32_t x0, int32_t z0);
+
+/* op_bake_tiled; with cache_out (layers partition), *cache_out receives tile_count
+ * slots (ctx's allocator) holding each tile's geometry-only field and layers. Whatever
+ * the status, the caller frees *cache_out's fields and array (r->tile_count slots). */
+op_status op_bake_tiled_ex(op_ctx *ctx, const op_scene *scene, const op_bake_settings *s,
+                           const op_tiled_options *opt, op_cache_tile **cache_out,
+                           op_tiled_result *r);
+
+/* ---- Layers partition (tile_layers.c) ---------------------------------------------- */
+
+/* The rest of op_tile_bake for the layers partition (regions-contours §4 "Layer-first
+ * partition"): the window's geometry-only field, its span layers, the volumes sub (the
+ * scene's, culled to the window) on its areas, then op_tile_layer_first_end. */
+op_status op_tile_bake_layer_first(op_ctx *w, const op_tile_job *job, uint32_t index,
+                                   const op_scene *sub, const op_window *win, op_tile *t);
+/* Span count, walkable spans, OPCHFD1, owned spans and (owned_digest) OPCHFC1 of a
+ * tile's window field after the volumes. */
+void op_tile_spans_facts(const op_chf *chf, uint32_t T, uint32_t B, uint32_t world_w,
+                         uint32_t world_d, int owned_digest, op_tile *t);
+/* chf holds the areas after the volumes: layer-first regions from span_layer, islands,
+ * numbering, contours in world cells and their digests into t (keep_regions: t->region
+ * and t->cell_count). Shared by the plain bake and the cache's rebuild. */
+op_status op_tile_layer_first_end(op_ctx *w, const op_bake_settings *s, const op_chf *chf,
+                                  const uint32_t *span_layer, int keep_regions, op_tile *t);
 
 #endif

@@ -25,7 +25,7 @@ void op_tile_free(op_tile *t, const op_allocator *a)
 }
 
 /* supplement §2: output vertices are in world cells, x_world = x_local + tx·T − B. */
-static void to_world(op_contour_set *set, int32_t x0, int32_t z0)
+void op_contours_to_world(op_contour_set *set, int32_t x0, int32_t z0)
 {
     for (size_t i = 0; i < set->vert_storage_count; i++) {
         set->vert_storage[i].x += x0;
@@ -76,7 +76,7 @@ static op_status tile_rest(op_ctx *w, const op_tile_job *job, op_chf *chf, op_ti
     st = op_build_contours(w, chf, region, t->region_count, &cs, &t->contours);
     if (st != OP_OK)
         return st;
-    to_world(&t->contours, t->x0, t->z0);
+    op_contours_to_world(&t->contours, t->x0, t->z0);
     for (uint32_t i = 0; i < t->contours.count; i++)
         t->contour_verts += t->contours.contours[i].vert_count;
     t1 = op_now_ms();
@@ -115,6 +115,12 @@ op_status op_tile_bake(op_ctx *w, const op_tile_job *job, uint32_t index, op_til
             vols[sub.volume_count++] = job->scene->volumes[i];
         }
         sub.volumes = vols;
+    }
+    if (job->s->regions.partition == OP_PARTITION_LAYERS && job->s->until >= OP_STAGE_REGIONS) {
+        /* Layers decided before the volumes (tile_layers.c). */
+        const op_status lst = op_tile_bake_layer_first(w, job, index, &sub, &win, t);
+        op_arena_release(&w->arena, vmark);
+        return lst;
     }
     op_spans_stats ss;
     op_chf chf;

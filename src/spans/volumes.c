@@ -124,6 +124,38 @@ void op_volume_footprint(const op_volume *v, double *x0, double *x1, double *z0,
     footprint_bounds(v, x0, x1, z0, z1);
 }
 
+/* The tile cache's dirty rectangle: the same cell centres and the same test as
+ * op_apply_volumes_window, over the world's cells. */
+int op_volume_cells(const op_volume *v, const float world_bmin[3], float cs, uint32_t world_w,
+                    uint32_t world_d, uint32_t rect[4])
+{
+    double fx0, fx1, fz0, fz1;
+    footprint_bounds(v, &fx0, &fx1, &fz0, &fz1);
+    uint32_t x0, x1, z0, z1;
+    const float bx = world_bmin[0], bz = world_bmin[2];
+    if (!cell_range(fx0, fx1, bx, cs, 0, world_w, &x0, &x1) ||
+        !cell_range(fz0, fz1, bz, cs, 0, world_d, &z0, &z1))
+        return 0;
+    uint32_t r[4] = {UINT32_MAX, 0, UINT32_MAX, 0};
+    for (uint32_t z = z0; z <= z1; z++) {
+        const float pz = bz + ((float)z + 0.5f) * cs;
+        for (uint32_t x = x0; x <= x1; x++) {
+            const float px = bx + ((float)x + 0.5f) * cs;
+            if (!in_footprint(v, px, pz))
+                continue;
+            r[0] = x < r[0] ? x : r[0];
+            r[1] = x > r[1] ? x : r[1];
+            r[2] = z < r[2] ? z : r[2];
+            r[3] = z > r[3] ? z : r[3];
+        }
+    }
+    if (r[0] == UINT32_MAX)
+        return 0;
+    for (int k = 0; k < 4; k++)
+        rect[k] = r[k];
+    return 1;
+}
+
 op_status op_apply_volumes(op_ctx *ctx, op_chf *chf, const op_volume *volumes, uint32_t count)
 {
     return op_apply_volumes_window(ctx, chf, volumes, count, chf->bmin, 0, 0);

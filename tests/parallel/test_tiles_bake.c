@@ -144,8 +144,15 @@ static void owned_equal_solo(const op_scene *s, op_bake_settings *bs, int T, int
             cs->vert_storage[v].z -= t->z0;
         }
         assert_int_equal(t->chf.border_size, (int32_t)r.border_size);
-        assert_int_equal(op_check_regions(&g_ctx, &t->chf, &bs->regions, t->region,
-                                          t->region_count, 1, NULL),
+        /* Layers tiles are layer-first (regions.h: check them as a non-layers partition
+         * without merging). */
+        op_region_settings rs = bs->regions;
+        if (rs.partition == OP_PARTITION_LAYERS) {
+            rs.partition = OP_PARTITION_MONOTONE;
+            rs.merge_region_area = 0;
+        }
+        assert_int_equal(op_check_regions(&g_ctx, &t->chf, &rs, t->region, t->region_count, 1,
+                                          NULL),
                          OP_OK);
         op_contour_settings cset = bs->contours;
         cset.border_region = r.border_size ? OP_BORDER_REGION : 0;
