@@ -80,6 +80,9 @@ typedef struct cli_args {
     const char *tiles_range;
     int mpi;
     uint32_t gather_mib;
+    /* The tile cache (issue 13): bake --out-cache FILE with zstd level cache_level. */
+    const char *out_cache;
+    int cache_level;
     void *ext;
     /* Filled by cli_parse: the distinct options given, in order. */
     const cli_opt *given[CLI_MAX_GIVEN];

@@ -13,6 +13,7 @@ void cli_args_defaults(cli_args *a)
     cli_input_defaults(&a->in);
     op_bake_settings_defaults(&a->s);
     a->isa = OP_ISA_AUTO;
+    a->cache_level = op_opcache_have_zstd() ? 3 : 0;
 }
 
 /* The names op_isa_parse accepts (a variant added to the library is added here too). */

@@ -3,6 +3,7 @@
 #define ONEPATH_CLI_TILES_H
 
 #include "onepath/tiles.h"
+#include "image.h"
 
 /* Top view of the world: each owned cell coloured by the region of its highest span with
  * a region (regions are per tile, so the colour mixes in the tile), contours in white,
@@ -10,6 +11,10 @@
  * cells draw one pixel per 2, 3, ... cells). Region colours need the tiles' region ids
  * (keep_regions); without them cells with spans are grey. */
 op_status cli_write_tiles_png(op_ctx *ctx, const op_tiled_result *r, const char *path, int scale);
+/* The same picture in memory (op_image_free it): *scale is the pixels per cell asked (0:
+ * fit) and receives the one used, *step the cells per pixel block. */
+op_status cli_draw_tiles(op_ctx *ctx, const op_tiled_result *r, int *scale, uint32_t *step,
+                         op_image *img);
 /* The same as SVG: contours filled with their region's colour, the tile grid. */
 op_status cli_write_tiles_svg(op_ctx *ctx, const op_tiled_result *r, const char *path);
 

@@ -32,6 +32,11 @@ static const cli_opt bake_output_opts[] = {
              "raw loops)"},
     {"--with-regions", CLI_FLAG, CLI_FIELD(with_regions), NULL, .inputs = CLI_IN_SCENE,
      .help = "--out also stores every tile's per-span region ids"},
+    {"--out-cache", CLI_FILE, CLI_FIELD(out_cache), "FILE.opcache", .inputs = CLI_IN_SCENE,
+     .help = "tiled bake with --partition layers: the tile cache (OPCACHE1) that "
+             "'onepath update' changes with run-time obstacles"},
+    {"--cache-level", CLI_INT, CLI_FIELD(cache_level), "N", .lo = 0, .hi = 19,
+     .inputs = CLI_IN_SCENE, .help = "zstd level of --out-cache, 0 = stored"},
     CLI_END};
 static const cli_group bake_output = {"output", bake_output_opts};
 
@@ -272,8 +277,9 @@ int cmd_bake(int argc, char **argv)
     op_bake_settings *s = &a.s;
     if (s->config.tile_size > 0)
         return cli_bake_tiled(&a); /* supplement §2 */
-    static const char *const tiled_only[] = {"--border", "--out", "--with-regions", "--tiles",
-                                             "--mpi", "--gather-mib"};
+    static const char *const tiled_only[] = {"--border",      "--out",        "--with-regions",
+                                             "--tiles",       "--mpi",        "--gather-mib",
+                                             "--out-cache",   "--cache-level"};
     for (size_t i = 0; i < sizeof tiled_only / sizeof tiled_only[0]; i++)
         if (cli_given(&a, tiled_only[i]))
             return cli_usage_error(CMD, "%s is for tiled bakes: give --tile-size T too",

@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "cli_tiles.h"
 #include "memcount.h"
+#include "cli_cache.h"
 
 #include <string.h>
 #include <sys/resource.h>
@@ -301,6 +302,10 @@ int cli_bake_tiled(cli_args *a)
     if (a->mpi && a->tiles_range)
         return cli_usage_error(CMD, "--tiles bakes one shard in one process; --mpi bakes every "
                                     "tile over the ranks: give one of them");
+    if (a->out_cache && (a->mpi || a->tiles_range))
+        return cli_usage_error(CMD, "--out-cache keeps every tile of one process's bake: it does "
+                                    "not go with %s",
+                               a->mpi ? "--mpi" : "--tiles");
     if (a->mpi)
         return cli_bake_mpi(a); /* issue 14 */
     if (cli_given(a, "--gather-mib"))
@@ -311,6 +316,11 @@ int cli_bake_tiled(cli_args *a)
         return cli_usage_error(CMD, "--with-regions needs --until regions or later");
     if (a->with_regions && !a->out)
         return cli_usage_error(CMD, "--with-regions goes with --out FILE.opbake");
+    if (a->out_cache && (s->regions.partition != OP_PARTITION_LAYERS || s->until < OP_STAGE_REGIONS))
+        return cli_usage_error(CMD, "--out-cache needs --partition layers (and --until regions "
+                                    "or later): the cache rebuilds layer-first tiles");
+    if (cli_given(a, "--cache-level") && !a->out_cache)
+        return cli_usage_error(CMD, "--cache-level goes with --out-cache FILE");
     s->contours.keep_raw = a->raw && a->out;
 
     op_ctx ctx;
@@ -340,6 +350,7 @@ int cli_bake_tiled(cli_args *a)
         st = op_shard_parse(&ctx, a->tiles_range, &shard);
     if (st == OP_OK)
         st = a->tiles_range ? op_bake_shard(&ctx, &scene, s, &o, &shard, &r)
+             : a->out_cache ? cli_bake_cache(&ctx, a, &scene, &o, &r) /* cmd_update.c */
                             : op_bake_tiled(&ctx, &scene, s, &o, &r);
     bar_done(&bar);
     op_scene_free(&scene); /* the input goes before the outputs are written */

@@ -3,6 +3,7 @@
  * The tool never calls setlocale: it parses and prints numbers in the C locale whatever
  * LC_NUMERIC says (and its JSON and SVG writers do not depend on the locale anyway). */
 #include "cli.h"
+#include "cli_cache.h"
 
 #include <string.h>
 
@@ -20,6 +21,7 @@ static const struct {
     {"isa", cmd_isa, "list the kernel variants and whether this CPU runs them"},
     {"topology", cmd_topology, "build the chunk-region graph of a top-down world; queries"},
     {"merge", cmd_merge, "join the partial bake files of a sharded bake into the whole file"},
+    {"update", cmd_update, "apply run-time obstacles to a tile cache (.opcache), rebuilding tiles"},
 };
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
 

@@ -47,6 +47,20 @@ static void paint_tile(op_image *img, const op_tiled_result *r, uint32_t i, int 
 
 op_status cli_write_tiles_png(op_ctx *ctx, const op_tiled_result *r, const char *path, int scale)
 {
+    op_image img;
+    uint32_t step;
+    op_status st = cli_draw_tiles(ctx, r, &scale, &step, &img);
+    if (st != OP_OK)
+        return st;
+    st = op_image_write_png(ctx, &img, path);
+    op_image_free(&img);
+    return st;
+}
+
+op_status cli_draw_tiles(op_ctx *ctx, const op_tiled_result *r, int *scale_io, uint32_t *step_out,
+                         op_image *out)
+{
+    int scale = *scale_io;
     const uint32_t m = r->world_width > r->world_depth ? r->world_width : r->world_depth;
     uint32_t step = 1;
     if (scale <= 0) {
@@ -89,9 +103,10 @@ op_status cli_write_tiles_png(op_ctx *ctx, const op_tiled_result *r, const char 
         const int64_t z = (int64_t)tz * r->tile_size / step * scale;
         op_image_rect(&img, 0, z - wide / 2, img.w, wide, grid);
     }
-    st = op_image_write_png(ctx, &img, path);
-    op_image_free(&img);
-    return st;
+    *scale_io = scale;
+    *step_out = step;
+    *out = img;
+    return OP_OK;
 }
 
 op_status cli_write_tiles_svg(op_ctx *ctx, const op_tiled_result *r, const char *path)

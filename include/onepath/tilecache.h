@@ -27,6 +27,8 @@
 extern "C" {
 #endif
 
+#define OP_CACHE_SOURCE_MAX 1024
+
 /* A run-time obstacle: an id and its shape (a convex prism, a box or a vertical
  * cylinder, world units) with its area id (0 = obstacle, supplement §1.7). */
 typedef struct op_obstacle {
@@ -73,6 +75,10 @@ typedef struct op_tile_cache {
     int keep_regions, owned_digest; /* as the bake's options: kept by rebuilds */
     uint64_t saved_digest;          /* read from a file: build3d/tiles when it was saved
                                        (0: it was saved with tiles still dirty) */
+    /* What the world was baked from, as the caller describes it (the tool: its input
+     * options, one per line). Saved and loaded with the cache; the library never reads
+     * it. At most OP_CACHE_SOURCE_MAX - 1 bytes, no NUL. */
+    char source[OP_CACHE_SOURCE_MAX];
     op_allocator alloc;
 } op_tile_cache;
 
@@ -91,6 +97,10 @@ void op_tile_cache_free(op_tile_cache *c);
  * vertices that is convex (either winding, collinear vertices allowed), simple and not
  * degenerate. OP_INVALID_ARGUMENT with the reason otherwise. */
 op_status op_obstacle_validate(op_ctx *ctx, const op_volume *v);
+/* 1 when a and b are the same shape: kind, area, y range and the kind's own numbers
+ * (the prism's first vert_count points), compared bit for bit; padding and unused
+ * points do not count. */
+int op_volume_same(const op_volume *a, const op_volume *b);
 /* Moves a shape by (dx, dy, dz) world units in binary32 (vertices, box corners, the
  * cylinder's centre, ymin and ymax). */
 void op_volume_translate(op_volume *v, float dx, float dy, float dz);

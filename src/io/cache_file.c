@@ -38,7 +38,7 @@
 #define TAG_SETS TAG('S', 'E', 'T', 'S')
 #define TAG_TILE TAG('T', 'I', 'L', 'E')
 #define TAG_ENDS TAG('E', 'N', 'D', 'S')
-#define SETS_FIXED 128u
+#define SETS_FIXED 132u /* the fixed fields and the source length */
 #define TILE_FIXED 48u
 #define ENDS_SIZE 12u
 #define VOLUME_MIN 16u /* kind, area, ymin, ymax */
@@ -214,6 +214,11 @@ static void put_settings(buf *b, const op_tile_cache *c)
         put_u32(b, c->obstacles[i].id);
         put_volume(b, &c->obstacles[i].volume);
     }
+    const size_t sl = strnlen(c->source, OP_CACHE_SOURCE_MAX - 1);
+    put_u32(b, (uint32_t)sl);
+    unsigned char *p = put(b, sl);
+    if (p && sl)
+        memcpy(p, c->source, sl);
     end_section(b, at);
 }
 
@@ -775,6 +780,19 @@ static op_status read_settings(reader *r, op_tile_cache *c)
         if (bad_setting(r, vp + 4, op_obstacle_validate(r->ctx, &c->obstacles[i].volume)) != OP_OK)
             return r->st;
     }
+    const size_t sat = r->pos;
+    const uint32_t sl = get_u32(r, "source length");
+    if (r->st != OP_OK)
+        return r->st;
+    if (sl >= OP_CACHE_SOURCE_MAX)
+        return bad(r, sat, "source of %u bytes (at most %d)", sl, OP_CACHE_SOURCE_MAX - 1);
+    const unsigned char *src = take(r, sl, "source");
+    if (!src)
+        return r->st;
+    if (memchr(src, 0, sl))
+        return bad(r, sat + 4, "source holds a NUL byte");
+    memcpy(c->source, src, sl);
+    c->source[sl] = 0;
     if (close_section(r) != OP_OK)
         return r->st;
     const uint64_t min_tile = SEC_HEAD + TILE_FIXED + SEC_TAIL;

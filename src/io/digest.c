@@ -121,6 +121,25 @@ void op_digest_u32s(op_digest_stream *s, const uint32_t *v, size_t n)
     }
 }
 
+/* Little-endian stores for the bulk records: one memcpy on a little-endian host (the
+ * bytes of core/le.h's stores), byte by byte elsewhere. */
+static inline void le16(unsigned char *p, uint16_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(p, &v, 2);
+#else
+    op_le_put16(p, v);
+#endif
+}
+static inline void le32(unsigned char *p, uint32_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(p, &v, 4);
+#else
+    op_le_put32(p, v);
+#endif
+}
+
 /* docs/formats.md "OPCHFD1": cells, spans, mutual links, areas. Only mutual links are
  * hashed, because every stage after the spans stage reads only those
  * (regions-contours, introduction). */
@@ -133,21 +152,37 @@ uint64_t op_digest_chf(const op_chf *chf)
     op_digest_u32(&s, chf->width);
     op_digest_u32(&s, chf->depth);
     op_digest_u32(&s, chf->span_count);
+    /* Whole blocks of records at a time, from local pointers (the byte stores could alias
+     * the field's arrays otherwise): the tile cache hashes every window it rebuilds. */
     const size_t cells = (size_t)chf->width * chf->depth;
-    for (size_t c = 0; c < cells; c++) {
-        unsigned char *p = reserve(&s, 8);
-        op_le_put32(p, chf->cell_first[c]);
-        op_le_put32(p + 4, chf->cell_count[c]);
+    const uint32_t *cf = chf->cell_first, *cc = chf->cell_count;
+    for (size_t c = 0; c < cells;) {
+        const size_t k = cells - c < sizeof s.buf / 8 ? cells - c : sizeof s.buf / 8;
+        unsigned char *p = reserve(&s, 8 * k);
+        for (size_t i = 0; i < k; i++, c++) {
+            le32(p + 8 * i, cf[c]);
+            le32(p + 8 * i + 4, cc[c]);
+        }
     }
-    for (uint32_t i = 0; i < chf->span_count; i++) {
-        const uint8_t m = chf->mutual[i] & 0xf;
-        unsigned char *p = reserve(&s, 22);
-        op_le_put16(p, chf->y[i]);
-        op_le_put16(p + 2, chf->h[i]);
-        p[4] = chf->area[i];
-        p[5] = m;
-        for (int d = 0; d < 4; d++)
-            op_le_put32(p + 6 + 4 * d, (m >> d & 1) ? chf->link[d][i] : OP_NO_LINK);
+    const uint16_t *y = chf->y, *h = chf->h;
+    const uint8_t *area = chf->area, *mutual = chf->mutual;
+    const uint32_t *l0 = chf->link[0], *l1 = chf->link[1], *l2 = chf->link[2], *l3 = chf->link[3];
+    const uint32_t n = chf->span_count;
+    for (uint32_t i = 0; i < n;) {
+        const uint32_t k = n - i < sizeof s.buf / 22 ? n - i : (uint32_t)(sizeof s.buf / 22);
+        unsigned char *p = reserve(&s, 22 * (size_t)k);
+        for (uint32_t j = 0; j < k; j++, i++, p += 22) {
+            const uint32_t m = mutual[i] & 0xf;
+            le16(p, y[i]);
+            le16(p + 2, h[i]);
+            p[4] = area[i];
+            p[5] = (unsigned char)m;
+            /* A link that is not mutual is written as OP_NO_LINK (all ones). */
+            le32(p + 6, l0[i] | ((m & 1u) - 1u));
+            le32(p + 10, l1[i] | ((m >> 1 & 1u) - 1u));
+            le32(p + 14, l2[i] | ((m >> 2 & 1u) - 1u));
+            le32(p + 18, l3[i] | ((m >> 3 & 1u) - 1u));
+        }
     }
     return op_digest_end(&s);
 }

@@ -182,6 +182,28 @@ op_status op_obstacle_validate(op_ctx *ctx, const op_volume *v)
     return OP_OK;
 }
 
+static int same_floats(const float *a, const float *b, size_t n)
+{
+    return memcmp(a, b, n * sizeof *a) == 0;
+}
+
+int op_volume_same(const op_volume *a, const op_volume *b)
+{
+    if (a->kind != b->kind || a->area != b->area || !same_floats(&a->ymin, &b->ymin, 1) ||
+        !same_floats(&a->ymax, &b->ymax, 1))
+        return 0;
+    switch (a->kind) {
+    case OP_VOLUME_PRISM:
+        return a->vert_count == b->vert_count && a->vert_count <= OP_VOLUME_MAX_VERTS &&
+               same_floats(a->verts, b->verts, 2 * (size_t)a->vert_count);
+    case OP_VOLUME_BOX:
+        return same_floats(a->box_min, b->box_min, 2) && same_floats(a->box_max, b->box_max, 2);
+    case OP_VOLUME_CYLINDER:
+        return same_floats(a->center, b->center, 2) && same_floats(&a->radius, &b->radius, 1);
+    }
+    return 0;
+}
+
 void op_volume_translate(op_volume *v, float dx, float dy, float dz)
 {
     v->ymin += dy;
