@@ -33,6 +33,9 @@ echo "== shards, merge and MPI (bake --tiles, onepath merge; mpirun ran in ctest
 bash ci/shard-smoke.sh build
 bash ci/mpi.sh build
 
+echo "== tile cache: tool, build without OpenMP and zstd, ThreadSanitizer"
+bash ci/cache.sh build
+
 echo "== package: install, consumers (find_package, pkg-config, add_subdirectory), shared library"
 bash ci/consumers.sh build
 

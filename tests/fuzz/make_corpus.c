@@ -231,6 +231,68 @@ static void opbake_seeds(op_ctx *ctx)
     }
 }
 
+/* Small tile caches as OPCACHE1 files: stored and zstd-compressed (when the build has
+ * zstd), with obstacles of every kind, and a truncated one. */
+static void opcache_seeds(op_ctx *ctx)
+{
+    for (int i = 0; i < 2; i++) {
+        op_scene s;
+        op_bake_settings bs;
+        op_bake_settings_defaults(&bs);
+        if (op_test_random_scene(ctx, &s, &bs.config, 11 + (uint64_t)i, 18, 4) != OP_OK)
+            exit(1);
+        bs.config.tile_size = 10;
+        bs.config.border_size = 2;
+        bs.regions.partition = OP_PARTITION_LAYERS;
+        bs.regions.min_region_area = 2;
+        op_tiled_options o;
+        op_tiled_options_defaults(&o);
+        o.threads = 1;
+        o.keep_regions = i;
+        op_tile_cache c;
+        if (op_tile_cache_bake(ctx, &s, &bs, &o, &c) != OP_OK)
+            exit(1);
+        snprintf(c.source, sizeof c.source, "--demo\n--demo-size\n64");
+        op_volume v;
+        memset(&v, 0, sizeof v);
+        v.ymin = bs.config.bmin[1];
+        v.ymax = bs.config.bmax[1];
+        v.kind = OP_VOLUME_CYLINDER;
+        v.center[0] = bs.config.bmin[0] + 2.0f;
+        v.center[1] = bs.config.bmin[2] + 2.0f;
+        v.radius = 1.0f;
+        op_tile_cache_add(ctx, &c, 3, &v);
+        v.kind = OP_VOLUME_BOX;
+        v.area = 5;
+        v.box_min[0] = bs.config.bmin[0] + 1.0f;
+        v.box_min[1] = bs.config.bmin[2] + 3.0f;
+        v.box_max[0] = v.box_min[0] + 1.5f;
+        v.box_max[1] = v.box_min[1] + 0.5f;
+        op_tile_cache_add(ctx, &c, 9, &v);
+        const float tri[6] = {1, 1, 3, 1, 2, 3};
+        v.kind = OP_VOLUME_PRISM;
+        v.vert_count = 3;
+        for (int k = 0; k < 6; k++)
+            v.verts[k] = tri[k] + bs.config.bmin[k % 2 ? 2 : 0];
+        op_tile_cache_add(ctx, &c, 12, &v);
+        if (op_tile_cache_update(ctx, &c, 1, NULL) != OP_OK)
+            exit(1);
+        const int level = i && op_opcache_have_zstd() ? 3 : 0;
+        unsigned char *buf;
+        size_t len;
+        if (op_opcache_encode(ctx, &c, level, 1, &buf, &len) != OP_OK) {
+            fprintf(stderr, "opcache: %s\n", ctx->err);
+            exit(1);
+        }
+        put("opcache", level ? "zstd.opcache" : "stored.opcache", buf, len);
+        if (i == 0)
+            put("opcache", "truncated.opcache", buf, len / 2);
+        op_free(ctx, buf);
+        op_tile_cache_free(&c);
+        op_scene_free(&s);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -247,6 +309,7 @@ int main(int argc, char **argv)
     heightmap_seeds();
     bake_seeds();
     opbake_seeds(&ctx);
+    opcache_seeds(&ctx);
     op_ctx_free(&ctx);
     return 0;
 }

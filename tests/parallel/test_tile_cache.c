@@ -16,6 +16,7 @@
 
 #include "onepath/onepath.h"
 #include "util/testalloc.h"
+#include "util/quick.h"
 #include "util/testcache.h"
 #include "util/testscene.h"
 #include "util/testutil.h"
@@ -220,10 +221,12 @@ static void test_random_demo(void **state)
     op_bake_settings_defaults(&bs);
     assert_int_equal(op_demo_world(&g_ctx, 256, &s, &bs.config), OP_OK);
     bs.regions.partition = OP_PARTITION_LAYERS;
+    /* OP_TEST_QUICK (qemu): fewer steps of the same kind. */
+    const int q = op_test_quick();
     bs.config.tile_size = 32;
-    random_steps(&s, &bs, 11, 14, 40);
+    random_steps(&s, &bs, 11, q ? 4 : 14, 40);
     bs.config.tile_size = 64;
-    random_steps(&s, &bs, 12, 8, 90);
+    random_steps(&s, &bs, 12, q ? 3 : 8, 90);
     op_scene_free(&s);
 }
 
@@ -240,7 +243,7 @@ static void test_random_fields(void **state)
         bs.config.tile_size = seed == 2 ? 23 : 16;
         if (seed == 3)
             bs.contours.max_error = 0;
-        random_steps(&s, &bs, seed, 12, 25);
+        random_steps(&s, &bs, seed, op_test_quick() ? 4 : 12, 25);
         op_scene_free(&s);
     }
 }
