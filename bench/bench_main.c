@@ -908,6 +908,7 @@ static void register_bake(field *f) { (void)f; }
 #endif
 
 void op_bench_register_topology(int quick); /* bench_topology.c */
+void op_bench_register_tile_cache(int quick); /* bench_tile_cache.c */
 void op_bench_register_tiles(int quick, const uint32_t *sizes, int nsizes, const int *threads,
                              int nthreads); /* bench_tiles.c */
 
@@ -1058,6 +1059,7 @@ int main(int argc, char **argv)
         op_bench_register_topology(quick);
 #if OP_BENCH_HAVE_BAKE
         op_bench_register_tiles(quick, tiled_sizes, ntiled_sizes, tiled_threads, ntiled_threads);
+        op_bench_register_tile_cache(quick);
 #endif
     }
     int rc = op_bench_run(nrest, rest, quick ? 0.05 : 0.0);
