@@ -23,7 +23,7 @@ if ! command -v clang >/dev/null; then
   echo "cache: clang not found (bash ci/setup.sh installs it)"; exit 1
 fi
 CC=clang CXX=clang++ cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOP_WERROR=ON \
-      -DOP_BENCH=OFF -DOP_TOOLS=OFF -DCMAKE_C_FLAGS=-fsanitize=thread \
+      -DOP_BENCH=OFF -DOP_TOOLS=OFF -DOP_SIMD=OFF -DCMAKE_C_FLAGS=-fsanitize=thread \
       -DCMAKE_CXX_FLAGS=-fsanitize=thread -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread >/dev/null
 cmake --build build-tsan -j"$jobs" --target test_tile_cache test_io_opcache
 archer=$(ls /usr/lib/llvm-*/lib/libarcher.so 2>/dev/null | sort -V | tail -1 || true)
