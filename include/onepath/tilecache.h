@@ -13,7 +13,9 @@
  * The promise: after every successful update, cache->result is byte-identical to
  * op_bake_tiled of the same world and settings whose scene volumes are the world's
  * volumes in their order followed by the obstacles in increasing id
- * (docs/decisions/cache.md), for any thread count.
+ * (docs/decisions/cache.md), for any thread count: every tile, the build3d/tiles digest
+ * and the settings digest; the world digest (OPSCENE1) only while no obstacle is
+ * present (0 otherwise, see world_digest below).
  *
  * The cache can be saved and loaded (OPCACHE1, docs/formats.md): versioned, every section
  * checksummed, tile payloads compressed with zstd when the build has it. A game ships
@@ -75,6 +77,11 @@ typedef struct op_tile_cache {
     int keep_regions, owned_digest; /* as the bake's options: kept by rebuilds */
     uint64_t saved_digest;          /* read from a file: build3d/tiles when it was saved
                                        (0: it was saved with tiles still dirty) */
+    /* OPSCENE1 of what was baked (the mesh and the world's volumes). The result's world
+     * digest is this while no obstacle is present and 0 otherwise: the cache holds no
+     * triangles to hash a scene with obstacles (docs/decisions/cache.md). Its settings
+     * digest is always the bake's (OPSETTINGS1 needs only the settings). */
+    uint64_t world_digest;
     /* What the world was baked from, as the caller describes it (the tool: its input
      * options, one per line). Saved and loaded with the cache; the library never reads
      * it. At most OP_CACHE_SOURCE_MAX - 1 bytes, no NUL. */

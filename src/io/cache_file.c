@@ -38,7 +38,7 @@
 #define TAG_SETS TAG('S', 'E', 'T', 'S')
 #define TAG_TILE TAG('T', 'I', 'L', 'E')
 #define TAG_ENDS TAG('E', 'N', 'D', 'S')
-#define SETS_FIXED 132u /* the fixed fields and the source length */
+#define SETS_FIXED 140u /* the fixed fields and the source length */
 #define TILE_FIXED 48u
 #define ENDS_SIZE 12u
 #define VOLUME_MIN 16u /* kind, area, ymin, ymax */
@@ -206,6 +206,7 @@ static void put_settings(buf *b, const op_tile_cache *c)
     put_u32(b, s->contours.keep_raw ? 1u : 0u);
     put_u32(b, (c->keep_regions ? OPT_KEEP_REGIONS : 0) | (c->owned_digest ? OPT_OWNED_DIGEST : 0));
     put_u64(b, saved_digest(c));
+    put_u64(b, c->world_digest);
     put_u32(b, c->world_volume_count);
     put_u32(b, c->obstacle_count);
     for (uint32_t i = 0; i < c->world_volume_count; i++)
@@ -685,6 +686,7 @@ static op_status read_settings(reader *r, op_tile_cache *c)
     const uint32_t keep_raw = get_u32(r, "keep_raw");
     const uint32_t options = get_u32(r, "options");
     c->saved_digest = get_u64(r, "saved digest");
+    c->world_digest = get_u64(r, "world digest");
     const uint32_t nwv = get_u32(r, "world volume count");
     const uint32_t nob = get_u32(r, "obstacle count");
     if (r->st != OP_OK)
@@ -740,6 +742,7 @@ static op_status read_settings(reader *r, op_tile_cache *c)
     o->partition = OP_PARTITION_LAYERS;
     o->reached = s->until;
     o->tile_count = o->tiles_x * o->tiles_z; /* <= cells */
+    o->digest_settings = op_digest_tiled_settings(s, &s->config, o->tile_size, o->border_size);
 
     /* Volumes: counts against the bytes left before anything is allocated. */
     const size_t vat = r->pos;

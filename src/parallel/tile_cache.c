@@ -81,6 +81,7 @@ op_status op_tile_cache_bake(op_ctx *ctx, const op_scene *scene, const op_bake_s
     c->settings.config.border_size = (int)c->result.border_size;
     c->keep_regions = opt.keep_regions != 0;
     c->owned_digest = opt.owned_digest != 0;
+    c->world_digest = c->result.digest_world;
     c->dirty = op_ctx_calloc(ctx, n, 1, "dirty marks of the tile cache");
     c->rebuilt = op_ctx_alloc(ctx, n, sizeof *c->rebuilt, "rebuilt tiles of the tile cache");
     if (scene->volume_count) {
@@ -444,6 +445,12 @@ typedef struct rebuild_slot {
     char pad[64];
 } rebuild_slot;
 
+/* The world digest of the result with the obstacles as they are (tilecache.h). */
+static void set_world_digest(op_tile_cache *c)
+{
+    c->result.digest_world = c->obstacle_count ? 0 : c->world_digest;
+}
+
 static int same_allocator(const op_allocator *a, const op_allocator *b)
 {
     return a->malloc_fn == b->malloc_fn && a->realloc_fn == b->realloc_fn &&
@@ -468,6 +475,7 @@ op_status op_tile_cache_update(op_ctx *ctx, op_tile_cache *c, int threads,
     const uint32_t k = c->dirty_count;
     if (k == 0) {
         c->rebuilt_count = 0;
+        set_world_digest(c); /* an obstacle off the grid dirties no tile */
         stat.ms = op_now_ms() - t_start;
         c->last = stat;
         if (stats)
@@ -560,6 +568,7 @@ op_status op_tile_cache_update(op_ctx *ctx, op_tile_cache *c, int threads,
     c->dirty_count = 0;
     c->rebuilt_count = k;
     op_tiles_assemble(&c->result);
+    set_world_digest(c);
     stat.rebuilt = k;
     stat.threads = threads;
     stat.ms = op_now_ms() - t_start;

@@ -97,6 +97,11 @@ static void test_round_trip(void **state)
             char why[200];
             if (!op_test_same_tiles(&c.result, &d.result, why, sizeof why))
                 fail_msg("loaded cache: %s", why);
+            /* Obstacles present: no world digest; the settings digest from SETS. */
+            assert_int_equal(d.result.digest_world, 0);
+            assert_int_equal(d.world_digest, c.world_digest);
+            assert_true(c.world_digest != 0);
+            assert_int_equal(d.result.digest_settings, c.result.digest_settings);
             /* The same bytes again, whatever the thread count. */
             unsigned char *again;
             size_t len2;
@@ -104,9 +109,15 @@ static void test_round_trip(void **state)
             assert_int_equal(len2, len);
             assert_memory_equal(again, buf, len);
             op_free(&g_ctx, again);
-            /* The loaded cache takes changes like the baked one. */
+            /* The loaded cache takes changes like the baked one; without obstacles its
+             * world digest is the bake's again. */
             assert_int_equal(op_tile_cache_remove(&g_ctx, &d, 7), OP_OK);
             assert_int_equal(op_tile_cache_update(&g_ctx, &d, 1, NULL), OP_OK);
+            assert_int_equal(d.result.digest_world, 0);
+            assert_int_equal(op_tile_cache_remove(&g_ctx, &d, 14), OP_OK);
+            assert_int_equal(op_tile_cache_remove(&g_ctx, &d, 21), OP_OK);
+            assert_int_equal(op_tile_cache_update(&g_ctx, &d, 1, NULL), OP_OK);
+            assert_int_equal(d.result.digest_world, c.world_digest);
             op_tile_cache_free(&d);
         }
         if (levels[li])
@@ -287,7 +298,7 @@ static void test_resealed(void **state)
     refused(p, len, "walkable height", "walkable_height");
     /* A world volume count past the end of the section. */
     memcpy(p, buf, len);
-    op_le_put32(p + sets + 120, 0x40000000u);
+    op_le_put32(p + sets + 128, 0x40000000u);
     reseal(p, len);
     refused(p, len, "volume count", "cannot fit");
     /* Another version. */

@@ -50,6 +50,8 @@ static void equals_plain(const op_scene *world, const op_tile_cache *c, const ch
     char why[200];
     if (!op_test_same_tiles(&c->result, &p, why, sizeof why))
         fail_msg("%s: the cache differs from a plain tiled bake: %s", step, why);
+    if (!op_test_same_bake_file(&g_ctx, c, &p, why, sizeof why))
+        fail_msg("%s: the cache's bake file differs from the plain bake's: %s", step, why);
     op_tiled_result_free(&p);
 }
 
@@ -210,6 +212,7 @@ static void random_steps(const op_scene *s, const op_bake_settings *bs, uint64_t
         assert_int_equal(op_tile_cache_remove(&g_ctx, &c, c.obstacles[0].id), OP_OK);
     update(&c, 2);
     assert_int_equal(c.result.digest, d0);
+    equals_plain(s, &c, "every obstacle removed");
     op_tile_cache_free(&c);
 }
 

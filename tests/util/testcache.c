@@ -127,3 +127,31 @@ int op_test_same_tiles(const op_tiled_result *a, const op_tiled_result *b, char 
         return differ(why, n, "build3d/tiles digests differ", 0, 0);
     return 1;
 }
+
+int op_test_same_bake_file(op_ctx *ctx, const op_tile_cache *c, const op_tiled_result *p,
+                           char *why, size_t n)
+{
+    if (c->result.digest_settings != p->digest_settings || p->digest_settings == 0)
+        return differ(why, n, "settings digests differ", 0, 0);
+    if (p->digest_world == 0)
+        return differ(why, n, "the plain bake has no world digest", 0, 0);
+    const uint64_t want = c->obstacle_count ? 0 : p->digest_world;
+    if (c->result.digest_world != want)
+        return differ(why, n, "the world digest is not the promised one", 0, 0);
+    op_tiled_result q = *p; /* a shallow copy: only the world digest differs */
+    q.digest_world = want;
+    const unsigned flags = c->keep_regions ? OP_OPBAKE_REGIONS : 0;
+    unsigned char *x = NULL, *y = NULL;
+    size_t nx = 0, ny = 0;
+    op_status st = op_opbake_encode(ctx, &c->result, flags, &x, &nx);
+    if (st == OP_OK)
+        st = op_opbake_encode(ctx, &q, flags, &y, &ny);
+    int same = st == OP_OK && nx == ny && memcmp(x, y, nx) == 0;
+    if (st != OP_OK)
+        snprintf(why, n, "encoding: %s", op_ctx_error(ctx));
+    else if (!same)
+        snprintf(why, n, "OPBAKE1 bytes differ (%zu vs %zu bytes)", nx, ny);
+    op_free(ctx, x);
+    op_free(ctx, y);
+    return same;
+}

@@ -22,4 +22,11 @@ op_status op_test_plain_bake(op_ctx *ctx, const op_scene *world, const op_tile_c
  * the first difference in why. */
 int op_test_same_tiles(const op_tiled_result *a, const op_tiled_result *b, char *why, size_t n);
 
+/* 1 when c's result and the plain bake p encode to the same OPBAKE1 bytes (region ids
+ * included where c keeps them), the settings digest equal and the world digest as
+ * tilecache.h promises: p's while c holds no obstacle, else 0 (compared with p's set to
+ * 0). Else 0 and the reason in why. */
+int op_test_same_bake_file(op_ctx *ctx, const op_tile_cache *c, const op_tiled_result *p,
+                           char *why, size_t n);
+
 #endif
