@@ -56,12 +56,32 @@ OP_VINLINE int v_all(vu32 m) { return simde_mm_movemask_ps(simde_mm_castsi128_ps
 /* Lanes where x == 1. */
 OP_VINLINE vu32 v_one(const uint32_t *p) { return v_eq(v_load(p), v_set1(1)); }
 
+/* Lanes of a run: VW ones. */
+#define OP_ALL_LANES ((uint32_t)((1ull << VW) - 1))
+
 /* ---- Ledges ---------------------------------------------------------------------------- */
+
+/* Cells [x, x + VW) of row z: the lanes whose cell and four neighbours hold one span
+ * each, at the places a run of consecutive spans puts them (bit i for cell x + i). */
+OP_VINLINE uint32_t ledge_lanes(const uint32_t *first, const uint32_t *count, size_t c, size_t w,
+                                uint32_t s, uint32_t su, uint32_t sd, vu32 iota)
+{
+    const vu32 one = v_and(v_and(v_one(count + c), v_one(count + c - 1)),
+                           v_and(v_one(count + c + 1),
+                                 v_and(v_one(count + c + w), v_one(count + c - w))));
+    const vu32 seq =
+        v_and(v_and(v_eq(v_load(first + c), v_add(v_set1(s), iota)),
+                    v_eq(v_load(first + c - 1), v_add(v_set1(s - 1), iota))),
+              v_and(v_eq(v_load(first + c + 1), v_add(v_set1(s + 1), iota)),
+                    v_and(v_eq(v_load(first + c + w), v_add(v_set1(su), iota)),
+                          v_eq(v_load(first + c - w), v_add(v_set1(sd), iota)))));
+    return v_nz(v_and(one, seq));
+}
 
 void OP_FN(op_ledge_row)(const op_heightfield *hf, uint32_t z, uint32_t x0, uint32_t x1,
                          int32_t wh, int32_t climb)
 {
-    const uint32_t w = hf->width;
+    const uint32_t w = hf->width, used = hf->span_used;
     const uint32_t *first = hf->first, *count = hf->count;
     const uint16_t *smin = hf->smin, *smax = hf->smax;
     uint8_t *area = hf->area;
@@ -71,20 +91,19 @@ void OP_FN(op_ledge_row)(const op_heightfield *hf, uint32_t z, uint32_t x0, uint
     uint32_t x = x0;
     while (x < x1) {
         const size_t c = (size_t)x + (size_t)z * w;
+        uint32_t scalar_cells = 1;
         if (x1 - x >= VW) {
-            /* One span per cell in the run, its two ends' neighbours and the rows above
-             * and below, and those spans consecutive (a packed field has that). */
+            /* Lanes whose cell, its two row neighbours and the cells above and below hold
+             * one span each, those spans consecutive (a packed field has that). A prefix
+             * of such lanes runs in the vector (the whole run, or up to the first other
+             * cell, when every load stays inside the span arrays); the cells before the
+             * next such lane take the scalar code. */
             const uint32_t s = first[c], su = first[c + w], sd = first[c - w];
-            const vu32 one = v_and(v_and(v_one(count + c), v_one(count + c - 1)),
-                                   v_and(v_one(count + c + 1),
-                                         v_and(v_one(count + c + w), v_one(count + c - w))));
-            const vu32 seq = v_and(
-                v_and(v_eq(v_load(first + c), v_add(v_set1(s), iota)),
-                      v_eq(v_load(first + c - 1), v_add(v_set1(s - 1), iota))),
-                v_and(v_eq(v_load(first + c + 1), v_add(v_set1(s + 1), iota)),
-                      v_and(v_eq(v_load(first + c + w), v_add(v_set1(su), iota)),
-                            v_eq(v_load(first + c - w), v_add(v_set1(sd), iota)))));
-            if (v_all(v_and(one, seq))) {
+            const uint32_t m = ledge_lanes(first, count, c, w, s, su, sd, iota);
+            const uint32_t run = m == OP_ALL_LANES ? VW : (uint32_t)__builtin_ctz(~m);
+            if (run > 0 && (run == VW || (s >= 1 && (uint64_t)s + VW + 1 <= used &&
+                                          (uint64_t)su + VW <= used &&
+                                          (uint64_t)sd + VW <= used))) {
                 const vu32 f = v_load_u16(smax + s);
                 const uint32_t nb[4] = {s - 1, su, s + 1, sd};
                 vu32 ledge = v_set1(0), amin = f, amax = f;
@@ -101,13 +120,24 @@ void OP_FN(op_ledge_row)(const op_heightfield *hf, uint32_t z, uint32_t x0, uint
                     amax = v_select(near, amax, v_smax(amax, nf));
                 }
                 ledge = v_or(ledge, v_gt(v_sub(amax, amin), vclimb));
-                v_store_u8(area + s, v_andnot(ledge, v_load_u8(area + s)));
-                x += VW;
+                if (run == VW) {
+                    v_store_u8(area + s, v_andnot(ledge, v_load_u8(area + s)));
+                } else {
+                    /* Only the run's own spans: the rest may be another row's (threads). */
+                    uint32_t lz[VW];
+                    v_store(lz, ledge);
+                    for (uint32_t i = 0; i < run; i++)
+                        if (lz[i])
+                            area[s + i] = OP_NULL_AREA;
+                }
+                x += run;
                 continue;
             }
+            if (run == 0)
+                scalar_cells = m ? (uint32_t)__builtin_ctz(m) : VW;
         }
-        op_ledge_cells(hf, z, x, x + 1, wh, climb);
-        x++;
+        op_ledge_cells(hf, z, x, x + scalar_cells, wh, climb);
+        x += scalar_cells;
     }
     op_simd_leave();
 }
@@ -123,6 +153,7 @@ void OP_FN(op_link_row)(op_chf *chf, uint32_t z)
     }
     const int32_t wh = chf->walkable_height, wc = chf->walkable_climb;
     const uint32_t *cf = chf->cell_first, *cc = chf->cell_count;
+    const uint32_t n = chf->span_count;
     const uint16_t *Y = chf->y, *H = chf->h;
     const vu32 iota = v_iota(), whm1 = v_set1((uint32_t)(wh - 1)), vwc = v_set1((uint32_t)wc);
     const vu32 nwc = v_set1((uint32_t)-wc), none = v_set1(OP_NO_LINK);
@@ -130,29 +161,47 @@ void OP_FN(op_link_row)(op_chf *chf, uint32_t z)
     uint32_t x = 1;
     while (x < w - 1) {
         const size_t c = (size_t)x + (size_t)z * w;
+        uint32_t scalar_cells = 1;
         if (w - 1 - x >= VW) {
-            /* cell_first is a prefix sum: cells of one span each have consecutive spans. */
-            const vu32 one = v_and(v_and(v_one(cc + c), v_one(cc + c - 1)),
-                                   v_and(v_one(cc + c + 1),
-                                         v_and(v_one(cc + c + w), v_one(cc + c - w))));
-            if (v_all(one)) {
-                const uint32_t s = cf[c];
+            /* Lanes whose cell and four neighbours hold one span each. cell_first is a
+             * prefix sum: in a prefix of such lanes the spans are consecutive, and so are
+             * those of the rows above and below. The prefix runs in the vector (when
+             * every load stays inside the arrays), the cells before the next such lane
+             * take the scalar code. */
+            const uint32_t m =
+                v_nz(v_and(v_and(v_one(cc + c), v_one(cc + c - 1)),
+                           v_and(v_one(cc + c + 1), v_and(v_one(cc + c + w), v_one(cc + c - w)))));
+            const uint32_t run = m == OP_ALL_LANES ? VW : (uint32_t)__builtin_ctz(~m);
+            const uint32_t s = cf[c], su = cf[c + w], sd = cf[c - w];
+            if (run > 0 && (run == VW || (s >= 1 && (uint64_t)s + VW + 1 <= n &&
+                                          (uint64_t)su + VW <= n && (uint64_t)sd + VW <= n))) {
                 const vu32 sy = v_load_u16(Y + s), stop = v_add(sy, v_load_u16(H + s));
-                const uint32_t nb[4] = {s - 1, cf[c + w], s + 1, cf[c - w]};
+                const uint32_t nb[4] = {s - 1, su, s + 1, sd};
                 for (int d = 0; d < 4; d++) {
                     const vu32 ty = v_load_u16(Y + nb[d]);
                     const vu32 ttop = v_add(ty, v_load_u16(H + nb[d]));
                     const vu32 gap = v_sub(v_smin(stop, ttop), v_smax(sy, ty));
                     const vu32 dy = v_sub(ty, sy);
                     const vu32 ok = v_andnot(v_or(v_gt(dy, vwc), v_gt(nwc, dy)), v_gt(gap, whm1));
-                    v_store(chf->link[d] + s, v_select(ok, none, v_add(v_set1(nb[d]), iota)));
+                    const vu32 l = v_select(ok, none, v_add(v_set1(nb[d]), iota));
+                    if (run == VW) {
+                        v_store(chf->link[d] + s, l);
+                    } else {
+                        /* Only the run's own spans: the rest may be another row's. */
+                        uint32_t tmp[VW];
+                        v_store(tmp, l);
+                        for (uint32_t i = 0; i < run; i++)
+                            chf->link[d][s + i] = tmp[i];
+                    }
                 }
-                x += VW;
+                x += run;
                 continue;
             }
+            if (run == 0)
+                scalar_cells = m ? (uint32_t)__builtin_ctz(m) : VW;
         }
-        op_link_cells(chf, z, x, x + 1);
-        x++;
+        op_link_cells(chf, z, x, x + scalar_cells);
+        x += scalar_cells;
     }
     op_link_cells(chf, z, w - 1, w); /* the last cell: +x is off the grid */
     op_simd_leave();

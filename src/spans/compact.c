@@ -17,7 +17,20 @@ static uint32_t fill_row(const op_heightfield *hf, op_chf *out, uint32_t z, uint
     const size_t c0 = (size_t)z * w;
     for (size_t c = c0; c < c0 + w; c++) {
         out->cell_first[c] = idx;
-        const uint32_t s0 = hf->first[c], s1 = s0 + hf->count[c];
+        const uint32_t s0 = hf->first[c];
+        if (hf->count[c] == 1) {
+            /* One span (most of an open world): no ceiling, h = 255. */
+            const uint8_t a = hf->area[s0];
+            if (a != OP_NULL_AREA) {
+                out->y[idx] = hf->smax[s0];
+                out->h[idx] = 255;
+                out->area[idx] = a;
+                idx++;
+            }
+            out->cell_count[c] = a != OP_NULL_AREA;
+            continue;
+        }
+        const uint32_t s1 = s0 + hf->count[c];
         for (uint32_t s = s0; s < s1; s++) {
             if (hf->area[s] == OP_NULL_AREA)
                 continue;

@@ -82,7 +82,13 @@ static void low_height_rows(op_heightfield *hf, int walkable_height, uint32_t z0
     const uint16_t *smin = hf->smin, *smax = hf->smax;
     uint8_t *area = hf->area;
     for (size_t c = (size_t)z0 * hf->width; c < (size_t)z1 * hf->width; c++) {
-        const uint32_t s0 = hf->first[c], s1 = s0 + hf->count[c];
+        const uint32_t s0 = hf->first[c], n = hf->count[c], s1 = s0 + n;
+        if (n == 1) {
+            /* One span: its ceiling is the top. */
+            if ((int32_t)OP_HF_MAX_HEIGHT - (int32_t)smax[s0] < walkable_height)
+                area[s0] = OP_NULL_AREA;
+            continue;
+        }
         for (uint32_t s = s0; s < s1; s++) {
             const int32_t ceil = s + 1 < s1 ? (int32_t)smin[s + 1] : (int32_t)OP_HF_MAX_HEIGHT;
             if (ceil - (int32_t)smax[s] < walkable_height)

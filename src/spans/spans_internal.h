@@ -75,6 +75,10 @@ static inline int op_is_ledge(const uint16_t *smin, const uint16_t *smax, uint32
             return 1;
         for (uint32_t t = nb[d]; t < ne[d]; t++) {
             const int32_t nf = smax[t];
+            /* Floors rise up a column (spans are disjoint and sorted): from here on the
+             * gap is at most c - nf < wh, no span is passable. */
+            if (c - nf < wh)
+                break;
             const int32_t nc = t + 1 < ne[d] ? (int32_t)smin[t + 1] : (int32_t)OP_HF_MAX_HEIGHT;
             const int32_t gap = (c < nc ? c : nc) - (f > nf ? f : nf);
             if (gap < wh)
