@@ -64,11 +64,15 @@ OP_VINLINE vu32 v_one(const uint32_t *p) { return v_eq(v_load(p), v_set1(1)); }
 /* Cells [x, x + VW) of row z: the lanes whose cell and four neighbours hold one span
  * each, at the places a run of consecutive spans puts them (bit i for cell x + i). */
 OP_VINLINE uint32_t ledge_lanes(const uint32_t *first, const uint32_t *count, size_t c, size_t w,
-                                uint32_t s, uint32_t su, uint32_t sd, vu32 iota)
+                                uint32_t s, uint32_t su, uint32_t sd, vu32 iota, int packed)
 {
     const vu32 one = v_and(v_and(v_one(count + c), v_one(count + c - 1)),
                            v_and(v_one(count + c + 1),
                                  v_and(v_one(count + c + w), v_one(count + c - w))));
+    /* Packed (first is the running sum of count): in a prefix of such lanes the spans
+     * are consecutive, here and in the rows above and below, as in the link kernel. */
+    if (packed)
+        return v_nz(one);
     const vu32 seq =
         v_and(v_and(v_eq(v_load(first + c), v_add(v_set1(s), iota)),
                     v_eq(v_load(first + c - 1), v_add(v_set1(s - 1), iota))),
@@ -82,6 +86,7 @@ void OP_FN(op_ledge_row)(const op_heightfield *hf, uint32_t z, uint32_t x0, uint
                          int32_t wh, int32_t climb)
 {
     const uint32_t w = hf->width, used = hf->span_used;
+    const int packed = hf->packed;
     const uint32_t *first = hf->first, *count = hf->count;
     const uint16_t *smin = hf->smin, *smax = hf->smax;
     uint8_t *area = hf->area;
@@ -99,7 +104,7 @@ void OP_FN(op_ledge_row)(const op_heightfield *hf, uint32_t z, uint32_t x0, uint
              * cell, when every load stays inside the span arrays); the cells before the
              * next such lane take the scalar code. */
             const uint32_t s = first[c], su = first[c + w], sd = first[c - w];
-            const uint32_t m = ledge_lanes(first, count, c, w, s, su, sd, iota);
+            const uint32_t m = ledge_lanes(first, count, c, w, s, su, sd, iota, packed);
             const uint32_t run = m == OP_ALL_LANES ? VW : (uint32_t)__builtin_ctz(~m);
             if (run > 0 && (run == VW || (s >= 1 && (uint64_t)s + VW + 1 <= used &&
                                           (uint64_t)su + VW <= used &&

@@ -219,6 +219,141 @@ static void test_links(void **state)
         check_links(seed, 150 + (uint32_t)i * 53, 30, i % 3 ? 1 : 2, (uint32_t)i % 3, i % 2 ? 4 : 0);
 }
 
+/* Adversarial runs for the kernels' prefix path (a vector run cut at its first cell that
+ * is not one span with one-span neighbours): one break cell (empty, or two spans) at
+ * every position of a run in a middle row, the outer rows empty or full (so the spans
+ * of the rows above and below, and the run's own, end or begin at the arrays' ends,
+ * where a prefix must not load past them), steps at walkable_climb's edge. */
+static void pattern_hf(op_heightfield *hf, uint32_t w, uint32_t d, uint32_t bx, uint32_t bz,
+                       int kind, int empty_outer, uint64_t seed)
+{
+    const float bmin[3] = {0, 0, 0}, bmax[3] = {(float)w, 100, (float)d};
+    assert_int_equal(op_heightfield_init(&g_ctx, hf, w, d, bmin, bmax, 1.0f, 1.0f), OP_OK);
+    op_rng r = {seed};
+    for (uint32_t z = 0; z < d; z++)
+        for (uint32_t x = 0; x < w; x++) {
+            if (empty_outer && (z == 0 || z + 1 == d))
+                continue;
+            const int brk = x == bx && z == bz;
+            if (brk && kind == 0)
+                continue;
+            uint32_t y = 300 + op_rng_below(&r, 5);
+            const uint32_t floors = brk ? 2 : 1;
+            for (uint32_t f = 0; f < floors; f++) {
+                assert_int_equal(op_heightfield_add_span(&g_ctx, hf, x, z, (uint16_t)(y - 3),
+                                                         (uint16_t)y, OP_WALKABLE_AREA, 1),
+                                 OP_OK);
+                y += 6 + op_rng_below(&r, 4);
+            }
+        }
+}
+
+static void check_pattern_ledges(uint32_t w, uint32_t d, uint32_t bx, uint32_t bz, int kind,
+                                 int empty_outer, uint64_t seed)
+{
+    op_heightfield hf;
+    pattern_hf(&hf, w, d, bx, bz, kind, empty_outer, seed);
+    const uint32_t n = hf.span_used;
+    uint8_t *orig = malloc(n + 1), *ref = malloc(n + 1);
+    memcpy(orig, hf.area, n);
+    const int32_t wh = 4, climb = 2;
+    for (uint32_t z = 1; z + 1 < d; z++)
+        op_ledge_row_scalar(&hf, z, 1, w - 1, wh, climb);
+    memcpy(ref, hf.area, n);
+    for (int vi = 0; vi < variant_count; vi++) {
+        op_kernels k;
+        op_kernels_init(&k, variants[vi], op_isa_flags(variants[vi]));
+        memcpy(hf.area, orig, n);
+        for (uint32_t z = 1; z + 1 < d; z++)
+            k.spans.ledge_row(&hf, z, 1, w - 1, wh, climb);
+        compared[variants[vi]][0]++;
+        for (uint32_t s = 0; s < n; s++)
+            if (hf.area[s] != ref[s])
+                fail_msg("ledge_row %s, break (%u, %u) kind %d outer %d: span %u area %u, "
+                         "scalar %u",
+                         op_isa_name(variants[vi]), bx, bz, kind, empty_outer, s, hf.area[s],
+                         ref[s]);
+    }
+    free(orig);
+    free(ref);
+    op_heightfield_free(&hf);
+}
+
+/* The compact field of the same pattern, its arrays exactly span_count long (ASan sees
+ * a load past them). */
+static void check_pattern_links(uint32_t w, uint32_t d, uint32_t bx, uint32_t bz, int kind,
+                                int empty_outer, uint64_t seed)
+{
+    op_rng r = {seed};
+    uint32_t total = 0;
+    for (uint32_t c = 0; c < w * d; c++) {
+        const uint32_t x = c % w, z = c / w;
+        const int brk = x == bx && z == bz;
+        total += empty_outer && (z == 0 || z + 1 == d) ? 0 : brk ? (uint32_t)kind * 2 : 1;
+    }
+    op_chf chf;
+    assert_int_equal(op_chf_alloc(&g_ctx, &chf, w, d, total), OP_OK);
+    chf.walkable_height = 4;
+    chf.walkable_climb = 2;
+    uint32_t s = 0;
+    for (uint32_t c = 0; c < w * d; c++) {
+        const uint32_t x = c % w, z = c / w;
+        const int brk = x == bx && z == bz;
+        const uint32_t cnt = empty_outer && (z == 0 || z + 1 == d) ? 0 : brk ? (uint32_t)kind * 2 : 1;
+        chf.cell_first[c] = s;
+        chf.cell_count[c] = cnt;
+        uint32_t y = 300 + op_rng_below(&r, 5);
+        for (uint32_t k = 0; k < cnt; k++) {
+            chf.y[s] = (uint16_t)y;
+            chf.h[s] = (uint16_t)(k + 1 == cnt ? 255 : 3 + op_rng_below(&r, 3));
+            chf.area[s] = OP_WALKABLE_AREA;
+            y += chf.h[s] + 1u;
+            s++;
+        }
+    }
+    uint32_t *ref[4];
+    for (uint32_t z = 0; z < d; z++)
+        op_link_row_scalar(&chf, z);
+    for (int dd = 0; dd < 4; dd++) {
+        ref[dd] = malloc((size_t)total * 4 + 4);
+        memcpy(ref[dd], chf.link[dd], (size_t)total * 4);
+    }
+    for (int vi = 0; vi < variant_count; vi++) {
+        op_kernels k;
+        op_kernels_init(&k, variants[vi], op_isa_flags(variants[vi]));
+        for (int dd = 0; dd < 4; dd++)
+            memset(chf.link[dd], 0x5A, (size_t)total * 4);
+        for (uint32_t z = 0; z < d; z++)
+            k.spans.link_row(&chf, z);
+        compared[variants[vi]][1]++;
+        for (int dd = 0; dd < 4; dd++)
+            for (uint32_t t2 = 0; t2 < total; t2++)
+                if (chf.link[dd][t2] != ref[dd][t2])
+                    fail_msg("link_row %s, break (%u, %u) kind %d outer %d: link[%d][%u] = %u, "
+                             "scalar %u",
+                             op_isa_name(variants[vi]), bx, bz, kind, empty_outer, dd, t2,
+                             chf.link[dd][t2], ref[dd][t2]);
+    }
+    for (int dd = 0; dd < 4; dd++)
+        free(ref[dd]);
+    op_chf_free(&chf);
+}
+
+static void test_prefix_runs(void **state)
+{
+    (void)state;
+    uint64_t seed = 5000;
+    for (uint32_t w = 18; w <= 52; w += 17)
+        for (uint32_t d = 3; d <= 4; d++)
+            for (uint32_t bz = 0; bz < d; bz++)
+                for (uint32_t bx = 0; bx < w; bx++)
+                    for (int kind = 0; kind < 2; kind++)
+                        for (int outer = 0; outer < 2; outer++, seed++) {
+                            check_pattern_ledges(w, d, bx, bz, kind, outer, seed);
+                            check_pattern_links(w, d, bx, bz, kind, outer, seed);
+                        }
+}
+
 static void test_promised_variants_compared(void **state)
 {
     (void)state;
@@ -259,6 +394,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ledges),
         cmocka_unit_test(test_links),
+        cmocka_unit_test(test_prefix_runs),
         cmocka_unit_test(test_promised_variants_compared),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
