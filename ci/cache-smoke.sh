@@ -4,7 +4,8 @@
 # digests for 1 and 3 threads, the last step (every obstacle removed) gives step 0's
 # digest, a saved cache reloads to the same digest, --json and --png, bad events refused
 # with step, line and column and nothing applied (exit 3), a truncated or corrupted cache
-# refused with its offset (exit 3), --out-cache without --partition layers (exit 2).
+# refused with its offset (exit 3), --out-cache without --partition layers or with --tiles
+# (exit 2), --check finding another mesh (exit 1).
 set -euo pipefail
 build=${1:-build}
 bin="$(cd "$build" && pwd)/onepath"
@@ -84,5 +85,22 @@ check_err cache-needs-tiles 2 "--tile-size" "$bin" bake --demo --demo-size 256 -
   --out-cache "$tmp/x.opcache"
 check_err input-without-check 2 "--input goes with --check" "$bin" update "$tmp/demo.opcache" \
   --input "$tmp/x.obj"
+check_err cache-not-with-tiles 2 "does not go with --tiles" "$bin" bake --demo --demo-size 256 \
+  --tile-size 64 --partition layers --out-cache "$tmp/x.opcache" --tiles 1/2 --out "$tmp/p.opbake"
+
+# --check finds a difference (exit 1): a cache baked from an OBJ, checked against another
+# input with the same bounds (half the floor: tiles differ) and against one whose extra
+# geometry lies outside the cache's bounds (same tiles, another world digest).
+printf 'v 0 0 0\nv 20 0 0\nv 20 0 20\nv 0 0 20\nf 1 3 2\nf 1 4 3\n' > "$tmp/floor.obj"
+head -5 "$tmp/floor.obj" > "$tmp/half.obj"
+cp "$tmp/floor.obj" "$tmp/above.obj"
+printf 'v 8 3 8\nv 12 3 8\nv 12 3 12\nf 5 7 6\n' >> "$tmp/above.obj"
+check floor-cache 0 "$bin" bake "$tmp/floor.obj" --tile-size 32 --partition layers \
+  --out-cache "$tmp/floor.opcache" --quiet
+check floor-check 0 "$bin" update "$tmp/floor.opcache" --check
+check_err check-differs 1 "step 0: tile (0, 0) differs" \
+  "$bin" update "$tmp/floor.opcache" --check --input "$tmp/half.obj"
+check_err check-other-world 1 "the world digests differ" \
+  "$bin" update "$tmp/floor.opcache" --check --input "$tmp/above.obj"
 echo "cache smoke: $pass passed, $fail failed"
 [ "$fail" = 0 ]

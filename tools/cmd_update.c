@@ -272,6 +272,11 @@ static int check_step(op_ctx *ctx, const op_scene *world, const op_tile_cache *c
     } else if (nx != ny || memcmp(x, y, nx)) {
         rc = 1;
         snprintf(why, n, "the results differ (%zu vs %zu bytes)", nx, ny);
+        if (c->result.digest_world != p.digest_world) /* the tiles may still agree */
+            snprintf(why, n, "the world digests differ (%016llx vs %016llx): the input is not "
+                             "the world the cache was baked from",
+                     (unsigned long long)c->result.digest_world,
+                     (unsigned long long)p.digest_world);
         for (uint32_t i = 0; i < p.tile_count; i++) {
             const op_tile *a = &c->result.tiles[i], *b = &p.tiles[i];
             if (a->digest_spans != b->digest_spans || a->digest_regions != b->digest_regions ||
