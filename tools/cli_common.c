@@ -1,5 +1,6 @@
 /* Shared command-line pieces: exit codes, number parsing, progress line. */
 #include "cli.h"
+#include "memcount.h"
 
 #include <errno.h>
 #include <math.h>
@@ -119,9 +120,21 @@ static void progress_cb(void *user, const char *stage, double fraction)
     progress_active = 1;
 }
 
+/* With the memory trace on (memcount.h), every report goes into it as well. */
+static void progress_traced(void *user, const char *stage, double fraction)
+{
+    cli_mem_trace_progress(stage, fraction);
+    if (user)
+        progress_cb(NULL, stage, fraction);
+}
+
 void cli_progress_install(op_ctx *ctx, int enabled)
 {
-    if (enabled && isatty(STDERR_FILENO)) {
+    const int bar = enabled && isatty(STDERR_FILENO);
+    if (cli_mem_tracing()) {
+        ctx->progress = progress_traced;
+        ctx->progress_user = bar ? ctx : NULL;
+    } else if (bar) {
         ctx->progress = progress_cb;
         ctx->progress_user = NULL;
     }

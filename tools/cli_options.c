@@ -234,6 +234,7 @@ int cli_ctx_init(const char *cmd, op_ctx *ctx, op_isa isa)
     if (cli_check_isa_env(cmd, isa))
         return EXIT_USAGE;
     /* Through the counting allocator: the JSON summary reports the bake's peak. */
+    cli_mem_trace_open();
     op_status st = op_ctx_init_with_allocator(ctx, isa, cli_mem_allocator());
     if (st != OP_OK) {
         int code = cli_fail(cmd, ctx, st);

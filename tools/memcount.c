@@ -2,12 +2,42 @@
 #include "memcount.h"
 
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <threads.h>
 
 /* Header before every block: the requested size, padded to keep malloc's alignment. */
 #define HDR 16
 
 static _Atomic uint64_t g_live, g_peak, g_input;
+
+/* Debug trace (ONEPATH_MEMTRACE=FILE, tools/memtrace.py reads it): every allocation
+ * ("+ PTR BYTES"), free ("- PTR") and progress report ("@ STAGE FRACTION") in order,
+ * so the live arrays at each phase's peak can be listed. Off unless the variable is
+ * set; the allocator then works under one lock so the lines follow the calls. */
+static FILE *g_trace;
+static mtx_t g_trace_lock;
+
+void cli_mem_trace_open(void)
+{
+    const char *path = getenv("ONEPATH_MEMTRACE");
+    if (!path || !*path || g_trace)
+        return;
+    if (mtx_init(&g_trace_lock, mtx_plain) != thrd_success)
+        return;
+    g_trace = fopen(path, "w");
+}
+
+void cli_mem_trace_progress(const char *stage, double fraction)
+{
+    if (!g_trace)
+        return;
+    mtx_lock(&g_trace_lock);
+    fprintf(g_trace, "@ %s %.6f\n", stage, fraction);
+    mtx_unlock(&g_trace_lock);
+}
+
+int cli_mem_tracing(void) { return g_trace != NULL; }
 
 static void grow(uint64_t n)
 {
@@ -17,7 +47,7 @@ static void grow(uint64_t n)
     }
 }
 
-static void *cm_malloc(void *user, size_t n)
+static void *cm_malloc_raw(void *user, size_t n)
 {
     (void)user;
     if (n > SIZE_MAX - HDR)
@@ -30,7 +60,7 @@ static void *cm_malloc(void *user, size_t n)
     return p + HDR;
 }
 
-static void cm_free(void *user, void *ptr)
+static void cm_free_raw(void *user, void *ptr)
 {
     (void)user;
     if (!ptr)
@@ -40,10 +70,10 @@ static void cm_free(void *user, void *ptr)
     free(p);
 }
 
-static void *cm_realloc(void *user, void *ptr, size_t n)
+static void *cm_realloc_raw(void *user, void *ptr, size_t n)
 {
     if (!ptr)
-        return cm_malloc(user, n);
+        return cm_malloc_raw(user, n);
     if (n > SIZE_MAX - HDR)
         return NULL;
     unsigned char *old = (unsigned char *)ptr - HDR;
@@ -59,6 +89,45 @@ static void *cm_realloc(void *user, void *ptr, size_t n)
     return p + HDR;
 }
 
+static void *cm_malloc(void *user, size_t n)
+{
+    if (!g_trace)
+        return cm_malloc_raw(user, n);
+    mtx_lock(&g_trace_lock);
+    void *p = cm_malloc_raw(user, n);
+    if (p)
+        fprintf(g_trace, "+ %p %zu\n", p, n);
+    mtx_unlock(&g_trace_lock);
+    return p;
+}
+
+static void cm_free(void *user, void *ptr)
+{
+    if (!g_trace || !ptr) {
+        cm_free_raw(user, ptr);
+        return;
+    }
+    mtx_lock(&g_trace_lock);
+    fprintf(g_trace, "- %p\n", ptr);
+    cm_free_raw(user, ptr);
+    mtx_unlock(&g_trace_lock);
+}
+
+static void *cm_realloc(void *user, void *ptr, size_t n)
+{
+    if (!g_trace)
+        return cm_realloc_raw(user, ptr, n);
+    mtx_lock(&g_trace_lock);
+    void *p = cm_realloc_raw(user, ptr, n);
+    if (p) {
+        if (ptr)
+            fprintf(g_trace, "- %p\n", ptr);
+        fprintf(g_trace, "+ %p %zu\n", p, n);
+    }
+    mtx_unlock(&g_trace_lock);
+    return p;
+}
+
 static const op_allocator g_alloc = {cm_malloc, cm_realloc, cm_free, NULL};
 
 const op_allocator *cli_mem_allocator(void) { return &g_alloc; }
@@ -68,6 +137,7 @@ static double g_input_cpu_ms; /* written by the main thread only, at the mark */
 
 void cli_mem_mark_input(void)
 {
+    cli_mem_trace_progress("input", 1.0);
     const uint64_t v = atomic_load(&g_live);
     atomic_store(&g_input, v);
     atomic_store(&g_peak, v);

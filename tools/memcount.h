@@ -22,4 +22,11 @@ uint64_t cli_mem_input_bytes(void);
 double cli_mem_input_cpu_ms(void);
 uint64_t cli_mem_peak_bytes(void);
 
+/* Debug trace: opens ONEPATH_MEMTRACE's file when that variable is set (before the
+ * first allocation; the file stays open until exit); progress reports go into it too.
+ * tools/memtrace.py lists each phase's peak and the arrays live there. */
+void cli_mem_trace_open(void);
+void cli_mem_trace_progress(const char *stage, double fraction);
+int cli_mem_tracing(void);
+
 #endif

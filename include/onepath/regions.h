@@ -47,7 +47,8 @@ op_status op_region_settings_validate(op_ctx *ctx, const op_region_settings *s);
 op_status op_build_distance_field(op_ctx *ctx, const op_chf *chf, uint32_t *dist,
                                   uint32_t *max_dist);
 
-/* §2 then §5. dist from op_build_distance_field. */
+/* §2 then §5. dist from op_build_distance_field; region[] (the stage's scratch until it
+ * returns) must not overlap it. */
 op_status op_build_regions_watershed(op_ctx *ctx, const op_chf *chf, const uint32_t *dist,
                                      const op_region_settings *s, uint32_t *region,
                                      uint32_t *region_count);

@@ -74,9 +74,8 @@ static op_status bake_rest(op_ctx *ctx, const op_bake_settings *s, op_bake_resul
     const size_t n = r->chf.span_count ? r->chf.span_count : 1;
     r->alloc = ctx->alloc;
     r->dist = op_mem_array(&r->alloc, n, sizeof *r->dist);
-    r->region = op_mem_array(&r->alloc, n, sizeof *r->region);
-    if (!r->dist || !r->region)
-        return op_fail(ctx, OP_NO_MEMORY, "out of memory for %u spans of distance and regions",
+    if (!r->dist)
+        return op_fail(ctx, OP_NO_MEMORY, "out of memory for %u spans of distance",
                        r->chf.span_count);
     double t0 = op_now_ms();
     op_progress(ctx, "distance", 0.0);
@@ -85,6 +84,13 @@ static op_status bake_rest(op_ctx *ctx, const op_bake_settings *s, op_bake_resul
         return st;
     r->ms_distance = op_now_ms() - t0;
     r->digest_distance = op_digest_distance(r->dist, r->chf.span_count);
+    /* The distance kernel's scratch is not the partition's: region[] is taken after it
+     * is gone (docs/decisions/memory.md). */
+    op_arena_trim(&ctx->arena);
+    r->region = op_mem_array(&r->alloc, n, sizeof *r->region);
+    if (!r->region)
+        return op_fail(ctx, OP_NO_MEMORY, "out of memory for %u spans of regions",
+                       r->chf.span_count);
     t0 = op_now_ms();
     op_progress(ctx, "regions", 0.0);
     st = op_build_regions(ctx, &r->chf, &s->regions, r->dist, r->region, &r->region_count);

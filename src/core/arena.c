@@ -8,6 +8,7 @@
 
 #define OP_ARENA_ALIGN 64u
 #define OP_ARENA_MIN_BLOCK ((size_t)1 << 20)
+#define OP_ARENA_MAX_GROW ((size_t)4 << 20)
 
 static size_t align_up(size_t v)
 {
@@ -45,10 +46,16 @@ void *op_arena_alloc(op_arena *a, size_t bytes)
         a->blocks = nb;
         a->cap = ncap;
     }
-    size_t prev = a->count ? a->blocks[a->count - 1].size : 0;
-    size_t size = bytes > OP_ARENA_MIN_BLOCK ? bytes : OP_ARENA_MIN_BLOCK;
-    if (prev && size < prev * 2 && prev <= SIZE_MAX / 2)
-        size = prev * 2 > size ? prev * 2 : size;
+    /* A request of a block's size or more gets a block of exactly its size: a doubled
+     * block would stay up to half unused while the stage runs, and the stage's scratch
+     * is the bake's peak memory (issue 12, docs/decisions/memory.md). Smaller requests
+     * share blocks that double from OP_ARENA_MIN_BLOCK up to OP_ARENA_MAX_GROW. */
+    size_t size = bytes;
+    if (bytes < OP_ARENA_MIN_BLOCK) {
+        const size_t prev = a->count ? a->blocks[a->count - 1].size : 0;
+        size = prev < OP_ARENA_MAX_GROW / 2 ? prev * 2 : OP_ARENA_MAX_GROW;
+        size = size < OP_ARENA_MIN_BLOCK ? OP_ARENA_MIN_BLOCK : size;
+    }
     void *base = op_mem_alloc_aligned(&a->alloc, align_up(size));
     if (!base && size > bytes) {
         size = bytes;

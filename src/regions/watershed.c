@@ -7,7 +7,8 @@
  * positions) and its region. A level's spans are one contiguous block there and their
  * neighbours lie in the same or the few levels just above, so the rounds of §2.1 and the
  * floods of §2.2 stay in cache instead of striding over the span arrays once per level.
- * Region ids are written back to span order at the end. */
+ * Region ids are written back to span order at the end; until then region[] holds the
+ * positions (docs/decisions/memory.md: the output is the stage's largest scratch array). */
 #include "regions/regions_internal.h"
 
 #include <string.h>
@@ -51,11 +52,20 @@ static inline int in_set(const uint8_t *area, const uint32_t *region, int band, 
     return area[s] != 0 && (!band || region[s] == 0);
 }
 
+/* The position of a span outside S: none (= m), or none + 1 for a walkable band span
+ * (OP_BORDER_REGION), read before pos[s] overwrites region[s] (they share memory). */
+static inline uint32_t outside(const uint8_t *area, const uint32_t *region, int band,
+                               uint32_t none, uint32_t s)
+{
+    return none + (uint32_t)(band && area[s] != 0 && region[s] == OP_BORDER_REGION);
+}
+
 /* Positions: pos[s] is span s's place in the order of S by distance, descending, ties
- * in span-index order (none outside S); level_end[k] is the end of the k-th level (an
- * empty level has the previous end). order and tmp are NULL for the counting sort
- * (small distances), whose cnt is level_end itself; else cnt is the radix counters.
- * hist (NULL when not taken) holds the count of every distance 0..maxd. */
+ * in span-index order (outside() for spans outside S); level_end[k] is the end of the
+ * k-th level (an empty level has the previous end). order and tmp are NULL for the
+ * counting sort (small distances), whose cnt is level_end itself; else cnt is the radix
+ * counters. hist (NULL when not taken) holds the count of every distance 0..maxd. pos
+ * may be region itself: span s's region is read before its position is written. */
 static void order_by_distance(const uint8_t *area, const uint32_t *region, int band,
                               const uint32_t *dist, uint32_t n, uint32_t m, uint32_t maxd,
                               const uint32_t *hist, uint32_t *pos, uint32_t *cnt,
@@ -85,7 +95,7 @@ static void order_by_distance(const uint8_t *area, const uint32_t *region, int b
         uint32_t kb = 0, cur = cnt[0];
         for (uint32_t s = 0; s < n; s++) {
             if (!in_set(area, region, band, s)) {
-                pos[s] = none;
+                pos[s] = outside(area, region, band, none, s);
                 continue;
             }
             const uint32_t k = maxd - dist[s];
@@ -105,7 +115,7 @@ static void order_by_distance(const uint8_t *area, const uint32_t *region, int b
                 order[k++] = s;
         sort_by_key(order, tmp, dist, cnt, m);
         for (uint32_t s = 0; s < n; s++)
-            pos[s] = none;
+            pos[s] = in_set(area, region, band, s) ? none : outside(area, region, band, none, s);
         uint32_t levels = 0;
         for (uint32_t i = 0; i < m; i++) {
             pos[order[i]] = i;
@@ -116,7 +126,9 @@ static void order_by_distance(const uint8_t *area, const uint32_t *region, int b
 }
 
 /* Per-position neighbours, filled in span order: the mutual neighbours in S with the
- * same area; every other neighbour becomes none (reg[none] = 0, in no level).
+ * same area; every other neighbour becomes none (reg[none] = 0, in no level), or
+ * none + 1 for a band span (reg[none + 1] is 0 too until the end: in no level, no
+ * region, so the same as none).
  * Every test below asks for "same area" or is only helped by it:
  * - growth (§2.1) joins only regions of same-area neighbours; spans outside S have
  *   region 0 or OP_BORDER_REGION, which growth ignores too;
@@ -137,7 +149,7 @@ static void position_neighbours(const op_chf *chf, const uint32_t *pos, uint32_t
                    *l3 = chf->link[3];
     for (uint32_t s = 0; s < chf->span_count; s++) {
         const uint32_t p = pos[s];
-        if (p == none)
+        if (p >= none)
             continue;
         /* Without branches per direction: a missing link reads the span itself, whose
          * area matches, and is then replaced by none. */
@@ -309,12 +321,12 @@ op_status op_build_regions_watershed_raw(op_ctx *ctx, const op_chf *chf, const u
         op_arena_release(&ctx->arena, mark);
         return OP_OK;
     }
-    const uint32_t none = m; /* the position of every span outside S */
+    const uint32_t none = m; /* the position of every span outside S (+1: band) */
 
-    /* pos[s]: s's position, or none. */
-    uint32_t *pos = op_scratch(ctx, n, sizeof *pos);
+    /* pos[s]: s's position, or outside(); in region[] until the end. */
+    uint32_t *pos = region;
     uint32_t *nb = op_scratch(ctx, (size_t)m * 4, sizeof *nb);  /* 4 neighbours per pos */
-    uint32_t *reg = op_scratch(ctx, (size_t)m + 1, sizeof *reg); /* region per pos */
+    uint32_t *reg = op_scratch(ctx, (size_t)m + 2, sizeof *reg); /* region per pos */
     const int counting = maxd < WS_MAX_BUCKETS;
     const uint32_t nbuckets = counting ? maxd + 2 : 65536;
     uint32_t *cnt = op_scratch(ctx, nbuckets, sizeof *cnt);
@@ -323,14 +335,14 @@ op_status op_build_regions_watershed_raw(op_ctx *ctx, const op_chf *chf, const u
     uint32_t *order = counting ? NULL : op_scratch(ctx, m, sizeof *order);
     uint32_t *tmp = counting ? NULL : op_scratch(ctx, m, sizeof *tmp);
     uint32_t *level_end = counting ? cnt : op_scratch(ctx, m, sizeof *level_end);
-    if (!pos || !nb || !reg || !cnt || (!counting && (!order || !tmp)) || !level_end) {
+    if (!nb || !reg || !cnt || (!counting && (!order || !tmp)) || !level_end) {
         op_arena_release(&ctx->arena, mark);
         return OP_NO_MEMORY;
     }
     order_by_distance(area, region, band, dist, n, m, maxd, maxd < WS_HIST ? hist : NULL, pos,
                       cnt, order, tmp, level_end);
     position_neighbours(chf, pos, none, nb);
-    memset(reg, 0, ((size_t)m + 1) * sizeof *reg);
+    memset(reg, 0, ((size_t)m + 2) * sizeof *reg);
     uint32_t next_id = 0;
 
     /* Candidate lists, joins of a round and the flood queue hold one level at most. */
@@ -360,16 +372,11 @@ op_status op_build_regions_watershed_raw(op_ctx *ctx, const op_chf *chf, const u
         }
         lo = hi;
     }
-    /* Back to span order (spans outside S: 0, or the band as set). */
-    if (band) {
-        for (uint32_t s = 0; s < n; s++)
-            if (pos[s] != none)
-                region[s] = reg[pos[s]];
-    } else {
-        reg[none] = 0;
-        for (uint32_t s = 0; s < n; s++)
-            region[s] = reg[pos[s]];
-    }
+    /* Back to span order, in place (outside S: 0, or the band's id). */
+    reg[none] = 0;
+    reg[none + 1] = OP_BORDER_REGION;
+    for (uint32_t s = 0; s < n; s++)
+        region[s] = reg[pos[s]];
     *region_count = next_id;
     op_arena_release(&ctx->arena, mark);
     return OP_OK;

@@ -226,6 +226,53 @@ static void test_watershed_random(void **state)
     op_ctx_free(&ctx);
 }
 
+/* Distances beyond the counting sort's buckets take the radix path; scaled by a
+ * constant they keep their order and ties, so the regions are those of the counting
+ * path. With and without a band (its spans keep OP_BORDER_REGION: region[] holds the
+ * positions until the end). */
+static void test_watershed_large_distances(void **state)
+{
+    (void)state;
+    op_ctx ctx;
+    assert_int_equal(op_ctx_init(&ctx, OP_ISA_SCALAR), OP_OK);
+    for (uint64_t seed = 1; seed <= 12; seed++) {
+        op_random_chf_opts o;
+        op_random_chf_defaults(&o, 10 + (uint32_t)(seed % 23), 8 + (uint32_t)(seed % 19));
+        o.area_count = 1 + (uint32_t)(seed % 3);
+        o.max_floors = 1 + (uint32_t)(seed % 3);
+        op_chf chf;
+        assert_int_equal(op_random_chf(&ctx, &chf, seed, &o), OP_OK);
+        chf.border_size = seed % 2 ? 2 : 0;
+        const uint32_t n = chf.span_count;
+        uint32_t *dist = u32_alloc(n), *big = u32_alloc(n), *a = u32_alloc(n), *b = u32_alloc(n);
+        assert_int_equal(op_build_distance_field(&ctx, &chf, dist, NULL), OP_OK);
+        uint32_t maxd = 0;
+        for (uint32_t s = 0; s < n; s++) {
+            big[s] = dist[s] << 23; /* distances of these fields stay below 2^9 */
+            maxd = dist[s] > maxd ? dist[s] : maxd;
+        }
+        assert_true(maxd > 0 && maxd < (1u << 9));
+        uint32_t ca = 0, cb = 0;
+        assert_int_equal(op_build_regions_watershed_raw(&ctx, &chf, dist, a, &ca), OP_OK);
+        assert_int_equal(op_build_regions_watershed_raw(&ctx, &chf, big, b, &cb), OP_OK);
+        assert_int_equal(ca, cb);
+        assert_memory_equal(a, b, (size_t)n * 4);
+        uint32_t band = 0;
+        for (uint32_t s = 0; s < n; s++)
+            band += b[s] == OP_BORDER_REGION;
+        if (chf.border_size)
+            assert_true(band > 0);
+        else
+            assert_int_equal(band, 0);
+        free(dist);
+        free(big);
+        free(a);
+        free(b);
+        op_chf_free(&chf);
+    }
+    op_ctx_free(&ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -235,6 +282,7 @@ int main(void)
         cmocka_unit_test(test_watershed_area_change),
         cmocka_unit_test(test_watershed_one_way),
         cmocka_unit_test(test_watershed_random),
+        cmocka_unit_test(test_watershed_large_distances),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
