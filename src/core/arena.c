@@ -21,6 +21,7 @@ void *op_arena_alloc(op_arena *a, size_t bytes)
         return NULL;
     bytes = align_up(bytes ? bytes : 1);
     /* Try the current block, then the kept blocks after it. */
+    size_t outgrown = 0; /* the largest kept block found too small, freed below */
     while (a->current < a->count) {
         op_arena_block *b = &a->blocks[a->current];
         if (b->size - b->used >= bytes) {
@@ -30,8 +31,10 @@ void *op_arena_alloc(op_arena *a, size_t bytes)
         }
         if (a->current + 1 >= a->count || a->blocks[a->current + 1].size < bytes) {
             /* Kept blocks after this one are too small: free them, a new one follows. */
-            for (size_t i = a->current + 1; i < a->count; i++)
+            for (size_t i = a->current + 1; i < a->count; i++) {
+                outgrown = a->blocks[i].size > outgrown ? a->blocks[i].size : outgrown;
                 op_mem_free_aligned(&a->alloc, a->blocks[i].base);
+            }
             a->count = a->current + 1;
             break;
         }
@@ -49,12 +52,17 @@ void *op_arena_alloc(op_arena *a, size_t bytes)
     /* A request of a block's size or more gets a block of exactly its size: a doubled
      * block would stay up to half unused while the stage runs, and the stage's scratch
      * is the bake's peak memory (issue 12, docs/decisions/memory.md). Smaller requests
-     * share blocks that double from OP_ARENA_MIN_BLOCK up to OP_ARENA_MAX_GROW. */
+     * share blocks that double from OP_ARENA_MIN_BLOCK up to OP_ARENA_MAX_GROW. When a
+     * kept block was outgrown, the arena is being reused with growing requests (the next
+     * tile): the new block is half again as large as that one, so a run of slowly
+     * growing requests allocates (and faults in) a new block only now and then. */
     size_t size = bytes;
     if (bytes < OP_ARENA_MIN_BLOCK) {
         const size_t prev = a->count ? a->blocks[a->count - 1].size : 0;
         size = prev < OP_ARENA_MAX_GROW / 2 ? prev * 2 : OP_ARENA_MAX_GROW;
         size = size < OP_ARENA_MIN_BLOCK ? OP_ARENA_MIN_BLOCK : size;
+    } else if (outgrown && outgrown <= SIZE_MAX / 2 && outgrown + outgrown / 2 > bytes) {
+        size = outgrown + outgrown / 2;
     }
     void *base = op_mem_alloc_aligned(&a->alloc, align_up(size));
     if (!base && size > bytes) {

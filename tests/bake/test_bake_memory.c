@@ -79,7 +79,8 @@ static void test_bake_peak_per_span(void **state)
 }
 
 /* The arena gives a request of a block's size or more a block of exactly its size, so
- * a stage's scratch costs what it asks for (a doubling arena held up to twice that). */
+ * a stage's scratch costs what it asks for (a doubling arena held up to twice that);
+ * reused with growing requests, it grows by half. */
 static void test_arena_exact_blocks(void **state)
 {
     (void)state;
@@ -99,7 +100,24 @@ static void test_arena_exact_blocks(void **state)
     const size_t held = ta.live_bytes - base;
     if (held > asked + 4 * 64 + 4096)
         fail_msg("arena holds %zu bytes for %zu asked", held, asked);
-    /* Released and trimmed, nothing stays; the same requests again reuse the blocks. */
+    /* Released, the same requests again take the same blocks: nothing new. */
+    op_arena_release(&ctx.arena, start);
+    for (int i = 0; i < 4; i++)
+        assert_non_null(op_arena_alloc(&ctx.arena, sizes[i]));
+    assert_int_equal(ta.live_bytes - base, held);
+    /* A request beyond every kept block (the next, larger tile) gets half again the
+     * largest block it outgrew, so the next slightly larger one fits without a new
+     * block. */
+    op_arena_release(&ctx.arena, start);
+    assert_non_null(op_arena_alloc(&ctx.arena, 50u << 20));
+    const size_t grown = ta.live_bytes - base;
+    if (grown < (3u << 20) + (60u << 20) || grown > (3u << 20) + (60u << 20) + 4096)
+        fail_msg("arena holds %zu bytes after outgrowing its 40 MiB block", grown);
+    op_arena_release(&ctx.arena, start);
+    assert_non_null(op_arena_alloc(&ctx.arena, 3u << 20));
+    assert_non_null(op_arena_alloc(&ctx.arena, 55u << 20));
+    assert_int_equal(ta.live_bytes - base, grown);
+    /* Released and trimmed, nothing stays. */
     op_arena_release(&ctx.arena, start);
     op_arena_trim(&ctx.arena);
     assert_true(ta.live_bytes - base <= 4096);
