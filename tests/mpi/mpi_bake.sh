@@ -82,6 +82,13 @@ demo=(--demo --demo-size 512 --tile-size 64)
 for k in 1 2 3 4; do same demo "$k" 1 -- "${demo[@]}"; done
 runner=mpi_leaks same demo 2 2 -- "${demo[@]}"
 runner=mpi_leaks same demo-regions 3 1 -- --demo --demo-size 256 --tile-size 48 --with-regions --raw --gather-mib 0
+python3 - "$tmp/demo-regions.mpi.json" <<'PY' && ok || bad "--gather-mib 0: JSON"
+import json, sys
+m = json.load(open(sys.argv[1]))["mpi"]
+assert m["gather_held_peak_bytes"] == 0, m  # nothing waits in memory
+assert (m["gather_spilled_tiles"] == 0) == (m["gather_spilled_bytes"] == 0), m
+assert m["gather_spilled_bytes"] <= m["bytes_gathered"], m
+PY
 same demo-layers 2 1 -- --demo --demo-size 256 --tile-size 40 --partition layers
 for seed in 1 2 3; do
   python3 "$here/random_obj.py" "$seed" $((40 + 15 * seed)) "$tmp/r$seed.obj"

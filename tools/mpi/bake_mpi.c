@@ -272,8 +272,14 @@ static void worker_loop(node *n, double t0)
      * hidden behind the tiles in hand, and at the end a rank holds few tiles others could
      * have taken. */
     const uint32_t low = (uint32_t)(n->a->threads > 0 ? n->a->threads : op_tiled_default_threads());
-    uint32_t *work = NULL;
+    /* A work message is [min_fail, stop, at most `low` tiles]: one buffer for all of them. */
+    uint32_t *work = malloc((2 + (size_t)low) * sizeof *work);
     pthread_mutex_lock(&n->mu);
+    if (!work) { /* no tiles can be taken: this rank bakes none and fails the job */
+        lost = 1;
+        n->finished = 1;
+        pthread_cond_broadcast(&n->cv);
+    }
     for (;;) {
         int busy = 0;
         if (n->planned && !hello_sent) {
@@ -317,10 +323,8 @@ static void worker_loop(node *n, double t0)
             if (flag) {
                 int count = 0;
                 MPI_Get_count(&ms, MPI_UINT32_T, &count);
-                uint32_t *q = realloc(work, (size_t)(count > 0 ? count : 1) * sizeof *q);
-                if (q)
-                    work = q;
-                MPI_Recv(work, count, MPI_UINT32_T, 0, T_WORK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                MPI_Recv(work, (int)(2 + low), MPI_UINT32_T, 0, T_WORK, MPI_COMM_WORLD,
+                         MPI_STATUS_IGNORE);
                 pthread_mutex_lock(&n->mu);
                 /* [min_fail, stop, tiles...]; no tiles: the queue is empty for good. */
                 n->min_fail = work[0];
@@ -672,6 +676,7 @@ static void json_mpi(op_json *j, void *user)
     op_json_kv_u64(j, "max_tile_bytes", m->gs.max_section);
     op_json_kv_u64(j, "gather_held_peak_bytes", m->gs.held_peak);
     op_json_kv_u64(j, "gather_spilled_tiles", m->gs.spilled);
+    op_json_kv_u64(j, "gather_spilled_bytes", m->gs.spilled_bytes);
     kv_ms(j, "gather", m->gs.ms);
     /* Rank 0's timeline: before the first tile is handed out and after the last one
      * arrives nothing runs in parallel (its serial fraction). */
