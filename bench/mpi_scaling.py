@@ -6,6 +6,7 @@ projection to many nodes.
                                [--ranks 1,2,4] [--threads 1] [--reps 3] [--markdown]
                                [--shards 2,4] [--no-spill]
                                [--project 16384] [--nodes 8,64] [--cores 16]
+                               [--project-json BAKE.json] [--save RUNS.json] [--load RUNS.json]
 
 1. Rounds of: the one-process tiled bake (--threads T); mpirun -n K ... --mpi --threads T
    for each K; the largest K again with --gather-mib 0 (every tile that arrives before its
@@ -27,7 +28,11 @@ projection to many nodes.
 2. The projection of a --project world (the demo world at 16384 cells a side is about 280
    M spans) on N nodes of C cores, one rank of C threads each, from the measured CPU
    times of the phases (a loaded machine stretches walls far more than CPU) and rank 0's
-   measured gather; what it assumes is printed with it.
+   measured gather; what it assumes is printed with it. With --project-json (the --json of
+   a one-process bake of the projected world, e.g. `onepath bake --demo --demo-size 16384
+   --tile-size 256 --json big.json`) the phases' CPU is that bake's instead of the
+   measured world's scaled by area, and both are printed. --save keeps every run's figures,
+   --load prints the tables and projection again from them without running.
 
 The machine's load average is printed: on a shared machine, read ratios only alongside
 CPU/wall.
@@ -80,6 +85,10 @@ def main():
     ap.add_argument("--project", type=int, default=16384)
     ap.add_argument("--nodes", default="8,64")
     ap.add_argument("--cores", type=int, default=16)
+    ap.add_argument("--project-json", help="the --json of a one-process bake of the projected "
+                    "world: its CPU per phase instead of the measured world's scaled by area")
+    ap.add_argument("--save", help="write every run's figures to this JSON file")
+    ap.add_argument("--load", help="read the runs from a --save file instead of running")
     ap.add_argument("--markdown", action="store_true")
     a = ap.parse_args()
     tool = os.path.abspath(os.path.join(a.build, "onepath"))
@@ -108,7 +117,7 @@ def main():
         if d != digest:
             sys.exit("%s: digest %s, the one-process bake's %s" % (what, d, digest))
 
-    for rep in range(a.reps):
+    for rep in range(0 if a.load else a.reps):
         for case in cases:
             out, js = os.path.join(tmp, "w.opbake"), os.path.join(tmp, "w.json")
             if isinstance(case, str) and case.startswith("shards"):
@@ -176,6 +185,15 @@ def main():
             rows[case].append(r)
         print("round %d done, load %.2f" % (rep + 1, load()), file=sys.stderr)
     print("load average after: %.2f" % load())
+    if a.load:
+        saved = json.load(open(a.load))
+        rows = {int(k) if k.isdigit() else k: v for k, v in saved["rows"].items()}
+        digest = saved["digest"]
+        print("runs read from %s (%s)" % (a.load, saved["args"]))
+    elif a.save:
+        with open(a.save, "w") as f:
+            json.dump({"args": " ".join(sys.argv[1:]), "digest": digest,
+                       "rows": {str(k): v for k, v in rows.items()}}, f, indent=1)
 
     def med(case, key):
         return statistics.median(r[key] for r in rows[case])
@@ -256,21 +274,40 @@ def main():
     scale = (a.project / a.size) ** 2
     tiles = (a.project // a.tile_size) ** 2
     p_bytes = bytes_tile * tiles
+    p_spans = spans * scale
+    # CPU of the projected world's phases: the measured world's scaled by area, or measured.
+    p_input, p_prep, p_tiles, p_slowest = (cpu_input * scale, cpu_prep * scale,
+                                           cpu_tiles * scale, cpu_slowest)
+    if a.project_json:
+        pj = json.load(open(a.project_json))
+        c = pj["cpu_ms"]
+        p_spans, tiles = pj["spans"]["compact"], pj["tiles"]["count"]
+        p_bytes = bytes_tile * tiles
+        print("\n%s: the projected world measured (CPU ms, %d threads): input %.0f, setup + "
+              "binning %.0f, tiles %.0f, slowest tile %.0f; scaled from demo %d by area "
+              "they would be %.0f, %.0f, %.0f" % (a.project_json, pj["tiles"]["threads"],
+                                                   c["input"], c["setup"] + c["bin"], c["tiles"],
+                                                   c["slowest_tile"], a.size, p_input, p_prep,
+                                                   p_tiles))
+        p_input, p_prep, p_tiles, p_slowest = (c["input"], c["setup"] + c["bin"], c["tiles"],
+                                               c["slowest_tile"])
     print("\nprojection: demo %d (%.0f M compact spans, %d tiles of %d), one rank of %d threads "
-          "per node" % (a.project, spans * scale / 1e6, tiles, a.tile_size, a.cores))
+          "per node" % (a.project, p_spans / 1e6, tiles,
+                        pj["tiles"]["tile_size"] if a.project_json else a.tile_size, a.cores))
     print("  measured here (demo %d, 1 thread, CPU medians): input %.0f ms, setup + binning "
           "%.0f ms, tiles %.0f ms (%.3f us per compact span), slowest tile %.0f ms; %d rank(s) "
           "vs 1 process: %.2fx the CPU; %.0f bytes sent per tile; rank 0 gathers %.1f ns per "
           "byte and takes %.0f ms after the last tile (walls)"
           % (a.size, cpu_input, cpu_prep, cpu_tiles, cpu_tiles / spans * 1e3, cpu_slowest, k1,
              ovh, bytes_tile, gather_per_byte * 1e6, tail_ms))
-    one_core = (cpu_input + cpu_prep + cpu_tiles) * scale
-    print("  one core: %.0f s" % (one_core / 1e3))
+    one_core = p_input + p_prep + p_tiles
+    print("  one core: %.0f s (%s)" % (one_core / 1e3, "CPU measured on the projected world"
+                                        if a.project_json else "scaled by area"))
     for n in [1] + [int(x) for x in a.nodes.split(",")]:
         cores = n * a.cores
-        t_input = cpu_input * scale  # every rank reads (generates) the whole input
-        t_setup = cpu_prep * scale / a.cores  # validation, marks, binning: threads share
-        t_tiles = cpu_tiles * ovh * scale / cores + cpu_slowest  # the queue: within a tile
+        t_input = p_input  # every rank reads (generates) the whole input
+        t_setup = p_prep / a.cores  # validation, marks, binning: threads share
+        t_tiles = p_tiles * ovh / cores + p_slowest  # the queue: within a tile
         t_gather = gather_per_byte * p_bytes  # overlapped unless it is the longer
         t_net = p_bytes / 1.0e9 * 1000.0  # rank 0's link at 1 GB/s, overlapped
         t_tail = tail_ms * scale
@@ -281,15 +318,15 @@ def main():
               % (n, "s" if n > 1 else " ", cores, t_input / 1e3, t_setup / 1e3, t_tiles / 1e3,
                  t_gather / 1e3, t_net / 1e3, t_tail / 1e3, total / 1e3, one_core / total,
                  (t_input + t_setup + t_tail) / total))
-    print("  assumes: input, setup, binning and tile work grow with the world's area (the "
-          "demo world's triangles and spans do); a node's core as fast as this machine's; "
+    print("  assumes: %sa node's core as fast as this machine's; "
           "setup and binning spread over a node's threads, the input read (generated) on one "
           "thread by every rank side by side (a shared file system that keeps up); the "
           "MPI path's CPU overhead as measured with %d rank(s) here, on the tile work; the "
           "rank-0 queue balances to within the slowest tile; rank 0's gather and a 1 GB/s "
           "link overlap the baking; the tail (WRLD rewrite, fsync, rename) grows with the "
-          "world." % k1)
-    shutil.rmtree(tmp)
+          "world." % ("" if a.project_json else "input, setup, binning and tile work grow "
+                      "with the world's area (the demo world's triangles and spans do); ", k1))
+    shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -33,6 +33,16 @@ done
 check merge 0 "$bin" merge "$tmp/p2.opbake" "$tmp/p3.opbake" "$tmp/p1.opbake" --out "$tmp/m.opbake"
 same "$tmp/whole.opbake" "$tmp/m.opbake" "merged 1/3 2/3 3/3"
 grep -q "64 tiles from 3 parts" "$tmp/out" && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL merge summary"; cat "$tmp/out"; }
+# The README's two commands (smaller): eight shards in a directory, merge part*.opbake.
+mkdir "$tmp/farm"
+for k in 1 2 3 4 5 6 7 8; do
+  check "readme-shard-$k" 0 "$bin" bake --demo --demo-size 512 --tile-size 64 --tiles "$k/8" \
+    --out "$tmp/farm/part$k.opbake" --quiet
+done
+(cd "$tmp/farm" && "$bin" merge part*.opbake --out world.opbake --quiet) && pass=$((pass+1)) ||
+  { fail=$((fail+1)); echo "FAIL readme merge"; }
+check readme-whole 0 "$bin" bake --demo --demo-size 512 --tile-size 64 --out "$tmp/farm.whole" --quiet
+same "$tmp/farm.whole" "$tmp/farm/world.opbake" "README shards merged"
 check rect-a 0 "$bin" bake "${w[@]}" --tiles 0-7,0-3 --out "$tmp/ra.opbake" --with-regions --raw
 check rect-b 0 "$bin" bake "${w[@]}" --tiles 0-7,4-7 --out "$tmp/rb.opbake" --with-regions --raw
 check merge-rect 0 "$bin" merge "$tmp/rb.opbake" "$tmp/ra.opbake" --out "$tmp/mr.opbake" --quiet
