@@ -3,234 +3,402 @@
  *
  * The shortest-path distances are the unique fixpoint of the relaxation
  *   dist[s] = min(dist[s], dist[n] + 2 (mutual neighbour n), dist[c] + 3 (diagonal c))
- * started from 0 on boundary spans and "unreached" (UINT32_MAX) elsewhere; any order
- * of relaxations reaches it (Bellman-Ford), so sweeps in span order (the chamfer
- * forward / backward passes, generalised to the span graph) until nothing changes give
- * exactly the scalar twin's Dial result. On the demo world two sweeps already give the
- * final values; a third confirms them, and only where something changed.
+ * started from 0 on boundary spans and "unreached" elsewhere; any order of relaxations
+ * reaches it (Bellman-Ford), so sweeps in span order (the chamfer forward / backward
+ * passes, generalised to the span graph) until nothing changes give exactly the scalar
+ * twin's Dial result. On the demo world two sweeps give nearly every final value.
  *
- * 1. Seeding: boundary spans (area 0, fewer than four mutual links, or a mutual link to
- *    an area-0 span) get 0, the others UINT32_MAX. From then on "dist != 0" is exactly
- *    "not a boundary span": boundary spans stay 0, the others are at least 2.
- * 2. Blocks of VW spans are classified once. A lane is *regular* when it is not a
- *    boundary span and its links sit at offsets common to the block: orth[d] for the
- *    four directions (-1, +rowS, +1, -rowN on a single-floor row; +-2 on a two-floor
- *    strip) and diag[] for the four diagonal spans, reached both ways round through
- *    every non-boundary intermediate span. Its eight candidates are then plain
- *    unaligned loads (no gathers, no link reads during the sweeps). A diagonal way
- *    through a boundary intermediate is not checked: such a lane has an orthogonal
- *    neighbour at 0, so its distance is 2, and an extra candidate (any value + 3)
- *    cannot undercut it. Other non-boundary lanes are *irregular*: they get a row of 12
- *    candidate indices gathered once from the links.
+ * 0. Distances are worked on as u16 (HW = 2 * VW lanes a vector: twice the spans per
+ *    instruction of u32 lanes), in the upper half of the caller's u32 output, and
+ *    widened at the end (0xffff "unreached" becoming UINT32_MAX). Additions saturate
+ *    at 0xffff, so every stored value is the length of some path or 0xffff, and every
+ *    relaxation whose result lies below 0xffff - 2 HW is exact (the scan's bias,
+ *    scan_x). At the fixpoint every true distance up to BIG16 + 2 is therefore exact
+ *    (induction along a shortest path). A reachable span at 0xffff or more has a span
+ *    whose true distance lies in [BIG16, BIG16 + 2] on its shortest path (steps are 2
+ *    and 3), which then shows as a finite value at or above BIG16: when none does,
+ *    every true distance is below BIG16, all exact, and every 0xffff is a span no
+ *    boundary reaches. Otherwise the scalar twin's Dial computes the field (real
+ *    fields stay far below: their distances are about the width of open ground).
+ * 1. Seeding, per block of HW spans: a span is a boundary span (0) when its area is 0,
+ *    it has fewer than four mutual links, or a mutual link leads to an area-0 span; the
+ *    others start unreached. The block's orthogonal offsets orth[d] (-1, +rowS, +1,
+ *    -rowN on a single-floor row; +-2 on a two-floor strip) are learnt from one lane's
+ *    links, and the lanes whose four links sit there are found with plain compares; their
+ *    neighbours' areas are then plain loads too (other lanes: one by one).
+ * 2. Classification, per block, in the first sweep: a non-boundary lane is *regular*
+ *    when its links sit at orth[] and either an orthogonal neighbour is a boundary span
+ *    (its distance is then 2, which no diagonal candidate, at least 3, can undercut, so
+ *    its diagonals do not matter), or both diagonal ways round through each of its four
+ *    neighbours (all non-boundary, with four mutual links) reach the span at the
+ *    block's diag[] offset. Its eight candidates are then plain loads. The other
+ *    non-boundary lanes are *irregular*: a row of 12 candidate indices gathered once.
+ *    diag[] is first guessed as the sum of two orthogonal steps, and learnt from a lane
+ *    that failed when the guess leaves lanes irregular.
  * 3. Sweeps alternate forward (span order, an in-register min-plus prefix scan along the
  *    -x chain) and backward (+x chain). One forward pass seeds just ahead of its reads,
  *    classifies, gathers the candidate rows and relaxes every block (sweep 1). From
  *    sweep 2 on, a block is relaxed only when marked dirty, and a block is marked when a
  *    span whose distance just dropped would lower one of its spans (readers are the
  *    span's orthogonal neighbours and diagonal targets: the relation is symmetric over
- *    mutual links). When no block is dirty every relaxation holds: the fixpoint.
+ *    mutual links; a regular lane next to a boundary span never drops after sweep 1).
+ *    In sweep 2 every block below the current one is still dirty, so readers there
+ *    are not tested. When no block is dirty every relaxation holds: the fixpoint.
  * 4. Span order that runs against every path (e.g. shuffled indices) would need a sweep
  *    per distance step; past three full sweeps' worth of relaxations the scalar twin's
- *    Dial finishes instead.
- * Unreached spans keep UINT32_MAX, as in the scalar twin (saturating additions). */
-#include "simd/simd_width.h"
+ *    Dial finishes instead. */
+#include "simd/simd_u16.h"
 
-#define INF UINT32_MAX
+#define INF16 0xffffu
+/* Finite u16 distances from here on may hide clipped ones: Dial instead. */
+#define BIG16 0xf000u
 
-static inline uint32_t sat_add(uint32_t x, uint32_t c) { return x > INF - c ? INF : x + c; }
-
-/* Seeding of VW spans at s. */
-static void seed_block(const op_chf *chf, const uint8_t *area, uint32_t *dist, uint32_t s,
-                       uint32_t n)
+/* [s + off, s + off + HW) lies inside [0, n). */
+static inline int inside(uint32_t s, int32_t off, uint32_t n)
 {
-    const vu32 zero = v_set1(0);
-    const vu32 full = v_eq(v_load_u8(chf->mutual + s), v_set1(0xf));
-    vu32 boundary = v_or(v_eq(v_load_u8(area + s), zero), v_andnot(full, v_set1(~0u)));
-    for (int d = 0; d < 4 && v_nz(boundary) != V_ALL; d++) {
-        const vu32 a = v_gather_u8(area, v_load(chf->link[d] + s), full, n);
-        boundary = v_or(boundary, v_and(full, v_eq(a, zero)));
-    }
-    v_store(dist + s, v_andnot(boundary, v_set1(INF)));
+    const int64_t lo = (int64_t)s + off;
+    return lo >= 0 && lo + HW <= (int64_t)n;
 }
 
-/* Seeding runs ahead of the classification and the first sweep, just far enough for
- * every dist[] they read (so the links are read while they are still in cache). */
+/* Lane masks of u32 compares, bit i = lane i. */
+static inline uint32_t v_eqbits(vu32 v)
+{
+#if OP_VEC_BITS == 512
+    return (uint32_t)simde_mm512_movepi32_mask(v);
+#elif OP_VEC_BITS == 256
+    return (uint32_t)simde_mm256_movemask_ps(simde_mm256_castsi256_ps(v));
+#else
+    return (uint32_t)simde_mm_movemask_ps(simde_mm_castsi128_ps(v));
+#endif
+}
+
+/* Where HW u32 entries at p equal s + i + off: the two halves' compares, to be and-ed
+ * over several tests before one v_eqbits each (match_mask). want = s + iota. */
+typedef struct match_acc {
+    vu32 lo, hi, want;
+} match_acc;
+
+static inline match_acc match_begin(uint32_t s)
+{
+    const vu32 ones = v_set1(~0u);
+    return (match_acc){ones, ones, v_add(v_set1(s), v_iota())};
+}
+
+static inline void match_and(match_acc *m, const uint32_t *p, int32_t off)
+{
+    const vu32 w = v_add(m->want, v_set1((uint32_t)off));
+    m->lo = v_and(m->lo, v_eq(v_load(p), w));
+    m->hi = v_and(m->hi, v_eq(v_load(p + VW), v_add(w, v_set1(VW))));
+}
+
+static inline uint32_t match_mask(const match_acc *m)
+{
+    return v_eqbits(m->lo) | v_eqbits(m->hi) << VW;
+}
+
+/* Per block: where the neighbours of its regular lanes sit, as offsets from the lane's
+ * own index (orth[d] for direction d, diag[d] for the diagonal between directions d and
+ * d + 1), and the lane masks. Seeding fills orth[], reg (lanes whose four links sit at
+ * orth[], non-boundary) and irr (non-boundary lanes); the classification turns reg / irr
+ * into the regular / irregular lanes and fills diag[] and ibase. */
+typedef struct block_info {
+    int32_t orth[4], diag[4];
+    uint32_t reg, irr;
+    uint32_t ibase; /* candidate row of the first irregular lane */
+} block_info;
+
+/* ---- 1. Seeding ------------------------------------------------------------------- */
+
 typedef struct seeder {
     const op_chf *chf;
     const uint8_t *area;
-    uint32_t *dist;
+    uint16_t *d;
+    block_info *info;
     uint32_t n, full, seeded; /* spans [0, seeded) are seeded */
+    int32_t last[4];          /* the offsets last learnt (a row's blocks mostly share them) */
+    int32_t last_lo, last_hi; /* their least and greatest */
 } seeder;
 
-static void seed_to(seeder *sd, uint64_t limit)
+static inline int32_t max4(const int32_t *v)
+{
+    const int32_t a = v[0] > v[1] ? v[0] : v[1], b = v[2] > v[3] ? v[2] : v[3];
+    return a > b ? a : b;
+}
+
+static inline int32_t min4(const int32_t *v)
+{
+    const int32_t a = v[0] < v[1] ? v[0] : v[1], b = v[2] < v[3] ? v[2] : v[3];
+    return a < b ? a : b;
+}
+
+/* Block loads at every offset of v lie inside [0, n). */
+static inline int inside4(uint32_t s, const int32_t *v, uint32_t n)
+{
+    return inside(s, min4(v), n) && inside(s, max4(v), n);
+}
+
+/* Lane t's link offsets from t into o; 0 when a block load at one would leave [0, n). */
+static inline int learn_orth(const op_chf *chf, uint32_t s, uint32_t t, uint32_t n, int32_t *o)
+{
+    for (int d = 0; d < 4; d++)
+        o[d] = (int32_t)(chf->link[d][t] - t);
+    return inside4(s, o, n);
+}
+
+static inline uint32_t orth_lanes(const op_chf *chf, uint32_t s, const int32_t *o)
+{
+    match_acc m = match_begin(s);
+    for (int d = 0; d < 4; d++)
+        match_and(&m, chf->link[d] + s, o[d]);
+    return match_mask(&m);
+}
+
+/* Keeps the offsets o2 (valid: their loads lie inside) when they fit more lanes. */
+static inline void try_orth(const op_chf *chf, uint32_t s, uint32_t cand, const int32_t *o2,
+                            int valid, int32_t *o, uint32_t *reg)
+{
+    if (!valid)
+        return;
+    const uint32_t reg2 = orth_lanes(chf, s, o2) & cand;
+    if (__builtin_popcount(reg2) > __builtin_popcount(*reg)) {
+        *reg = reg2;
+        memcpy(o, o2, 4 * sizeof *o);
+    }
+}
+
+static void seed_block(seeder *sd, uint32_t b)
+{
+    const op_chf *chf = sd->chf;
+    const uint8_t *area = sd->area;
+    const uint32_t s = b * HW, n = sd->n;
+    block_info *bi = &sd->info[b];
+    /* candidates: four mutual links, area != 0 */
+    const uint32_t cand = h_u8eqmask(chf->mutual + s, 0xf) & ~h_u8eqmask(area + s, 0);
+    uint32_t reg = 0;
+    int32_t o[4] = {0, 0, 0, 0};
+    if (cand) {
+        /* The offsets last learnt first (a row's blocks mostly share them), then those
+         * of the first and the last lane left over. */
+        const int64_t lo = (int64_t)s + sd->last_lo, hi = (int64_t)s + sd->last_hi + HW;
+        try_orth(chf, s, cand, sd->last, lo >= 0 && hi <= (int64_t)n, o, &reg);
+        int32_t o2[4];
+        int learnt = 0;
+        for (int k = 0; k < 2 && reg != cand; k++) {
+            const uint32_t left = cand & ~reg;
+            const uint32_t i = k ? 31u - (uint32_t)__builtin_clz(left) : (uint32_t)__builtin_ctz(left);
+            const uint32_t before = reg;
+            try_orth(chf, s, cand, o2, learn_orth(chf, s, s + i, n, o2), o, &reg);
+            learnt |= reg != before;
+        }
+        if (learnt) {
+            memcpy(sd->last, o, sizeof o);
+            sd->last_lo = min4(o);
+            sd->last_hi = max4(o);
+        }
+    }
+    uint32_t bnd = ~cand & H_ALL;
+    if (reg)
+        for (int d = 0; d < 4; d++)
+            bnd |= h_u8eqmask(area + s + o[d], 0) & reg;
+    for (uint32_t lanes = cand & ~reg; lanes; lanes &= lanes - 1) {
+        const uint32_t i = (uint32_t)__builtin_ctz(lanes), t = s + i;
+        for (int d = 0; d < 4; d++)
+            if (area[chf->link[d][t]] == 0) {
+                bnd |= 1u << i;
+                break;
+            }
+    }
+    const uint32_t nonb = H_ALL & ~bnd;
+    h_store(sd->d + s, h_from_mask(nonb)); /* 0xffff: unreached */
+    memcpy(bi->orth, o, sizeof o);
+    bi->reg = reg & nonb;
+    bi->irr = nonb;
+}
+
+/* Seeding runs ahead of the classification and the first sweep, just far enough for
+ * every distance they read (so the links are read while they are still in cache). The
+ * scalar tail [full, n) is block full / HW, all of it irregular. */
+static void seed_more(seeder *sd, uint64_t limit)
 {
     if (limit > sd->n)
         limit = sd->n;
     while (sd->seeded < limit) {
         if (sd->seeded < sd->full) {
-            seed_block(sd->chf, sd->area, sd->dist, sd->seeded, sd->n);
-            sd->seeded += VW;
-        } else {
-            for (uint32_t s = sd->full; s < sd->n; s++)
-                sd->dist[s] = op_distance_is_boundary(sd->chf, sd->area, s) ? 0 : INF;
-            sd->seeded = sd->n;
+            seed_block(sd, sd->seeded / HW);
+            sd->seeded += HW;
+            continue;
         }
-    }
-}
-
-/* Per block: where the neighbours of its regular lanes sit, as offsets from the lane's
- * own index (orth[d] for direction d; diag[] for the diagonal targets, both ways round,
- * which on regular ground reach the same span), and the lane masks. A single-floor row
- * has orth = {-1, +rowS, +1, -rowN}; a two-floor strip, {-2, ..., +2, ...}. */
-typedef struct block_info {
-    int32_t orth[4], diag[4];
-    uint32_t reg, irr; /* regular / irregular non-boundary lanes */
-    uint32_t ibase;    /* candidate row of the first irregular lane */
-} block_info;
-
-/* Whether [s + off, s + off + VW) lies inside [0, n). */
-static inline int inside(uint32_t s, int32_t off, uint32_t n)
-{
-    const int64_t lo = (int64_t)s + off;
-    return lo >= 0 && lo + VW <= (int64_t)n;
-}
-
-/* The lanes whose links sit at the block's offsets (orthogonal links, and both
- * diagonal ways through every non-boundary intermediate span). */
-static uint32_t matching_lanes(const op_chf *chf, const uint32_t *dist, uint32_t s,
-                               const block_info *bi)
-{
-    const vu32 zero = v_set1(0), ones = v_set1(~0u);
-    const vu32 self = v_add(v_set1(s), v_iota());
-    vu32 ok = ones;
-    for (int d = 0; d < 4; d++) {
-        const uint32_t a = s + (uint32_t)bi->orth[d];
-        ok = v_and(ok, v_eq(v_load(chf->link[d] + s), v_add(self, v_set1((uint32_t)bi->orth[d]))));
-        const vu32 nb = v_andnot(v_eq(v_load(dist + a), zero), ones);
-        const vu32 w1 = v_add(self, v_set1((uint32_t)bi->diag[d]));
-        const vu32 w3 = v_add(self, v_set1((uint32_t)bi->diag[(d + 3) & 3]));
-        const vu32 hit = v_and(v_eq(v_load(chf->link[(d + 1) & 3] + a), w1),
-                               v_eq(v_load(chf->link[(d + 3) & 3] + a), w3));
-        ok = v_and(ok, v_or(v_andnot(nb, ones), hit));
-    }
-    return v_nz(ok);
-}
-
-/* Diagonal offsets learnt from the links: from the first lane whose intermediate span
- * in a direction is not a boundary span (ways through boundary spans are not checked,
- * see the file comment). Returns 0 when the two ways round disagree or a load would
- * leave the field. */
-static int learn_diagonals(const op_chf *chf, const uint32_t *dist, uint32_t s, uint32_t n,
-                           uint32_t nonb, block_info *bi)
-{
-    int32_t way[8];
-    int known[8] = {0}, nknown = 0;
-    for (uint32_t lanes = nonb; lanes && nknown < 4; lanes &= lanes - 1) {
-        const uint32_t t = s + (uint32_t)__builtin_ctz(lanes);
-        for (int d = 0; d < 4; d++) {
-            const uint32_t a = t + (uint32_t)bi->orth[d];
-            if (dist[a] == 0 || known[2 * d])
-                continue;
-            way[2 * d] = (int32_t)(chf->link[(d + 1) & 3][a] - t);
-            way[2 * d + 1] = (int32_t)(chf->link[(d + 3) & 3][a] - t);
-            known[2 * d] = known[2 * d + 1] = 1;
-            nknown++;
+        uint32_t tail = 0;
+        for (uint32_t s = sd->full; s < sd->n; s++) {
+            const int bnd = op_distance_is_boundary(sd->chf, sd->area, s);
+            sd->d[s] = bnd ? 0 : INF16;
+            tail |= (uint32_t)!bnd << (s - sd->full);
         }
+        sd->info[sd->full / HW] = (block_info){.reg = 0, .irr = tail};
+        sd->seeded = sd->n;
     }
-    /* Way (d, d+1) and way (d+1, d) reach the same diagonal span on regular ground. */
+}
+
+/* Seeds [0, limit) at least. When it seeds, it goes SEED_AHEAD spans further: loads
+ * of freshly stored distances (unaligned, across two blocks' stores) would wait for
+ * the stores. */
+#define SEED_AHEAD (4 * HW)
+
+static inline void seed_to(seeder *sd, uint64_t limit)
+{
+    if (limit > sd->seeded)
+        seed_more(sd, limit + SEED_AHEAD);
+}
+
+/* ---- 2. Classification ------------------------------------------------------------ */
+
+/* Lanes whose diagonal ways all reach s + i + g[]: through the neighbour in direction d
+ * (at orth[d]) both ways round, to the diagonals between d and d + 1 (g[d]) and
+ * between d - 1 and d (g[d - 1]). */
+static inline uint32_t diag_lanes(const op_chf *chf, uint32_t s, const int32_t *o, const int32_t *g)
+{
+    match_acc m = match_begin(s);
     for (int d = 0; d < 4; d++) {
-        const int a = 2 * d, b = 2 * ((d + 1) & 3) + 1;
-        if (known[a] && known[b] && way[a] != way[b])
-            return 0;
-        bi->diag[d] = known[a] ? way[a] : known[b] ? way[b] : 0; /* 0: the lane itself */
-        if (!inside(s, bi->diag[d], n))
+        const int d1 = (d + 1) & 3, d3 = (d + 3) & 3;
+        match_and(&m, chf->link[d1] + s + o[d], g[d]);
+        match_and(&m, chf->link[d3] + s + o[d], g[d3]);
+    }
+    return match_mask(&m);
+}
+
+/* Diagonal offsets from lane t, whose four neighbours are non-boundary (so both ways
+ * round exist): 0 when the two ways disagree or a block load would leave the field. */
+static int learn_diag(const op_chf *chf, uint32_t s, uint32_t t, uint32_t n, const int32_t *o,
+                      int32_t *g)
+{
+    for (int d = 0; d < 4; d++) {
+        const int d1 = (d + 1) & 3;
+        const uint32_t a = t + (uint32_t)o[d], c = t + (uint32_t)o[d1];
+        g[d] = (int32_t)(chf->link[d1][a] - t);
+        if ((int32_t)(chf->link[d][c] - t) != g[d] || !inside(s, g[d], n))
             return 0;
     }
     return 1;
 }
 
-static void classify_block(const op_chf *chf, seeder *sd, uint32_t s, uint32_t n,
-                           block_info *bi)
+/* Also seeds every distance the block's first relaxation reads through its offsets. */
+static void classify_block(seeder *sd, uint32_t b)
 {
-    const uint32_t *dist = sd->dist;
-    seed_to(sd, (uint64_t)s + VW);
-    const uint32_t nonb = v_nz(v_load(dist + s));
+    const op_chf *chf = sd->chf;
+    block_info *bi = &sd->info[b];
+    const uint32_t s = b * HW, n = sd->n, nonb = bi->irr, orth = bi->reg;
+    memset(bi->diag, 0, sizeof bi->diag); /* 0: the lane itself, a harmless candidate */
     bi->reg = 0;
-    bi->irr = nonb;
-    if (!nonb)
+    if (!orth)
         return;
-    /* The orthogonal offsets come from the first non-boundary lane. */
-    const uint32_t s0 = s + (uint32_t)__builtin_ctz(nonb);
-    int64_t reach = s;
-    for (int d = 0; d < 4; d++) {
-        bi->orth[d] = (int32_t)(chf->link[d][s0] - s0);
-        if (!inside(s, bi->orth[d], n))
-            return;
-        reach = reach > (int64_t)s + bi->orth[d] ? reach : (int64_t)s + bi->orth[d];
-    }
-    seed_to(sd, (uint64_t)reach + VW); /* the intermediate spans' boundary flags */
-    /* First guess, right on regular ground: a diagonal is the sum of its two
-     * orthogonal steps. */
-    int guess = 1;
-    for (int d = 0; d < 4; d++) {
-        bi->diag[d] = bi->orth[d] + bi->orth[(d + 1) & 3];
-        guess &= inside(s, bi->diag[d], n);
-    }
-    uint32_t reg = guess ? matching_lanes(chf, dist, s, bi) & nonb : 0;
-    if (reg != nonb) {
-        block_info learnt = *bi;
-        if (learn_diagonals(chf, dist, s, n, nonb, &learnt)) {
-            const uint32_t reg2 = matching_lanes(chf, dist, s, &learnt) & nonb;
-            if (__builtin_popcount(reg2) > __builtin_popcount(reg)) {
-                *bi = learnt;
+    const int32_t *o = bi->orth;
+    const int32_t omin = min4(o), omax = max4(o);
+    seed_to(sd, (uint64_t)((int64_t)s + omax + HW)); /* the neighbours' boundary flags */
+    const uint16_t *d = sd->d + s;
+    const vh m = h_min(h_min(h_load(d + o[0]), h_load(d + o[1])),
+                       h_min(h_load(d + o[2]), h_load(d + o[3])));
+    const uint32_t near = h_eqmask(m, h_set1(0)) & orth; /* a neighbour is a boundary span */
+    int32_t g[4];
+    for (int k = 0; k < 4; k++)
+        g[k] = (int32_t)((uint32_t)o[k] + (uint32_t)o[(k + 1) & 3]); /* wraps: only a guess */
+    /* each g[k] lies in [2 omin, 2 omax] */
+    const int64_t glo = (int64_t)s + 2 * (int64_t)omin, ghi = (int64_t)s + 2 * (int64_t)omax + HW;
+    int guess = glo >= 0 && ghi <= (int64_t)n ? 1 : inside4(s, g, n);
+    uint32_t reg = orth & (near | (guess && (orth & ~near) ? diag_lanes(chf, s, o, g) : 0));
+    if (reg != orth) {
+        int32_t g2[4];
+        const uint32_t t = s + (uint32_t)__builtin_ctz(orth & ~reg);
+        if (learn_diag(chf, s, t, n, o, g2)) {
+            const uint32_t reg2 = orth & (near | diag_lanes(chf, s, o, g2));
+            if (__builtin_popcount(reg2) > __builtin_popcount(reg) || !guess) {
                 reg = reg2;
+                memcpy(g, g2, sizeof g);
+                guess = 1;
             }
         }
     }
-    if (!guess && !reg)
-        return;
+    if (guess) {
+        memcpy(bi->diag, g, sizeof g);
+        const int32_t gmax = max4(g);
+        seed_to(sd, (uint64_t)((int64_t)s + (gmax > omax ? gmax : omax) + HW));
+    }
     bi->reg = reg;
     bi->irr = nonb & ~reg;
 }
 
-/* Lane permutations for the in-register scans: shift[m] moves lane i - m to lane i
- * (up) or lane i + m to lane i (down), clamped at the ends; from[m] / to[m] are the
- * lanes that have a lane m before / after them. */
-typedef struct scan_perms {
-    vu32 up[VW], down[VW], from[VW], to[VW];
-    vu32 bits; /* lane i holds 1 << i */
-} scan_perms;
+/* ---- 3. Sweeps -------------------------------------------------------------------- */
 
-static void scan_perms_init(scan_perms *p)
+/* Scan constants: bias[f][i] = 2 (HW - 1 - i) (forward) or 2 i (backward); fill[f][m]:
+ * all-ones in the lanes a shift by m empties. */
+typedef struct scan_consts {
+    vh bias[2];
+    vh fill[2][HW];
+} scan_consts;
+
+static void scan_consts_init(scan_consts *k)
 {
-    uint32_t a[VW], b[VW], f[VW], t[VW];
-    for (uint32_t m = 1; m < VW; m++) {
-        for (uint32_t i = 0; i < VW; i++) {
-            a[i] = i >= m ? i - m : 0;
-            b[i] = i + m < VW ? i + m : VW - 1;
-            f[i] = i >= m ? ~0u : 0;
-            t[i] = i + m < VW ? ~0u : 0;
-        }
-        p->up[m] = v_load(a);
-        p->down[m] = v_load(b);
-        p->from[m] = v_load(f);
-        p->to[m] = v_load(t);
+    uint16_t f[HW], b[HW];
+    for (uint32_t i = 0; i < HW; i++) {
+        f[i] = (uint16_t)(2 * (HW - 1 - i));
+        b[i] = (uint16_t)(2 * i);
     }
-    for (uint32_t i = 0; i < VW; i++)
-        a[i] = 1u << i;
-    p->bits = v_load(a);
+    k->bias[1] = h_load(f);
+    k->bias[0] = h_load(b);
+    for (uint32_t m = 1; m < HW; m++) {
+        k->fill[1][m] = h_from_mask((1u << m) - 1);
+        k->fill[0][m] = h_from_mask(H_ALL & ~(H_ALL >> m));
+    }
 }
 
-/* Min-plus prefix scan along the x chain inside the vector (Hillis-Steele) when a
- * regular lane's -x (forward) or +x (backward) neighbour is the lane k before / after
- * it: lane i takes lane i -+ m + 2m/k where the chain between them is all regular. */
-static vu32 scan_x(vu32 best, vu32 reg, uint32_t k, const scan_perms *p, int forward)
+/* Min-plus prefix scan along the x chain inside the vector, when a regular lane's -x
+ * (forward) or +x (backward) neighbour is the lane k before / after it. With k = 1 (a
+ * single floor) a prefix minimum of best[j] + 2 (HW - 1 - j) (forward; 2 j backward),
+ * less the same bias, is lane i's best over its chain (exact below 0xffff - 2 HW;
+ * above, the result stays unreached, which only the BIG16 check can see): over the
+ * whole vector when every lane is regular, else segmented (Hillis-Steele: lane i takes
+ * lane i -+ m where the lanes between are all regular). Shifts by constants (their
+ * instructions take immediates). Other k: Hillis-Steele on the values. */
+static vh scan_x(vh best, uint32_t reg, uint32_t k, const scan_consts *sc, int forward)
 {
-    vu32 conn = v_and(reg, forward ? p->from[k] : p->to[k]);
-    for (uint32_t m = k, c = 2; m < VW && v_nz(conn); m <<= 1, c <<= 1) {
-        const vu32 perm = forward ? p->up[m] : p->down[m];
-        best = v_select(conn, best, v_min(best, v_sat_add(v_perm(best, perm), c)));
-        conn = v_and(conn, v_perm(conn, perm));
+    if (k == 1) {
+        const vh bias = sc->bias[forward];
+        vh p = h_adds(best, bias);
+        if (reg == H_ALL) {
+#define OP_SCAN_STEP(m)                                                                    \
+    if ((m) < HW)                                                                          \
+        p = h_min(p, v_or(forward ? h_shift_up(p, m) : h_shift_down(p, m), sc->fill[forward][(m) % HW]));
+            OP_SCAN_STEP(1)
+            OP_SCAN_STEP(2)
+            OP_SCAN_STEP(4)
+            OP_SCAN_STEP(8)
+            OP_SCAN_STEP(16)
+#undef OP_SCAN_STEP
+        } else {
+            /* conn: lanes whose m lanes before (after) are all regular, the lane m
+             * away included as a source; off: all-ones outside conn */
+            uint32_t conn = reg & (forward ? H_ALL << 1 : H_ALL >> 1) & H_ALL;
+#define OP_SEG_STEP(m)                                                                     \
+    if ((m) < HW && conn) {                                                                \
+        const vh off = h_from_mask(~conn & H_ALL);                                         \
+        p = h_min(p, v_or(forward ? h_shift_up(p, m) : h_shift_down(p, m), off));          \
+        conn &= forward ? conn << ((m) % HW) : conn >> ((m) % HW);                         \
+    }
+            OP_SEG_STEP(1)
+            OP_SEG_STEP(2)
+            OP_SEG_STEP(4)
+            OP_SEG_STEP(8)
+            OP_SEG_STEP(16)
+#undef OP_SEG_STEP
+        }
+        /* p >= bias: the subtraction is exact (saturating only so that no lane wraps) */
+        const vh r = v_or(h_subs(p, bias), h_eq(p, h_set1(INF16)));
+        return h_min(best, r);
+    }
+    uint32_t conn = reg & (forward ? H_ALL << k : H_ALL >> k) & H_ALL;
+    for (uint32_t m = k, c = 2; m < HW && conn; m <<= 1, c <<= 1) {
+        const vh sh = forward ? h_shift_up(best, m) : h_shift_down(best, m);
+        best = v_select(h_from_mask(conn), best, h_min(best, h_adds(sh, h_set1((uint16_t)c))));
+        conn &= forward ? conn << m : conn >> m;
     }
     return best;
 }
@@ -248,63 +416,60 @@ static inline void mark(dirty_set *ds, uint32_t b)
     }
 }
 
-/* Lanes where a < b (unsigned). */
-static inline vu32 v_less(vu32 a, vu32 b) { return v_andnot(v_eq(v_min(a, b), b), v_set1(~0u)); }
-
-/* Marks the blocks holding [s + off, s + off + VW) when a span there would drop: the
+/* Marks the blocks holding [s + off, s + off + HW) when a span there would drop: the
  * span at s + i + off reads lane i of the block with a step of c (readers are
- * symmetric: orthogonal neighbours and diagonal targets). src: the lowered lanes,
- * UINT32_MAX elsewhere. */
-static inline void mark_readers(dirty_set *ds, const uint32_t *dist, uint32_t s, int32_t off,
-                                vu32 src, uint32_t c)
+ * symmetric). src: the lowered lanes, 0xffff elsewhere. */
+static inline void mark_readers(dirty_set *ds, const uint16_t *dist, uint32_t s, int32_t off,
+                                vh src, uint16_t c)
 {
-    const uint32_t r = s + (uint32_t)off;
+    const uint32_t r = s + (uint32_t)off, b = r / HW, q = r % HW;
     /* Blocks already marked need no test (in sweep 2, every block not yet reached). */
-    if (ds->flag[r / VW] && ds->flag[(r + VW - 1) / VW])
+    if (ds->flag[b] && (q == 0 || ds->flag[b + 1]))
         return;
-    const uint32_t drop = v_nz(v_less(v_sat_add(src, c), v_load(dist + r)));
+    const uint32_t drop = h_lessbits(h_adds(src, h_set1(c)), h_load(dist + r));
     if (!drop)
         return;
-    /* The range straddles two blocks unless aligned: mark each only for its own lanes
-     * (marking both would send the block just relaxed into the next sweep whenever the
-     * chain goes on into its neighbour). */
-    const uint32_t first = VW - r % VW; /* lanes in block r / VW */
-    if (drop & (uint32_t)((1ull << first) - 1))
-        mark(ds, r / VW);
-    if (first < VW && drop >> first)
-        mark(ds, r / VW + 1);
+    /* Lanes [0, HW - q) of the range are in block b, the rest in block b + 1. Each
+     * block is marked only for its own lanes (marking both would send the block just
+     * relaxed into the next sweep whenever the chain goes on into its neighbour). */
+    if (drop & (uint32_t)((1ull << ((HW - q) * H_LB)) - 1))
+        mark(ds, b);
+    if (q && drop >> ((HW - q) * H_LB))
+        mark(ds, b + 1);
 }
 
 /* Relaxes the regular lanes of block b from plain loads (the other lanes keep their
  * value), then marks the blocks whose spans the lowered distances would lower (none
  * when ds is NULL: the first sweep, after which every block is relaxed again). */
-static void relax_regular(uint32_t *dist, dirty_set *ds, const block_info *bi, uint32_t b,
-                          const scan_perms *p, int forward)
+OP_VINLINE void relax_regular(uint16_t *dist, dirty_set *ds, const block_info *bi, uint32_t b,
+                          const scan_consts *sc, int forward, int below)
 {
-    const uint32_t s = b * VW;
-    const vu32 cur = v_load(dist + s), ones = v_set1(~0u), inf = v_set1(INF);
+    const uint32_t s = b * HW;
+    const vh cur = h_load(dist + s);
     const int32_t *o = bi->orth, *g = bi->diag;
-    const vu32 orth = v_min(v_min(v_load(dist + s + o[0]), v_load(dist + s + o[1])),
-                            v_min(v_load(dist + s + o[2]), v_load(dist + s + o[3])));
-    const vu32 diag = v_min(v_min(v_load(dist + s + g[0]), v_load(dist + s + g[1])),
-                            v_min(v_load(dist + s + g[2]), v_load(dist + s + g[3])));
-    vu32 best = v_min(cur, v_min(v_sat_add(orth, 2), v_sat_add(diag, 3)));
-    /* Lane i is regular when bit i of reg is set. */
-    const vu32 reg = v_eq(v_and(v_set1(bi->reg), p->bits), p->bits);
-    best = v_select(reg, cur, best);
+    const vh orth = h_min(h_min(h_load(dist + s + o[0]), h_load(dist + s + o[1])),
+                          h_min(h_load(dist + s + o[2]), h_load(dist + s + o[3])));
+    const vh diag = h_min(h_min(h_load(dist + s + g[0]), h_load(dist + s + g[1])),
+                          h_min(h_load(dist + s + g[2]), h_load(dist + s + g[3])));
+    vh best = h_min(cur, h_min(h_adds(orth, h_set1(2)), h_adds(diag, h_set1(3))));
+    const uint32_t reg = bi->reg;
+    if (reg != H_ALL)
+        best = v_select(h_from_mask(reg), cur, best);
     const int32_t k = forward ? -o[0] : o[2];
-    if (k >= 1 && k < VW)
-        best = scan_x(best, reg, (uint32_t)k, p, forward);
-    const vu32 changed = v_andnot(v_eq(best, cur), ones);
-    if (!v_nz(changed))
+    if (k >= 1 && k < HW)
+        best = scan_x(best, reg, (uint32_t)k, sc, forward);
+    const vh same = h_eq(best, cur);
+    if (h_bits(same) == H_ALLBITS)
         return;
-    v_store(dist + s, best);
+    h_store(dist + s, best);
     if (!ds)
         return;
-    const vu32 src = v_select(changed, inf, best);
+    const vh src = v_or(best, same); /* unchanged lanes: 0xffff, which lowers nothing */
     for (int d = 0; d < 4; d++) {
-        mark_readers(ds, dist, s, o[d], src, 2);
-        mark_readers(ds, dist, s, g[d], src, 3);
+        if (!(below && o[d] <= -(int32_t)HW))
+            mark_readers(ds, dist, s, o[d], src, 2);
+        if (!(below && g[d] <= -(int32_t)HW))
+            mark_readers(ds, dist, s, g[d], src, 3);
     }
 }
 
@@ -316,10 +481,12 @@ static void relax_regular(uint32_t *dist, dirty_set *ds, const block_info *bi, u
 #define DIAG 8
 #define CANDS (ORTH + DIAG)
 
-static void gather_candidates(const op_chf *chf, uint32_t s, uint32_t *c)
+/* Returns the largest candidate. */
+static uint32_t gather_candidates(const op_chf *chf, uint32_t s, uint32_t *c)
 {
     const uint8_t *mutual = chf->mutual;
     const uint8_t ms = mutual[s];
+    uint32_t top = s;
     for (int k = 0; k < CANDS; k++)
         c[k] = s;
     for (int d = 0; d < 4; d++) {
@@ -327,12 +494,20 @@ static void gather_candidates(const op_chf *chf, uint32_t s, uint32_t *c)
             continue;
         const uint32_t a = chf->link[d][s];
         c[d] = a;
+        top = a > top ? a : top;
         const int d1 = (d + 1) & 3, d3 = (d + 3) & 3;
-        if (mutual[a] >> d1 & 1)
-            c[ORTH + 2 * d] = chf->link[d1][a];
-        if (mutual[a] >> d3 & 1)
-            c[ORTH + 2 * d + 1] = chf->link[d3][a];
+        if (mutual[a] >> d1 & 1) {
+            const uint32_t t = chf->link[d1][a];
+            c[ORTH + 2 * d] = t;
+            top = t > top ? t : top;
+        }
+        if (mutual[a] >> d3 & 1) {
+            const uint32_t t = chf->link[d3][a];
+            c[ORTH + 2 * d + 1] = t;
+            top = t > top ? t : top;
+        }
     }
+    return top;
 }
 
 /* Candidate rows, in chunks allocated as the classification finds irregular lanes
@@ -345,7 +520,7 @@ typedef struct cand_store {
     uint32_t nchunks, cap, rows; /* rows: used in the last chunk */
 } cand_store;
 
-/* k <= VW contiguous rows; UINT32_MAX when the arena is exhausted. */
+/* k <= HW contiguous rows; UINT32_MAX when the arena is exhausted. */
 static uint32_t cand_alloc(cand_store *cs, op_arena *a, uint32_t k)
 {
     if (cs->nchunks == 0 || cs->rows + k > CHUNK_ROWS) {
@@ -367,112 +542,128 @@ static inline uint32_t *cand_row(const cand_store *cs, uint32_t r)
     return cs->chunk[r / CHUNK_ROWS] + (size_t)(r % CHUNK_ROWS) * CANDS;
 }
 
+static inline uint16_t sat_add16(uint16_t x, uint16_t c)
+{
+    return (uint16_t)(x > INF16 - c ? INF16 : x + c);
+}
+
 /* Relaxes span s from its candidate row c; when it drops, marks the blocks of the spans
  * that read it, which are its candidates again (the relation is symmetric). */
-static void relax_irregular(uint32_t *dist, dirty_set *ds, uint32_t s, const uint32_t *c)
+static void relax_irregular(uint16_t *dist, dirty_set *ds, uint32_t s, const uint32_t *c)
 {
-    uint32_t o = dist[c[0]], g = dist[c[ORTH]];
+    uint16_t o = dist[c[0]], g = dist[c[ORTH]];
     for (int k = 1; k < ORTH; k++)
         o = dist[c[k]] < o ? dist[c[k]] : o;
     for (int k = ORTH + 1; k < CANDS; k++)
         g = dist[c[k]] < g ? dist[c[k]] : g;
-    const uint32_t o2 = sat_add(o, 2), g3 = sat_add(g, 3);
-    uint32_t best = o2 < g3 ? o2 : g3;
+    const uint16_t o2 = sat_add16(o, 2), g3 = sat_add16(g, 3);
+    const uint16_t best = o2 < g3 ? o2 : g3;
     if (best >= dist[s])
         return;
     dist[s] = best;
     if (!ds)
         return;
-    const uint32_t b2 = sat_add(best, 2), b3 = sat_add(best, 3);
+    const uint16_t b2 = sat_add16(best, 2), b3 = sat_add16(best, 3);
     for (int k = 0; k < CANDS; k++)
         if ((k < ORTH ? b2 : b3) < dist[c[k]])
-            mark(ds, c[k] / VW);
+            mark(ds, c[k] / HW);
 }
 
-static void relax_block(uint32_t *dist, dirty_set *ds, const block_info *bi, const cand_store *cs,
-                        uint32_t b, const scan_perms *p, int forward)
+OP_VINLINE void relax_block(uint16_t *dist, dirty_set *ds, const block_info *bi, const cand_store *cs,
+                        uint32_t b, const scan_consts *sc, int forward, int below)
 {
-    const uint32_t s = b * VW;
+    const uint32_t s = b * HW;
     if (bi->reg)
-        relax_regular(dist, ds, bi, b, p, forward);
+        relax_regular(dist, ds, bi, b, sc, forward, below);
     uint32_t lanes = bi->irr;
     if (!lanes)
         return;
     const uint32_t *c = cand_row(cs, bi->ibase);
     if (forward) {
         for (uint32_t r = 0; lanes; r++) {
-            const int i = __builtin_ctz(lanes);
+            const uint32_t i = (uint32_t)__builtin_ctz(lanes);
             lanes &= lanes - 1;
-            relax_irregular(dist, ds, s + (uint32_t)i, c + (size_t)r * CANDS);
+            relax_irregular(dist, ds, s + i, c + (size_t)r * CANDS);
         }
     } else {
         for (uint32_t r = (uint32_t)__builtin_popcount(lanes); lanes;) {
-            const int i = 31 - __builtin_clz(lanes);
+            const uint32_t i = 31u - (uint32_t)__builtin_clz(lanes);
             lanes &= ~(1u << i);
             r--;
-            relax_irregular(dist, ds, s + (uint32_t)i, c + (size_t)r * CANDS);
+            relax_irregular(dist, ds, s + i, c + (size_t)r * CANDS);
         }
     }
 }
 
+/* The u16 field d (in the upper half of dist) into dist, 0xffff becoming UINT32_MAX.
+ * Returns nonzero when a finite value reaches BIG16. Writing dist[s] never overwrites
+ * a d[t] not yet read (t >= s lies at byte 2n + 2t >= 4s + 2). */
+static int widen(uint32_t *dist, const uint16_t *d, uint32_t n)
+{
+    const vh below_big = h_set1(BIG16 - 1), inf16 = h_set1(INF16);
+    const vu32 inf = v_set1(INF16);
+    vh acc = h_set1(0); /* nonzero lanes: a value in [BIG16, INF16) seen */
+    uint32_t s = 0;
+    for (; s + HW <= n; s += HW) {
+        const vh v = h_load(d + s);
+        acc = v_or(acc, h_min(h_subs(v, below_big), h_subs(inf16, v)));
+        const vu32 lo = h_widen_lo(v), hi = h_widen_hi(v);
+        v_store(dist + s, v_or(lo, v_eq(lo, inf)));
+        v_store(dist + s + VW, v_or(hi, v_eq(hi, inf)));
+    }
+    int clipped = h_eqmask(acc, h_set1(0)) != H_ALL;
+    for (; s < n; s++) {
+        const uint16_t x = d[s];
+        clipped |= x >= BIG16 && x != INF16;
+        dist[s] = x == INF16 ? UINT32_MAX : x;
+    }
+    return clipped;
+}
+
 static int distance_field_body(const op_chf *chf, const uint8_t *area, uint32_t *dist,
-    op_arena *scratch)
+                               op_arena *scratch)
 {
     const uint32_t n = chf->span_count;
     if (n == 0)
         return 0;
-    if (n > OP_SIMD_MAX_SPANS - 2 * VW)
+    if (n > OP_SIMD_MAX_SPANS - 2 * HW)
         return op_distance_field_scalar(chf, area, dist, scratch);
-    const uint32_t full = n - n % VW; /* spans [0, full) in vector blocks, the rest scalar */
-    const uint32_t nb = full / VW;    /* blocks; index nb stands for the scalar tail */
+    uint16_t *d = (uint16_t *)(void *)dist + n; /* the u16 field: dist's upper half */
+    const uint32_t full = n - n % HW; /* spans [0, full) in vector blocks, the rest scalar */
+    const uint32_t nb = full / HW;    /* blocks; index nb stands for the scalar tail */
     op_arena_mark am = op_arena_get_mark(scratch);
     block_info *info = op_arena_alloc(scratch, ((size_t)nb + 1) * sizeof(block_info));
-    /* (the tail is shorter than VW <= 16 lanes, so its lane mask fits in irr) */
-    /* Every mark lands in [0, nb]: a regular block has s >= 1 and all its loads in
-     * [0, n) (classify_block), and span readers are spans. */
+    /* Every mark lands in [0, nb]: a regular block's loads all lie in [0, n), and span
+     * readers are spans. */
     uint8_t *flags = op_arena_alloc(scratch, (size_t)nb + 9); /* whole 8-byte words */
-    if (!info || !flags) {
-        op_arena_release(scratch, am);
-        return 1;
-    }
-    cand_store cs = {NULL, 0, n / (CHUNK_ROWS - VW) + 2, 0};
+    cand_store cs = {NULL, 0, n / (CHUNK_ROWS - HW) + 2, 0};
     cs.chunk = op_arena_alloc(scratch, (size_t)cs.cap * sizeof(uint32_t *));
-    if (!cs.chunk) {
+    if (!info || !flags || !cs.chunk) {
         op_arena_release(scratch, am);
         return 1;
     }
     dirty_set ds = {flags, 0};
     memset(flags, 0, (size_t)nb + 9);
-    seeder sd = {chf, area, dist, n, full, 0};
-    scan_perms p;
-    scan_perms_init(&p);
+    info[nb] = (block_info){.reg = 0, .irr = 0}; /* the tail's, when there is none */
+    seeder sd = {chf, area, d, info, n, full, 0, {0, 0, 0, 0}, 0, 0};
+    scan_consts sc;
+    scan_consts_init(&sc);
     /* One forward pass seeds (just ahead), classifies, gathers the candidate rows and
      * relaxes every block (sweep 1, which marks nothing: nearly every block drops from
      * "unreached", so sweep 2 relaxes them all again and marks from then on). Every
-     * dist[] a block reads is seeded first. The tail [full, n) is block nb. */
+     * distance a block reads is seeded first. */
     for (uint32_t b = 0; b <= nb; b++) {
         block_info *bi = &info[b];
-        const uint32_t s = b * VW;
+        const uint32_t s = b * HW;
         if (b < nb) {
-            classify_block(chf, &sd, s, n, bi);
+            seed_to(&sd, (uint64_t)s + HW);
+            classify_block(&sd, b);
         } else {
             seed_to(&sd, n);
-            uint32_t tail = 0;
-            for (uint32_t t = full; t < n; t++)
-                tail |= (uint32_t)(dist[t] != 0) << (t - full);
-            *bi = (block_info){.reg = 0, .irr = tail};
         }
         if (!(bi->reg | bi->irr))
             continue;
         mark(&ds, b);
-        if (bi->reg) {
-            int64_t reach = s;
-            for (int d = 0; d < 4; d++) {
-                reach = reach > (int64_t)s + bi->orth[d] ? reach : (int64_t)s + bi->orth[d];
-                reach = reach > (int64_t)s + bi->diag[d] ? reach : (int64_t)s + bi->diag[d];
-            }
-            seed_to(&sd, (uint64_t)reach + VW);
-        }
         if (bi->irr) {
             bi->ibase = cand_alloc(&cs, scratch, (uint32_t)__builtin_popcount(bi->irr));
             if (bi->ibase == UINT32_MAX) {
@@ -481,13 +672,12 @@ static int distance_field_body(const op_chf *chf, const uint8_t *area, uint32_t 
             }
             uint32_t *c = cand_row(&cs, bi->ibase), reach = 0;
             for (uint32_t lanes = bi->irr; lanes; lanes &= lanes - 1, c += CANDS) {
-                gather_candidates(chf, s + (uint32_t)__builtin_ctz(lanes), c);
-                for (int k = 0; k < CANDS; k++)
-                    reach = c[k] > reach ? c[k] : reach;
+                const uint32_t top = gather_candidates(chf, s + (uint32_t)__builtin_ctz(lanes), c);
+                reach = top > reach ? top : reach;
             }
             seed_to(&sd, (uint64_t)reach + 1);
         }
-        relax_block(dist, NULL, bi, &cs, b, &p, 1);
+        relax_block(d, NULL, bi, &cs, b, &sc, 1, 0);
     }
     /* Late sweeps touch few blocks: the flags are skipped eight at a time. */
     const uint32_t words = (nb + 8) / 8;
@@ -498,7 +688,8 @@ static int distance_field_body(const op_chf *chf, const uint8_t *area, uint32_t 
      * cost does not depend on the order, finishes instead (same bytes). */
     const uint64_t budget = 3 * (uint64_t)ds.pending + 64;
     uint64_t relaxed = 0;
-    for (int forward = 0; ds.pending; forward = !forward) {
+    int below = 1; /* sweep 2: every block below the current one is still pending */
+    for (int forward = 0; ds.pending; forward = !forward, below = 0) {
         if (relaxed > budget) {
             op_arena_release(scratch, am);
             return op_distance_field_scalar(chf, area, dist, scratch);
@@ -516,11 +707,16 @@ static int distance_field_body(const op_chf *chf, const uint8_t *area, uint32_t 
                 ds.flag[b] = 0;
                 ds.pending--;
                 relaxed++;
-                relax_block(dist, &ds, &info[b], &cs, b, &p, forward);
+                if (below)
+                    relax_block(d, &ds, &info[b], &cs, b, &sc, 0, 1);
+                else
+                    relax_block(d, &ds, &info[b], &cs, b, &sc, forward, 0);
             }
         }
     }
     op_arena_release(scratch, am);
+    if (widen(dist, d, n))
+        return op_distance_field_scalar(chf, area, dist, scratch);
     return 0;
 }
 

@@ -6,7 +6,8 @@
  * Inputs: random multi-floor fields (one-way links from the link rule, empty rows,
  * area changes, layers), widths 1..70, every range length modulo 64 and every begin
  * offset modulo 16 for the range kernels, injected arbitrary mutual pairs, and
- * adversarial fields (all area 0, all walkable, checkerboards, a 300-span column).
+ * adversarial fields (all area 0, all walkable, checkerboards, a 300-span column), and
+ * for the distance field tori and rows whose distances reach its 16-bit limit.
  * Grid labelling (topology): random chunks at every wall density, every width 1..140
  * (every tail of the 64-tile words), heights 1..9, 3D depths 1..4, axial hex, and
  * adversarial shapes; the scalar twin also against an independent union-find.
@@ -556,6 +557,154 @@ static void test_shuffled_grids(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* One row of w spans (depth 1) whose +z / -z links lead to the span itself, so every
+ * span but the two ends has four mutual links: distances grow to about w along the
+ * row. ring: the row's ends link to each other (no boundary span at all: every span
+ * unreached) unless hole marks one span area 0. The SIMD distance field works in 16
+ * bits and hands fields with distances near 0xffff to the scalar twin: w = 60001
+ * (distances up to 60000) stays in 16 bits, w = 70001 and a 100000-span ring with one
+ * hole do not. */
+static void make_long_row(op_ctx *ctx, op_chf *chf, uint32_t w, int ring, int hole)
+{
+    assert_int_equal(op_chf_alloc(ctx, chf, w, 1, w), OP_OK);
+    for (uint32_t x = 0; x < w; x++) {
+        chf->cell_first[x] = x;
+        chf->cell_count[x] = 1;
+        chf->area[x] = 63;
+        chf->h[x] = 255;
+        chf->link[0][x] = x > 0 ? x - 1 : ring ? w - 1 : OP_NO_LINK;
+        chf->link[2][x] = x + 1 < w ? x + 1 : ring ? 0 : OP_NO_LINK;
+        chf->link[1][x] = chf->link[3][x] = x;
+    }
+    if (hole)
+        chf->area[w / 3] = 0;
+    op_mutual_links_scalar(chf, chf->mutual, 0, w);
+}
+
+/* Tori: rows [0, l1) of a w-wide grid form one torus (x wraps at w, z at l1), rows
+ * [l1, l1 + l2) another, so every span has four mutual links and only the holes (area
+ * 0, one cell each where asked, at the torus' first cell) and their neighbours are
+ * boundary spans. A torus without a hole is never reached (UINT32_MAX everywhere); one
+ * with a hole is an open plane whose distances grow to about l along z when w is small
+ * (exactly l for w = 4 and even l; about 3/2 min(w, l) when both are large).
+ * Single-floor rows: the SIMD distance field relaxes most blocks from predicted
+ * places, the wrapping columns are irregular. */
+static void make_tori(op_ctx *ctx, op_chf *chf, uint32_t w, uint32_t l1, int hole1, uint32_t l2,
+                      int hole2)
+{
+    const uint32_t d = l1 + l2, n = w * d;
+    assert_int_equal(op_chf_alloc(ctx, chf, w, d, n), OP_OK);
+    for (uint32_t z = 0; z < d; z++) {
+        const uint32_t z0 = z < l1 ? 0 : l1, l = z < l1 ? l1 : l2;
+        for (uint32_t x = 0; x < w; x++) {
+            const uint32_t s = x + z * w;
+            chf->cell_first[s] = s;
+            chf->cell_count[s] = 1;
+            chf->area[s] = 63;
+            chf->h[s] = 255;
+            chf->link[0][s] = (x + w - 1) % w + z * w;
+            chf->link[2][s] = (x + 1) % w + z * w;
+            chf->link[1][s] = x + (z0 + (z - z0 + 1) % l) * w;
+            chf->link[3][s] = x + (z0 + (z - z0 + l - 1) % l) * w;
+        }
+    }
+    if (hole1 && l1)
+        chf->area[0] = 0;
+    if (hole2 && l2)
+        chf->area[l1 * w] = 0;
+    op_mutual_links_scalar(chf, chf->mutual, 0, n);
+}
+
+/* The largest finite distance of the scalar twin's field (0 when none), and whether a
+ * span is unreached. */
+static uint32_t max_finite(const op_chf *chf, op_arena *arena, int *unreached)
+{
+    const uint32_t n = chf->span_count;
+    uint32_t *dist = malloc((size_t)n * 4), m = 0;
+    assert_non_null(dist);
+    assert_int_equal(op_distance_field_scalar(chf, chf->area, dist, arena), 0);
+    *unreached = 0;
+    for (uint32_t s = 0; s < n; s++) {
+        if (dist[s] == UINT32_MAX)
+            *unreached = 1;
+        else if (dist[s] > m)
+            m = dist[s];
+    }
+    free(dist);
+    return m;
+}
+
+/* The SIMD distance field works in 16 bits and hands a field with a finite distance at
+ * or above 0xf000 to the scalar twin (src/simd/distance_field.c): fields whose largest
+ * distance sits just below, at and above that line, at 0xffff and far beyond, with and
+ * without unreached spans, and unreached spans alone. The cases must cover each band
+ * (asserted), whatever the kernel does with them. */
+static void test_long_distances(void **state)
+{
+    (void)state;
+    op_ctx ctx;
+    assert_int_equal(op_ctx_init(&ctx, OP_ISA_SCALAR), OP_OK);
+    failures = 0;
+    const uint32_t line = 0xf000;
+    int below = 0, at = 0, above = 0, beyond = 0, unreached_small = 0, unreached_big = 0;
+    /* One row whose +z / -z links lead to the span itself (distances up to about w);
+     * ring: its ends linked, hole: one span area 0. */
+    const struct {
+        uint32_t w;
+        int ring, hole;
+    } rows[] = {{60001, 0, 0}, {70001, 0, 0}, {4099, 1, 0}, {100000, 1, 1}, {61447, 0, 0},
+                {61439, 0, 0}, {61441, 0, 0}, {65535, 0, 0}, {65537, 0, 0}, {131075, 0, 0}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        op_chf chf;
+        make_long_row(&ctx, &chf, rows[i].w, rows[i].ring, rows[i].hole);
+        int unr;
+        const uint32_t m = max_finite(&chf, &ctx.arena, &unr);
+        below += m < line && m + 16 >= line;
+        at += m >= line && m < line + 16;
+        above += m >= 0xffff;
+        beyond += m > 0x1ffff;
+        check_distance(&chf, chf.area, &ctx.arena, 9100 + i);
+        op_chf_free(&chf);
+    }
+    const struct {
+        uint32_t w, l1;
+        int hole1;
+        uint32_t l2;
+        int hole2;
+    } tori[] = {
+        /* largest distance l1 (even l1): 0xf000 - 4, - 2, 0xf000, + 2, 0xfffe, 0x10000,
+         * 66000 */
+        {4, 61436, 1, 0, 0}, {4, 61438, 1, 0, 0}, {4, 61440, 1, 0, 0}, {4, 61442, 1, 0, 0},
+        {4, 65534, 1, 0, 0}, {4, 65536, 1, 0, 0}, {5, 66000, 1, 0, 0},
+        /* open planes, all unreached, unreached beside small and large distances */
+        {300, 300, 1, 0, 0}, {77, 130, 1, 0, 0}, {16, 3000, 0, 0, 0}, {17, 999, 1, 1200, 0},
+        {4, 61438, 1, 900, 0}, {4, 1200, 0, 61460, 1},
+    };
+    for (size_t i = 0; i < sizeof tori / sizeof tori[0]; i++) {
+        op_chf chf;
+        make_tori(&ctx, &chf, tori[i].w, tori[i].l1, tori[i].hole1, tori[i].l2, tori[i].hole2);
+        int unr;
+        const uint32_t m = max_finite(&chf, &ctx.arena, &unr);
+        print_message("torus %u x %u%s + %u%s: largest distance %u%s\n", tori[i].w, tori[i].l1,
+                      tori[i].hole1 ? " (hole)" : "", tori[i].l2, tori[i].hole2 ? " (hole)" : "",
+                      m, unr ? ", unreached spans" : "");
+        below += m < line && m + 16 >= line;
+        at += m >= line && m < line + 16;
+        above += m >= 0xffff;
+        beyond += m > 0x1ffff;
+        unreached_small += unr && m < line;
+        unreached_big += unr && m >= line;
+        check_distance(&chf, chf.area, &ctx.arena, 9200 + i);
+        op_chf_free(&chf);
+    }
+    print_message("bands: below %d, at %d, 0xffff+ %d, 0x20000+ %d, unreached %d / %d\n", below,
+                  at, above, beyond, unreached_small, unreached_big);
+    assert_true(below >= 2 && at >= 2 && above >= 2 && beyond >= 1);
+    assert_true(unreached_small >= 2 && unreached_big >= 1);
+    op_ctx_free(&ctx);
+    assert_int_equal(failures, 0);
+}
+
 static void test_mostly_regular_fields(void **state)
 {
     (void)state;
@@ -995,6 +1144,7 @@ int main(void)
         cmocka_unit_test(test_mostly_regular_fields),
         cmocka_unit_test(test_shuffled_grids),
         cmocka_unit_test(test_grid_label),
+        cmocka_unit_test(test_long_distances),
         cmocka_unit_test(test_promised_variants_compared),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
