@@ -17,6 +17,7 @@
 #include "onepath/file.h"
 #include "core/alloc.h"
 #include "core/le.h"
+#include "io/section_reader.h"
 #include "parallel/parallel_internal.h"
 
 #include <math.h>
@@ -32,8 +33,6 @@
 
 #define MAGIC "OPCACHE1" /* 8 bytes, no NUL */
 #define HEADER_SIZE 16u
-#define SEC_HEAD 16u
-#define SEC_TAIL 8u
 #define TAG(a, b, c, d) ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
 #define TAG_SETS TAG('S', 'E', 'T', 'S')
 #define TAG_TILE TAG('T', 'I', 'L', 'E')
@@ -142,7 +141,7 @@ static void end_section(buf *b, size_t at)
 {
     if (b->st != OP_OK)
         return;
-    const uint64_t len = b->n - at - SEC_HEAD;
+    const uint64_t len = b->n - at - OP_SECTION_HEAD;
     op_le_put32(b->p + at + 8, (uint32_t)len);
     op_le_put32(b->p + at + 12, (uint32_t)(len >> 32));
     put_u64(b, op_digest_bytes(b->p + at, b->n - at));
@@ -487,234 +486,122 @@ op_status op_opcache_write(op_ctx *ctx, const op_tile_cache *c, int level, int t
 
 /* ---- Reader --------------------------------------------------------------------------- */
 
-typedef struct reader {
-    op_ctx *ctx;
-    const unsigned char *buf;
-    size_t len;
-    size_t pos, end; /* cursor and end of the current payload (absolute offsets) */
-    const char *what;
-    op_status st;
-} reader;
-
-static op_status bad(reader *r, size_t off, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static op_status bad(reader *r, size_t off, const char *fmt, ...)
-{
-    char msg[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    r->st = op_fail(r->ctx, OP_BAD_INPUT, "offset %zu: %s", off, msg);
-    return r->st;
-}
-
-static const unsigned char *take(reader *r, size_t n, const char *field)
-{
-    if (r->st != OP_OK)
-        return NULL;
-    if (n > r->end - r->pos) {
-        bad(r, r->pos, "%s section ends inside %s (%zu bytes left, %zu needed)", r->what, field,
-            r->end - r->pos, n);
-        return NULL;
-    }
-    const unsigned char *p = r->buf + r->pos;
-    r->pos += n;
-    return p;
-}
-
-static uint32_t get_u32(reader *r, const char *field)
-{
-    const unsigned char *p = take(r, 4, field);
-    return p ? op_le_get32(p) : 0;
-}
-static uint64_t get_u64(reader *r, const char *field)
-{
-    const unsigned char *p = take(r, 8, field);
-    return p ? (uint64_t)op_le_get32(p) | (uint64_t)op_le_get32(p + 4) << 32 : 0;
-}
-static float get_f32(reader *r, const char *field)
-{
-    const unsigned char *p = take(r, 4, field);
-    return p ? op_le_get_f32(p) : 0.0f;
-}
-static double get_f64(reader *r, const char *field)
-{
-    const uint64_t u = get_u64(r, field);
-    double d;
-    memcpy(&d, &u, 8);
-    return d;
-}
-
-/* The section header at the file cursor (r->end of the previous section), its length
- * and (check_sum) its checksum; r->pos/r->end become its payload. */
-static op_status open_section(reader *r, uint32_t want, const char *what, int check_sum,
-                              size_t *start)
-{
-    const size_t at = r->end;
-    r->what = what;
-    if (r->len - at < SEC_HEAD)
-        return bad(r, at, "truncated: the file ends before the %s section header (%zu of %u "
-                          "bytes)",
-                   what, r->len - at, SEC_HEAD);
-    const unsigned char *h = r->buf + at;
-    const uint32_t tag = op_le_get32(h);
-    if (tag != want)
-        return bad(r, at, "expected a %s section, found tag 0x%08x", what, tag);
-    if (op_le_get32(h + 4) != 0)
-        return bad(r, at + 4, "%s section: reserved field is not 0", what);
-    const uint64_t len = (uint64_t)op_le_get32(h + 8) | (uint64_t)op_le_get32(h + 12) << 32;
-    const size_t room = r->len - at - SEC_HEAD;
-    if (room < SEC_TAIL || len > room - SEC_TAIL)
-        return bad(r, at + 8, "truncated: %s section of %llu bytes (and its checksum) runs past "
-                              "the end of the file (%zu bytes left)",
-                   what, (unsigned long long)len, room);
-    if (check_sum) {
-        const uint64_t want_sum = op_digest_bytes(h, SEC_HEAD + (size_t)len);
-        const unsigned char *t = h + SEC_HEAD + len;
-        const uint64_t got = (uint64_t)op_le_get32(t) | (uint64_t)op_le_get32(t + 4) << 32;
-        if (got != want_sum)
-            return bad(r, at, "%s section: checksum mismatch (stored %016llx, computed "
-                              "%016llx): the file is corrupted",
-                       what, (unsigned long long)got, (unsigned long long)want_sum);
-    }
-    r->pos = at + SEC_HEAD;
-    r->end = r->pos + (size_t)len;
-    if (start)
-        *start = at;
-    return OP_OK;
-}
-
-static op_status close_section(reader *r)
-{
-    if (r->st != OP_OK)
-        return r->st;
-    if (r->pos != r->end)
-        return bad(r, r->pos, "%s section has %zu unexpected bytes at its end", r->what,
-                   r->end - r->pos);
-    r->end += SEC_TAIL;
-    return OP_OK;
-}
-
-static op_status get_volume(reader *r, op_volume *v, const char *what, uint32_t index)
+static op_status get_volume(op_section_reader *r, op_volume *v, const char *what, uint32_t index)
 {
     memset(v, 0, sizeof *v);
     const size_t at = r->pos;
-    const uint32_t kind = get_u32(r, "volume kind");
-    const uint32_t area = get_u32(r, "volume area");
-    v->ymin = get_f32(r, "volume ymin");
-    v->ymax = get_f32(r, "volume ymax");
+    const uint32_t kind = op_sr_u32(r, "volume kind");
+    const uint32_t area = op_sr_u32(r, "volume area");
+    v->ymin = op_sr_f32(r, "volume ymin");
+    v->ymax = op_sr_f32(r, "volume ymax");
     if (r->st != OP_OK)
         return r->st;
     if (kind > (uint32_t)OP_VOLUME_CYLINDER)
-        return bad(r, at, "%s %u: unknown kind %u", what, index, kind);
+        return op_sr_fail(r, at, "%s %u: unknown kind %u", what, index, kind);
     if (area > 255)
-        return bad(r, at + 4, "%s %u: area %u above 255", what, index, area);
+        return op_sr_fail(r, at + 4, "%s %u: area %u above 255", what, index, area);
     v->kind = (op_volume_kind)kind;
     v->area = (uint8_t)area;
     if (v->kind == OP_VOLUME_PRISM) {
         const size_t nat = r->pos;
-        v->vert_count = get_u32(r, "prism point count");
+        v->vert_count = op_sr_u32(r, "prism point count");
         if (r->st != OP_OK)
             return r->st;
         if (v->vert_count < 3 || v->vert_count > OP_VOLUME_MAX_VERTS)
-            return bad(r, nat, "%s %u: prism of %u points (3..%d)", what, index, v->vert_count,
+            return op_sr_fail(r, nat, "%s %u: prism of %u points (3..%d)", what, index, v->vert_count,
                        OP_VOLUME_MAX_VERTS);
         for (uint32_t i = 0; i < 2 * v->vert_count; i++)
-            v->verts[i] = get_f32(r, "prism points");
+            v->verts[i] = op_sr_f32(r, "prism points");
     } else if (v->kind == OP_VOLUME_BOX) {
-        v->box_min[0] = get_f32(r, "box");
-        v->box_min[1] = get_f32(r, "box");
-        v->box_max[0] = get_f32(r, "box");
-        v->box_max[1] = get_f32(r, "box");
+        v->box_min[0] = op_sr_f32(r, "box");
+        v->box_min[1] = op_sr_f32(r, "box");
+        v->box_max[0] = op_sr_f32(r, "box");
+        v->box_max[1] = op_sr_f32(r, "box");
     } else {
-        v->center[0] = get_f32(r, "cylinder");
-        v->center[1] = get_f32(r, "cylinder");
-        v->radius = get_f32(r, "cylinder");
+        v->center[0] = op_sr_f32(r, "cylinder");
+        v->center[1] = op_sr_f32(r, "cylinder");
+        v->radius = op_sr_f32(r, "cylinder");
     }
     return r->st;
 }
 
 /* A check of the library (op_*_validate) failing inside a section: its message, placed. */
-static op_status bad_setting(reader *r, size_t at, op_status st)
+static op_status bad_setting(op_section_reader *r, size_t at, op_status st)
 {
     if (st == OP_OK)
         return OP_OK;
     char msg[sizeof(((op_ctx *)0)->err)];
     snprintf(msg, sizeof msg, "%s", op_ctx_error(r->ctx));
-    return bad(r, at, "%s", msg);
+    return op_sr_fail(r, at, "%s", msg);
 }
 
-static op_status read_settings(reader *r, op_tile_cache *c)
+static op_status read_settings(op_section_reader *r, op_tile_cache *c)
 {
     size_t at;
-    if (open_section(r, TAG_SETS, "SETS", 1, &at) != OP_OK)
+    if (op_sr_open(r, TAG_SETS, "SETS", 1, &at) != OP_OK)
         return r->st;
     const size_t p0 = r->pos;
     if (r->end - r->pos < SETS_FIXED)
-        return bad(r, at + 8, "SETS section is %zu bytes, at least %u expected", r->end - r->pos,
+        return op_sr_fail(r, at + 8, "SETS section is %zu bytes, at least %u expected", r->end - r->pos,
                    SETS_FIXED);
     op_tiled_result *o = &c->result;
     op_bake_settings *s = &c->settings;
     op_bake_settings_defaults(s);
-    o->world_width = get_u32(r, "world_width");
-    o->world_depth = get_u32(r, "world_depth");
-    o->tile_size = get_u32(r, "tile_size");
-    o->border_size = get_u32(r, "border_size");
-    o->tiles_x = get_u32(r, "tiles_x");
-    o->tiles_z = get_u32(r, "tiles_z");
-    const uint32_t until = get_u32(r, "stage");
-    const uint32_t partition = get_u32(r, "partition");
+    o->world_width = op_sr_u32(r, "world_width");
+    o->world_depth = op_sr_u32(r, "world_depth");
+    o->tile_size = op_sr_u32(r, "tile_size");
+    o->border_size = op_sr_u32(r, "border_size");
+    o->tiles_x = op_sr_u32(r, "tiles_x");
+    o->tiles_z = op_sr_u32(r, "tiles_z");
+    const uint32_t until = op_sr_u32(r, "stage");
+    const uint32_t partition = op_sr_u32(r, "partition");
     for (int i = 0; i < 3; i++)
-        o->bmin[i] = get_f32(r, "bmin");
+        o->bmin[i] = op_sr_f32(r, "bmin");
     for (int i = 0; i < 3; i++)
-        o->bmax[i] = get_f32(r, "bmax");
-    o->cs = get_f32(r, "cs");
-    o->ch = get_f32(r, "ch");
-    s->config.walkable_slope_deg = get_f32(r, "walkable_slope_deg");
-    s->config.walkable_height = (int32_t)get_u32(r, "walkable_height");
-    s->config.walkable_climb = (int32_t)get_u32(r, "walkable_climb");
-    s->config.walkable_radius = (int32_t)get_u32(r, "walkable_radius");
-    s->regions.min_region_area = get_u32(r, "min_region_area");
-    s->regions.merge_region_area = get_u32(r, "merge_region_area");
-    s->contours.max_error = get_f64(r, "max_error");
-    s->contours.max_edge_len = (int32_t)get_u32(r, "max_edge_len");
-    const uint32_t straight = get_u32(r, "straight_region_borders");
-    const uint32_t keep_raw = get_u32(r, "keep_raw");
-    const uint32_t options = get_u32(r, "options");
-    c->saved_digest = get_u64(r, "saved digest");
-    c->world_digest = get_u64(r, "world digest");
-    const uint32_t nwv = get_u32(r, "world volume count");
-    const uint32_t nob = get_u32(r, "obstacle count");
+        o->bmax[i] = op_sr_f32(r, "bmax");
+    o->cs = op_sr_f32(r, "cs");
+    o->ch = op_sr_f32(r, "ch");
+    s->config.walkable_slope_deg = op_sr_f32(r, "walkable_slope_deg");
+    s->config.walkable_height = (int32_t)op_sr_u32(r, "walkable_height");
+    s->config.walkable_climb = (int32_t)op_sr_u32(r, "walkable_climb");
+    s->config.walkable_radius = (int32_t)op_sr_u32(r, "walkable_radius");
+    s->regions.min_region_area = op_sr_u32(r, "min_region_area");
+    s->regions.merge_region_area = op_sr_u32(r, "merge_region_area");
+    s->contours.max_error = op_sr_f64(r, "max_error");
+    s->contours.max_edge_len = (int32_t)op_sr_u32(r, "max_edge_len");
+    const uint32_t straight = op_sr_u32(r, "straight_region_borders");
+    const uint32_t keep_raw = op_sr_u32(r, "keep_raw");
+    const uint32_t options = op_sr_u32(r, "options");
+    c->saved_digest = op_sr_u64(r, "saved digest");
+    c->world_digest = op_sr_u64(r, "world digest");
+    const uint32_t nwv = op_sr_u32(r, "world volume count");
+    const uint32_t nob = op_sr_u32(r, "obstacle count");
     if (r->st != OP_OK)
         return r->st;
     const uint64_t cells = (uint64_t)o->world_width * o->world_depth;
     if (o->world_width == 0 || o->world_depth == 0 || cells > OP_MAX_GRID_CELLS)
-        return bad(r, p0, "world of %u x %u cells (need 1..%u cells)", o->world_width,
+        return op_sr_fail(r, p0, "world of %u x %u cells (need 1..%u cells)", o->world_width,
                    o->world_depth, OP_MAX_GRID_CELLS);
     if (o->tile_size == 0 || o->tile_size > 65536)
-        return bad(r, p0 + 8, "tile_size %u outside 1..65536", o->tile_size);
+        return op_sr_fail(r, p0 + 8, "tile_size %u outside 1..65536", o->tile_size);
     if (o->border_size > 65536)
-        return bad(r, p0 + 12, "border_size %u above 65536", o->border_size);
+        return op_sr_fail(r, p0 + 12, "border_size %u above 65536", o->border_size);
     const uint64_t side = (uint64_t)o->tile_size + 2ull * o->border_size;
     if (side * side > OP_MAX_GRID_CELLS || side > 0xffffu)
-        return bad(r, p0 + 8, "tile window of %llu cells per side is too large",
+        return op_sr_fail(r, p0 + 8, "tile window of %llu cells per side is too large",
                    (unsigned long long)side);
     if (o->tiles_x != op_tiles_along(o->world_width, o->tile_size) ||
         o->tiles_z != op_tiles_along(o->world_depth, o->tile_size))
-        return bad(r, p0 + 16, "%u x %u tiles do not cover a %u x %u world with tile_size %u",
+        return op_sr_fail(r, p0 + 16, "%u x %u tiles do not cover a %u x %u world with tile_size %u",
                    o->tiles_x, o->tiles_z, o->world_width, o->world_depth, o->tile_size);
     if (until != OP_STAGE_REGIONS && until != OP_STAGE_CONTOURS)
-        return bad(r, p0 + 24, "stage %u is not regions (2) or contours (3)", until);
+        return op_sr_fail(r, p0 + 24, "stage %u is not regions (2) or contours (3)", until);
     if (partition != (uint32_t)OP_PARTITION_LAYERS)
-        return bad(r, p0 + 28, "partition %u is not layers (2)", partition);
+        return op_sr_fail(r, p0 + 28, "partition %u is not layers (2)", partition);
     if (straight > 1 || keep_raw > 1)
-        return bad(r, p0 + 100, "contour flags %u, %u are not 0 or 1", straight, keep_raw);
+        return op_sr_fail(r, p0 + 100, "contour flags %u, %u are not 0 or 1", straight, keep_raw);
     if (options & ~(OPT_KEEP_REGIONS | OPT_OWNED_DIGEST))
-        return bad(r, p0 + 108, "unknown options 0x%x", options);
+        return op_sr_fail(r, p0 + 108, "unknown options 0x%x", options);
     s->until = (op_stage)until;
     s->regions.partition = OP_PARTITION_LAYERS;
     s->contours.straight_region_borders = (int)straight;
@@ -734,7 +621,7 @@ static op_status read_settings(reader *r, op_tile_cache *c)
     if (bad_setting(r, p0 + 32, op_config_grid_size(r->ctx, &s->config, &w, &d)) != OP_OK)
         return r->st;
     if (w != o->world_width || d != o->world_depth)
-        return bad(r, p0, "the bounds give a %u x %u grid, the file says %u x %u", w, d,
+        return op_sr_fail(r, p0, "the bounds give a %u x %u grid, the file says %u x %u", w, d,
                    o->world_width, o->world_depth);
     o->walkable_height = s->config.walkable_height;
     o->walkable_climb = s->config.walkable_climb;
@@ -747,7 +634,7 @@ static op_status read_settings(reader *r, op_tile_cache *c)
     /* Volumes: counts against the bytes left before anything is allocated. */
     const size_t vat = r->pos;
     if (((uint64_t)nwv + nob) * VOLUME_MIN + (uint64_t)nob * 4 > r->end - r->pos)
-        return bad(r, vat, "%u world volumes and %u obstacles cannot fit in the %zu bytes left",
+        return op_sr_fail(r, vat, "%u world volumes and %u obstacles cannot fit in the %zu bytes left",
                    nwv, nob, r->end - r->pos);
     if (nwv) {
         c->world_volumes = op_ctx_alloc(r->ctx, nwv, sizeof *c->world_volumes, "world volumes");
@@ -770,11 +657,11 @@ static op_status read_settings(reader *r, op_tile_cache *c)
     }
     for (uint32_t i = 0; i < nob; i++) {
         const size_t vp = r->pos;
-        const uint32_t id = get_u32(r, "obstacle id");
+        const uint32_t id = op_sr_u32(r, "obstacle id");
         if (r->st != OP_OK)
             return r->st;
         if (i > 0 && id <= c->obstacles[i - 1].id)
-            return bad(r, vp, "obstacle ids not increasing (%u after %u)", id,
+            return op_sr_fail(r, vp, "obstacle ids not increasing (%u after %u)", id,
                        c->obstacles[i - 1].id);
         c->obstacles[i].id = id;
         if (get_volume(r, &c->obstacles[i].volume, "obstacle", i) != OP_OK)
@@ -784,23 +671,23 @@ static op_status read_settings(reader *r, op_tile_cache *c)
             return r->st;
     }
     const size_t sat = r->pos;
-    const uint32_t sl = get_u32(r, "source length");
+    const uint32_t sl = op_sr_u32(r, "source length");
     if (r->st != OP_OK)
         return r->st;
     if (sl >= OP_CACHE_SOURCE_MAX)
-        return bad(r, sat, "source of %u bytes (at most %d)", sl, OP_CACHE_SOURCE_MAX - 1);
-    const unsigned char *src = take(r, sl, "source");
+        return op_sr_fail(r, sat, "source of %u bytes (at most %d)", sl, OP_CACHE_SOURCE_MAX - 1);
+    const unsigned char *src = op_sr_take(r, sl, "source");
     if (!src)
         return r->st;
     if (memchr(src, 0, sl))
-        return bad(r, sat + 4, "source holds a NUL byte");
+        return op_sr_fail(r, sat + 4, "source holds a NUL byte");
     memcpy(c->source, src, sl);
     c->source[sl] = 0;
-    if (close_section(r) != OP_OK)
+    if (op_sr_close(r) != OP_OK)
         return r->st;
-    const uint64_t min_tile = SEC_HEAD + TILE_FIXED + SEC_TAIL;
+    const uint64_t min_tile = OP_SECTION_HEAD + TILE_FIXED + OP_SECTION_TAIL;
     if ((uint64_t)o->tile_count * min_tile > r->len - r->end)
-        return bad(r, p0 + 16, "truncated: %u tiles need at least %llu more bytes, %zu left",
+        return op_sr_fail(r, p0 + 16, "truncated: %u tiles need at least %llu more bytes, %zu left",
                    o->tile_count, (unsigned long long)o->tile_count * min_tile, r->len - r->end);
     return OP_OK;
 }
@@ -826,42 +713,42 @@ static op_status load_tile(op_ctx *w, void *user, uint32_t i)
     load_job *j = user;
     op_tile_cache *c = j->c;
     const op_tiled_result *o = &c->result;
-    reader rd = {w, j->buf, j->len, j->at[i].start, j->at[i].start, "TILE", OP_OK};
-    reader *r = &rd;
+    op_section_reader rd = {w, j->buf, j->len, j->at[i].start, j->at[i].start, "TILE", OP_OK};
+    op_section_reader *r = &rd;
     size_t at;
-    if (open_section(r, TAG_TILE, "TILE", 1, &at) != OP_OK)
+    if (op_sr_open(r, TAG_TILE, "TILE", 1, &at) != OP_OK)
         return r->st;
     const size_t p0 = r->pos;
-    const uint32_t tx = get_u32(r, "tx"), tz = get_u32(r, "tz");
-    const uint32_t n = get_u32(r, "span_count");
-    const uint32_t layer_count = get_u32(r, "layer_count");
-    const uint32_t triangles = get_u32(r, "triangles");
-    const uint32_t codec = get_u32(r, "codec");
-    const uint64_t solid = get_u64(r, "solid spans");
-    const uint64_t digest = get_u64(r, "geometry digest");
-    const uint64_t raw = get_u64(r, "raw size");
+    const uint32_t tx = op_sr_u32(r, "tx"), tz = op_sr_u32(r, "tz");
+    const uint32_t n = op_sr_u32(r, "span_count");
+    const uint32_t layer_count = op_sr_u32(r, "layer_count");
+    const uint32_t triangles = op_sr_u32(r, "triangles");
+    const uint32_t codec = op_sr_u32(r, "codec");
+    const uint64_t solid = op_sr_u64(r, "solid spans");
+    const uint64_t digest = op_sr_u64(r, "geometry digest");
+    const uint64_t raw = op_sr_u64(r, "raw size");
     if (r->st != OP_OK)
         return r->st;
     const uint32_t W = o->tile_size + 2 * o->border_size;
     const uint64_t cells = (uint64_t)W * W;
     if (n > OP_MAX_SPANS || (uint64_t)n > cells * 32768u)
-        return bad(r, p0 + 8, "tile (%u, %u): %u spans cannot fit in %llu cells", tx, tz, n,
+        return op_sr_fail(r, p0 + 8, "tile (%u, %u): %u spans cannot fit in %llu cells", tx, tz, n,
                    (unsigned long long)cells);
     if (layer_count > 0x10000u)
-        return bad(r, p0 + 12, "tile (%u, %u): %u layers (at most 65536)", tx, tz, layer_count);
+        return op_sr_fail(r, p0 + 12, "tile (%u, %u): %u layers (at most 65536)", tx, tz, layer_count);
     if (codec != CODEC_STORED && codec != CODEC_ZSTD)
-        return bad(r, p0 + 20, "tile (%u, %u): unknown codec %u", tx, tz, codec);
+        return op_sr_fail(r, p0 + 20, "tile (%u, %u): unknown codec %u", tx, tz, codec);
     if (raw != 2 * cells + 6ull * n)
-        return bad(r, p0 + 40, "tile (%u, %u): raw size %llu, expected %llu for %llu cells and "
+        return op_sr_fail(r, p0 + 40, "tile (%u, %u): raw size %llu, expected %llu for %llu cells and "
                                "%u spans",
                    tx, tz, (unsigned long long)raw, (unsigned long long)(2 * cells + 6ull * n),
                    (unsigned long long)cells, n);
     const size_t data_at = r->pos, data_len = r->end - r->pos;
     if (codec == CODEC_STORED && data_len != raw)
-        return bad(r, data_at, "tile (%u, %u): %zu stored bytes, expected %llu", tx, tz, data_len,
+        return op_sr_fail(r, data_at, "tile (%u, %u): %zu stored bytes, expected %llu", tx, tz, data_len,
                    (unsigned long long)raw);
     if (codec == CODEC_ZSTD && raw > (uint64_t)data_len * ZSTD_MAX_RATIO + 131072u)
-        return bad(r, p0 + 40, "tile (%u, %u): %llu bytes cannot come from %zu compressed bytes",
+        return op_sr_fail(r, p0 + 40, "tile (%u, %u): %llu bytes cannot come from %zu compressed bytes",
                    tx, tz, (unsigned long long)raw, data_len);
     r->pos = r->end;
     const op_arena_mark mark = op_arena_get_mark(&w->arena);
@@ -880,7 +767,7 @@ static op_status load_tile(op_ctx *w, void *user, uint32_t i)
             op_arena_release(&w->arena, mark);
             if (ZSTD_isError(got) && ZSTD_getErrorCode(got) == ZSTD_error_memory_allocation)
                 return op_fail(w, OP_NO_MEMORY, "zstd: out of memory in tile (%u, %u)", tx, tz);
-            return bad(r, data_at, "tile (%u, %u): compressed data %s", tx, tz,
+            return op_sr_fail(r, data_at, "tile (%u, %u): compressed data %s", tx, tz,
                        ZSTD_isError(got) ? ZSTD_getErrorName(got) : "gives the wrong size");
         }
         d = z;
@@ -938,8 +825,8 @@ static op_status load_tile(op_ctx *w, void *user, uint32_t i)
     op_arena_release(&w->arena, mark);
     if (why)
         return codec == CODEC_STORED
-                   ? bad(r, data_at + (size_t)where, "tile (%u, %u): %s", tx, tz, why)
-                   : bad(r, data_at, "tile (%u, %u): decompressed data: %s", tx, tz, why);
+                   ? op_sr_fail(r, data_at + (size_t)where, "tile (%u, %u): %s", tx, tz, why)
+                   : op_sr_fail(r, data_at, "tile (%u, %u): decompressed data: %s", tx, tz, why);
     f->cs = o->cs;
     f->ch = o->ch;
     f->walkable_height = c->settings.config.walkable_height;
@@ -958,7 +845,7 @@ static op_status load_tile(op_ctx *w, void *user, uint32_t i)
     ct->layer_count = layer_count;
     ct->digest_geometry = op_digest_chf(f);
     if (ct->digest_geometry != digest)
-        return bad(r, p0 + 32, "tile (%u, %u): the field rebuilt from the file hashes to "
+        return op_sr_fail(r, p0 + 32, "tile (%u, %u): the field rebuilt from the file hashes to "
                                "%016llx, the file says %016llx",
                    tx, tz, (unsigned long long)ct->digest_geometry, (unsigned long long)digest);
     op_tile *t = &c->result.tiles[i];
@@ -981,16 +868,16 @@ op_status op_opcache_decode(op_ctx *ctx, const unsigned char *data, size_t len, 
         return op_fail(ctx, OP_INVALID_ARGUMENT, "OPCACHE1: NULL buffer");
     if (threads < 0)
         return op_fail(ctx, OP_INVALID_ARGUMENT, "threads must be >= 0 (got %d)", threads);
-    reader rd = {ctx, data, len, 0, 0, "header", OP_OK};
-    reader *r = &rd;
+    op_section_reader rd = {ctx, data, len, 0, 0, "header", OP_OK};
+    op_section_reader *r = &rd;
     op_status st = OP_OK;
     tile_at *at = NULL;
     if (len < HEADER_SIZE) {
-        st = bad(r, 0, "truncated: %zu bytes, the header alone is %u", len, HEADER_SIZE);
+        st = op_sr_fail(r, 0, "truncated: %zu bytes, the header alone is %u", len, HEADER_SIZE);
         goto fail;
     }
     if (memcmp(data, MAGIC, 8) != 0) {
-        st = bad(r, 0, "not an OPCACHE1 file (bad magic)");
+        st = op_sr_fail(r, 0, "not an OPCACHE1 file (bad magic)");
         goto fail;
     }
     const uint32_t version = op_le_get32(data + 8);
@@ -1000,7 +887,7 @@ op_status op_opcache_decode(op_ctx *ctx, const unsigned char *data, size_t len, 
         goto fail;
     }
     if (op_le_get32(data + 12) != 0) {
-        st = bad(r, 12, "reserved header field is not 0");
+        st = op_sr_fail(r, 12, "reserved header field is not 0");
         goto fail;
     }
     r->end = HEADER_SIZE;
@@ -1024,42 +911,42 @@ op_status op_opcache_decode(op_ctx *ctx, const unsigned char *data, size_t len, 
         t->tz = i / o->tiles_x;
         t->x0 = (int32_t)((int64_t)t->tx * o->tile_size - o->border_size);
         t->z0 = (int32_t)((int64_t)t->tz * o->tile_size - o->border_size);
-        if ((st = open_section(r, TAG_TILE, "TILE", 0, &at[i].start)) != OP_OK)
+        if ((st = op_sr_open(r, TAG_TILE, "TILE", 0, &at[i].start)) != OP_OK)
             goto fail;
         at[i].pos = r->pos;
         at[i].len = r->end - r->pos;
         if (at[i].len < TILE_FIXED) {
-            st = bad(r, at[i].start + 8, "TILE section of %zu bytes (at least %u)", at[i].len,
+            st = op_sr_fail(r, at[i].start + 8, "TILE section of %zu bytes (at least %u)", at[i].len,
                      TILE_FIXED);
             goto fail;
         }
         const uint32_t tx = op_le_get32(data + r->pos), tz = op_le_get32(data + r->pos + 4);
         if (tx != t->tx || tz != t->tz) {
-            st = bad(r, r->pos, "tile (%u, %u) where tile (%u, %u) comes in (tz, tx) order", tx,
+            st = op_sr_fail(r, r->pos, "tile (%u, %u) where tile (%u, %u) comes in (tz, tx) order", tx,
                      tz, t->tx, t->tz);
             goto fail;
         }
-        r->end += SEC_TAIL;
+        r->end += OP_SECTION_TAIL;
     }
     size_t eat;
-    if ((st = open_section(r, TAG_ENDS, "ENDS", 1, &eat)) != OP_OK)
+    if ((st = op_sr_open(r, TAG_ENDS, "ENDS", 1, &eat)) != OP_OK)
         goto fail;
     if (r->end - r->pos != ENDS_SIZE) {
-        st = bad(r, eat + 8, "ENDS section is %zu bytes, expected %u", r->end - r->pos, ENDS_SIZE);
+        st = op_sr_fail(r, eat + 8, "ENDS section is %zu bytes, expected %u", r->end - r->pos, ENDS_SIZE);
         goto fail;
     }
-    const uint32_t count = get_u32(r, "tile count");
-    const uint64_t digest = get_u64(r, "digest");
+    const uint32_t count = op_sr_u32(r, "tile count");
+    const uint64_t digest = op_sr_u64(r, "digest");
     if (count != n || digest != c->saved_digest) {
-        st = bad(r, eat + SEC_HEAD, "ENDS (%u tiles, digest %016llx) disagrees with SETS (%u, "
+        st = op_sr_fail(r, eat + OP_SECTION_HEAD, "ENDS (%u tiles, digest %016llx) disagrees with SETS (%u, "
                                     "%016llx)",
                  count, (unsigned long long)digest, n, (unsigned long long)c->saved_digest);
         goto fail;
     }
-    if ((st = close_section(r)) != OP_OK)
+    if ((st = op_sr_close(r)) != OP_OK)
         goto fail;
     if (r->end != len) {
-        st = bad(r, r->end, "%zu bytes after the ENDS section", len - r->end);
+        st = op_sr_fail(r, r->end, "%zu bytes after the ENDS section", len - r->end);
         goto fail;
     }
     /* The tiles, in parallel: checksums, data, links, digests. */

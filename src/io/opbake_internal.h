@@ -4,13 +4,12 @@
 #define ONEPATH_IO_OPBAKE_INTERNAL_H
 
 #include "onepath/opbake.h"
+#include "io/section_reader.h" /* OP_SECTION_HEAD, OP_SECTION_TAIL */
 
 #include <stdint.h>
 
 #define OPBAKE_MAGIC "OPBAKE1" /* 8 bytes with its NUL */
 #define OPBAKE_HEADER_SIZE 16u
-#define SECTION_HEAD 16u /* u32 tag, u32 0, u64 length */
-#define SECTION_TAIL 8u  /* u64 checksum */
 #define TAG(a, b, c, d) ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
 #define TAG_WRLD TAG('W', 'R', 'L', 'D')
 #define TAG_PART TAG('P', 'A', 'R', 'T')

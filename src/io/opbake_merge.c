@@ -133,11 +133,11 @@ static op_status scan_part(op_ctx *ctx, const char *const *parts, size_t i, op_t
     size_t pos = OPBAKE_HEADER_SIZE;
     const int sections_before = (flags & OP_OPBAKE_PART) ? 2 : 1;
     for (int s = 0; s < sections_before; s++)
-        pos += SECTION_HEAD + (size_t)op_le_get32(buf + pos + 8) + SECTION_TAIL;
+        pos += OP_SECTION_HEAD + (size_t)op_le_get32(buf + pos + 8) + OP_SECTION_TAIL;
     for (uint32_t k = 0; k < r.tile_count; k++) {
         if (r.held && !r.held[k])
             continue;
-        const size_t slen = SECTION_HEAD + (size_t)op_le_get32(buf + pos + 8) + SECTION_TAIL;
+        const size_t slen = OP_SECTION_HEAD + (size_t)op_le_get32(buf + pos + 8) + OP_SECTION_TAIL;
         tile_src *t = &(*src)[k];
         if (t->part != NONE) {
             st = op_fail(ctx, OP_BAD_INPUT, "tile (%u, %u) is in both %s and %s",
@@ -198,8 +198,8 @@ op_status op_opbake_merge(op_ctx *ctx, const char *const *parts, size_t part_cou
     FILE **open = NULL;
     unsigned char *sec = NULL;
     size_t cap = 0;
-    uint64_t bytes = OPBAKE_HEADER_SIZE + SECTION_HEAD + WRLD_SIZE + SECTION_TAIL + SECTION_HEAD +
-                     ENDS_SIZE + SECTION_TAIL;
+    uint64_t bytes = OPBAKE_HEADER_SIZE + OP_SECTION_HEAD + WRLD_SIZE + OP_SECTION_TAIL + OP_SECTION_HEAD +
+                     ENDS_SIZE + OP_SECTION_TAIL;
     if (st == OP_OK) {
         open = op_ctx_calloc(ctx, part_count, sizeof *open, "open parts");
         if (!open)

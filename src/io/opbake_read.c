@@ -7,6 +7,7 @@
 #include "onepath/file.h"
 #include "core/alloc.h"
 #include "core/le.h"
+#include "io/section_reader.h"
 #include "io/io_internal.h"
 #include "io/opbake_internal.h"
 #include "parallel/parallel_internal.h"
@@ -16,116 +17,6 @@
 #include <stdio.h>
 #include <string.h>
 
-typedef struct reader {
-    op_ctx *ctx;
-    const unsigned char *buf;
-    size_t len;
-    size_t pos;  /* cursor in the current payload (absolute offset) */
-    size_t end;  /* end of the current payload */
-    const char *what; /* the section being read, for messages */
-    op_status st;
-} reader;
-
-static op_status bad(reader *r, size_t off, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static op_status bad(reader *r, size_t off, const char *fmt, ...)
-{
-    char msg[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    r->st = op_fail(r->ctx, OP_BAD_INPUT, "offset %zu: %s", off, msg);
-    return r->st;
-}
-
-/* n bytes of the payload, or NULL (and a failure naming `field`). */
-static const unsigned char *take(reader *r, size_t n, const char *field)
-{
-    if (r->st != OP_OK)
-        return NULL;
-    if (n > r->end - r->pos) {
-        bad(r, r->pos, "%s section ends inside %s (%zu bytes left, %zu needed)", r->what,
-            field, r->end - r->pos, n);
-        return NULL;
-    }
-    const unsigned char *p = r->buf + r->pos;
-    r->pos += n;
-    return p;
-}
-
-static uint32_t get_u32(reader *r, const char *field)
-{
-    const unsigned char *p = take(r, 4, field);
-    return p ? op_le_get32(p) : 0;
-}
-static uint64_t get_u64(reader *r, const char *field)
-{
-    const unsigned char *p = take(r, 8, field);
-    return p ? (uint64_t)op_le_get32(p) | (uint64_t)op_le_get32(p + 4) << 32 : 0;
-}
-static float get_f32(reader *r, const char *field)
-{
-    const unsigned char *p = take(r, 4, field);
-    return p ? op_le_get_f32(p) : 0.0f;
-}
-static uint8_t get_u8(reader *r, const char *field)
-{
-    const unsigned char *p = take(r, 1, field);
-    return p ? *p : 0;
-}
-
-/* Checks the section header at the file cursor (r->end of the previous section),
- * its length and checksum; sets r->pos/r->end to its payload. Returns the payload's
- * start offset via *start. */
-static op_status open_section(reader *r, uint32_t want, const char *what, size_t *start)
-{
-    const size_t at = r->end;
-    r->what = what;
-    if (r->len - at < SECTION_HEAD)
-        return bad(r, at, "truncated: the file ends before the %s section header (%zu of %u "
-                          "bytes)",
-                   what, r->len - at, SECTION_HEAD);
-    const unsigned char *h = r->buf + at;
-    const uint32_t tag = op_le_get32(h);
-    if (tag != want)
-        return bad(r, at, "expected a %s section, found tag 0x%08x", what, tag);
-    if (op_le_get32(h + 4) != 0)
-        return bad(r, at + 4, "%s section: reserved field is not 0", what);
-    const uint64_t len = (uint64_t)op_le_get32(h + 8) | (uint64_t)op_le_get32(h + 12) << 32;
-    const size_t room = r->len - at - SECTION_HEAD;
-    if (room < SECTION_TAIL || len > room - SECTION_TAIL)
-        return bad(r, at + 8, "truncated: %s section of %llu bytes (and its checksum) runs past "
-                              "the end of the file (%zu bytes left)",
-                   what, (unsigned long long)len, room);
-    const uint64_t want_sum = op_digest_bytes(h, SECTION_HEAD + (size_t)len);
-    const unsigned char *t = h + SECTION_HEAD + len;
-    const uint64_t got_sum = (uint64_t)op_le_get32(t) | (uint64_t)op_le_get32(t + 4) << 32;
-    if (got_sum != want_sum)
-        return bad(r, at, "%s section: checksum mismatch (stored %016llx, computed %016llx): "
-                          "the file is corrupted",
-                   what, (unsigned long long)got_sum, (unsigned long long)want_sum);
-    r->pos = at + SECTION_HEAD;
-    r->end = r->pos + (size_t)len;
-    *start = at;
-    return OP_OK;
-}
-
-/* The payload must be used up exactly; moves the file cursor past the checksum. */
-static op_status close_section(reader *r)
-{
-    if (r->st != OP_OK)
-        return r->st;
-    if (r->pos != r->end)
-        return bad(r, r->pos, "%s section has %zu unexpected bytes at its end", r->what,
-                   r->end - r->pos);
-    r->end += SECTION_TAIL;
-    return OP_OK;
-}
-
 typedef struct world_info {
     uint32_t version;
     unsigned flags;
@@ -134,135 +25,135 @@ typedef struct world_info {
 
 /* Every tile needs a section: refuse a count the remaining bytes cannot hold before
  * allocating the tiles. */
-static op_status check_room(reader *r, size_t at, uint32_t tiles)
+static op_status check_room(op_section_reader *r, size_t at, uint32_t tiles)
 {
-    const uint64_t min_tile = SECTION_HEAD + TILE_FIXED + 12 + SECTION_TAIL;
+    const uint64_t min_tile = OP_SECTION_HEAD + TILE_FIXED + 12 + OP_SECTION_TAIL;
     if ((uint64_t)tiles * min_tile > r->len - r->end)
-        return bad(r, at, "truncated: %u tiles need at least %llu more bytes, %zu left", tiles,
+        return op_sr_fail(r, at, "truncated: %u tiles need at least %llu more bytes, %zu left", tiles,
                    (unsigned long long)tiles * min_tile, r->len - r->end);
     return OP_OK;
 }
 
-static op_status read_world(reader *r, op_tiled_result *out, world_info *wi)
+static op_status read_world(op_section_reader *r, op_tiled_result *out, world_info *wi)
 {
     size_t at;
-    if (open_section(r, TAG_WRLD, "WRLD", &at) != OP_OK)
+    if (op_sr_open(r, TAG_WRLD, "WRLD", 1, &at) != OP_OK)
         return r->st;
     const size_t p0 = r->pos;
     const uint32_t size = wi->version == 1 ? WRLD_SIZE_V1 : WRLD_SIZE;
     if (r->end - r->pos != size)
-        return bad(r, at + 8, "WRLD section is %zu bytes, expected %u", r->end - r->pos, size);
-    out->world_width = get_u32(r, "world_width");
-    out->world_depth = get_u32(r, "world_depth");
-    out->tile_size = get_u32(r, "tile_size");
-    out->border_size = get_u32(r, "border_size");
-    out->tiles_x = get_u32(r, "tiles_x");
-    out->tiles_z = get_u32(r, "tiles_z");
-    const uint32_t reached = get_u32(r, "stage");
-    wi->flags = get_u32(r, "flags");
+        return op_sr_fail(r, at + 8, "WRLD section is %zu bytes, expected %u", r->end - r->pos, size);
+    out->world_width = op_sr_u32(r, "world_width");
+    out->world_depth = op_sr_u32(r, "world_depth");
+    out->tile_size = op_sr_u32(r, "tile_size");
+    out->border_size = op_sr_u32(r, "border_size");
+    out->tiles_x = op_sr_u32(r, "tiles_x");
+    out->tiles_z = op_sr_u32(r, "tiles_z");
+    const uint32_t reached = op_sr_u32(r, "stage");
+    wi->flags = op_sr_u32(r, "flags");
     for (int i = 0; i < 3; i++)
-        out->bmin[i] = get_f32(r, "bmin");
+        out->bmin[i] = op_sr_f32(r, "bmin");
     for (int i = 0; i < 3; i++)
-        out->bmax[i] = get_f32(r, "bmax");
-    out->cs = get_f32(r, "cs");
-    out->ch = get_f32(r, "ch");
-    out->walkable_height = (int32_t)get_u32(r, "walkable_height");
-    out->walkable_climb = (int32_t)get_u32(r, "walkable_climb");
-    out->walkable_radius = (int32_t)get_u32(r, "walkable_radius");
-    const uint32_t partition = get_u32(r, "partition");
-    wi->digest = get_u64(r, "digest");
+        out->bmax[i] = op_sr_f32(r, "bmax");
+    out->cs = op_sr_f32(r, "cs");
+    out->ch = op_sr_f32(r, "ch");
+    out->walkable_height = (int32_t)op_sr_u32(r, "walkable_height");
+    out->walkable_climb = (int32_t)op_sr_u32(r, "walkable_climb");
+    out->walkable_radius = (int32_t)op_sr_u32(r, "walkable_radius");
+    const uint32_t partition = op_sr_u32(r, "partition");
+    wi->digest = op_sr_u64(r, "digest");
     if (wi->version >= 2) {
-        out->digest_world = get_u64(r, "world digest");
-        out->digest_settings = get_u64(r, "settings digest");
+        out->digest_world = op_sr_u64(r, "world digest");
+        out->digest_settings = op_sr_u64(r, "settings digest");
     }
     if (r->st != OP_OK)
         return r->st;
     const uint64_t cells = (uint64_t)out->world_width * out->world_depth;
     if (out->world_width == 0 || out->world_depth == 0 || cells > OP_MAX_GRID_CELLS)
-        return bad(r, p0, "world of %u x %u cells (need 1..%u cells)", out->world_width,
+        return op_sr_fail(r, p0, "world of %u x %u cells (need 1..%u cells)", out->world_width,
                    out->world_depth, OP_MAX_GRID_CELLS);
     if (out->tile_size == 0 || out->tile_size > 65536)
-        return bad(r, p0 + 8, "tile_size %u outside 1..65536", out->tile_size);
+        return op_sr_fail(r, p0 + 8, "tile_size %u outside 1..65536", out->tile_size);
     if (out->border_size > 65536)
-        return bad(r, p0 + 12, "border_size %u above 65536", out->border_size);
+        return op_sr_fail(r, p0 + 12, "border_size %u above 65536", out->border_size);
     const uint64_t side = (uint64_t)out->tile_size + 2ull * out->border_size;
     if (side * side > OP_MAX_GRID_CELLS)
-        return bad(r, p0 + 8, "tile window of %llu cells per side is too large",
+        return op_sr_fail(r, p0 + 8, "tile window of %llu cells per side is too large",
                    (unsigned long long)side);
     if (out->tiles_x != op_tiles_along(out->world_width, out->tile_size) ||
         out->tiles_z != op_tiles_along(out->world_depth, out->tile_size))
-        return bad(r, p0 + 16, "%u x %u tiles do not cover a %u x %u world with tile_size %u",
+        return op_sr_fail(r, p0 + 16, "%u x %u tiles do not cover a %u x %u world with tile_size %u",
                    out->tiles_x, out->tiles_z, out->world_width, out->world_depth,
                    out->tile_size);
     if (reached < OP_STAGE_SPANS || reached > OP_STAGE_CONTOURS)
-        return bad(r, p0 + 24, "unknown stage %u", reached);
+        return op_sr_fail(r, p0 + 24, "unknown stage %u", reached);
     out->reached = (op_stage)reached;
     if (wi->flags & ~(wi->version == 1 ? OPBAKE_V1_FLAGS : OPBAKE_FILE_FLAGS))
-        return bad(r, p0 + 28, "unknown flags 0x%x", wi->flags);
+        return op_sr_fail(r, p0 + 28, "unknown flags 0x%x", wi->flags);
     if ((wi->flags & OP_OPBAKE_PART) && wi->digest != 0)
-        return bad(r, p0 + WRLD_DIGEST_AT, "a partial file with a build3d/tiles digest");
+        return op_sr_fail(r, p0 + WRLD_DIGEST_AT, "a partial file with a build3d/tiles digest");
     if ((wi->flags & OP_OPBAKE_REGIONS) && reached < OP_STAGE_REGIONS)
-        return bad(r, p0 + 28, "region ids flagged, but the bake stopped after spans");
+        return op_sr_fail(r, p0 + 28, "region ids flagged, but the bake stopped after spans");
     for (int i = 0; i < 3; i++)
         if (!isfinite(out->bmin[i]) || !isfinite(out->bmax[i]) || out->bmin[i] > out->bmax[i])
-            return bad(r, p0 + 32, "bounds not finite or bmin > bmax");
+            return op_sr_fail(r, p0 + 32, "bounds not finite or bmin > bmax");
     if (!isfinite(out->cs) || out->cs <= 0 || !isfinite(out->ch) || out->ch <= 0)
-        return bad(r, p0 + 56, "cs %g and ch %g must be finite and > 0", out->cs, out->ch);
+        return op_sr_fail(r, p0 + 56, "cs %g and ch %g must be finite and > 0", out->cs, out->ch);
     if (out->walkable_height < 1 || out->walkable_climb < 0 || out->walkable_radius < 0)
-        return bad(r, p0 + 64, "walkable settings out of range");
+        return op_sr_fail(r, p0 + 64, "walkable settings out of range");
     if (partition > (uint32_t)OP_PARTITION_LAYERS)
-        return bad(r, p0 + 76, "unknown partition %u", partition);
+        return op_sr_fail(r, p0 + 76, "unknown partition %u", partition);
     out->partition = (op_partition)partition;
     out->tile_count = out->tiles_x * out->tiles_z; /* <= cells <= 2^31 */
-    if (close_section(r) != OP_OK)
+    if (op_sr_close(r) != OP_OK)
         return r->st;
     return (wi->flags & OP_OPBAKE_PART) ? OP_OK : check_room(r, p0 + 16, out->tile_count);
 }
 
 /* PART: the held tiles as runs (first, count), increasing, apart, inside the grid. */
-static op_status read_part(reader *r, op_tiled_result *out)
+static op_status read_part(op_section_reader *r, op_tiled_result *out)
 {
     size_t at;
-    if (open_section(r, TAG_PART, "PART", &at) != OP_OK)
+    if (op_sr_open(r, TAG_PART, "PART", 1, &at) != OP_OK)
         return r->st;
     const size_t p0 = r->pos;
-    const uint32_t held = get_u32(r, "held tile count");
-    const uint32_t runs = get_u32(r, "run count");
+    const uint32_t held = op_sr_u32(r, "held tile count");
+    const uint32_t runs = op_sr_u32(r, "run count");
     if (r->st != OP_OK)
         return r->st;
     if ((uint64_t)runs * 8 != r->end - r->pos)
-        return bad(r, p0 + 4, "PART section: %u runs need %llu bytes, it has %zu", runs,
+        return op_sr_fail(r, p0 + 4, "PART section: %u runs need %llu bytes, it has %zu", runs,
                    (unsigned long long)runs * 8, r->end - r->pos);
     if (held > out->tile_count)
-        return bad(r, p0, "PART section: %u tiles held of %u", held, out->tile_count);
+        return op_sr_fail(r, p0, "PART section: %u tiles held of %u", held, out->tile_count);
     out->held = op_ctx_calloc(r->ctx, out->tile_count, 1, "held tiles of a bake file");
     if (!out->held)
         return r->st = OP_NO_MEMORY;
     uint64_t sum = 0, end = 0;
     for (uint32_t i = 0; i < runs; i++) {
         const size_t rat = r->pos;
-        const uint32_t first = get_u32(r, "run start");
-        const uint32_t count = get_u32(r, "run length");
+        const uint32_t first = op_sr_u32(r, "run start");
+        const uint32_t count = op_sr_u32(r, "run length");
         if (r->st != OP_OK)
             return r->st;
         if (count == 0)
-            return bad(r, rat + 4, "PART section: run %u is empty", i);
+            return op_sr_fail(r, rat + 4, "PART section: run %u is empty", i);
         if (i > 0 && first <= end)
-            return bad(r, rat, "PART section: run %u starts at tile %u, not after the previous "
+            return op_sr_fail(r, rat, "PART section: run %u starts at tile %u, not after the previous "
                                "run's end (%llu)",
                        i, first, (unsigned long long)end);
         if ((uint64_t)first + count > out->tile_count)
-            return bad(r, rat, "PART section: run %u (tiles %u..%llu) leaves the %u tiles", i,
+            return op_sr_fail(r, rat, "PART section: run %u (tiles %u..%llu) leaves the %u tiles", i,
                        first, (unsigned long long)first + count - 1, out->tile_count);
         memset(out->held + first, 1, count);
         sum += count;
         end = (uint64_t)first + count;
     }
     if (sum != held)
-        return bad(r, p0, "PART section: %u tiles held, the runs hold %llu", held,
+        return op_sr_fail(r, p0, "PART section: %u tiles held, the runs hold %llu", held,
                    (unsigned long long)sum);
     out->held_count = held;
-    if (close_section(r) != OP_OK)
+    if (op_sr_close(r) != OP_OK)
         return r->st;
     return check_room(r, p0, held);
 }
@@ -276,7 +167,7 @@ typedef struct vstore {
     size_t nsz, capsz;
 } vstore;
 
-static int vstore_reserve(reader *r, vstore *vs, size_t more)
+static int vstore_reserve(op_section_reader *r, vstore *vs, size_t more)
 {
     if (vs->cap - vs->n >= more)
         return 1;
@@ -294,13 +185,13 @@ static int vstore_reserve(reader *r, vstore *vs, size_t more)
 }
 
 /* n vertices of the payload (checked against what is left first). */
-static size_t get_verts(reader *r, vstore *vs, uint32_t n, uint32_t region_count,
+static size_t get_verts(op_section_reader *r, vstore *vs, uint32_t n, uint32_t region_count,
                         const char *field)
 {
     if (r->st != OP_OK)
         return 0;
     if ((uint64_t)n * VERT_SIZE > r->end - r->pos) {
-        bad(r, r->pos, "%s section ends inside %s: %u vertices need %llu bytes, %zu left",
+        op_sr_fail(r, r->pos, "%s section ends inside %s: %u vertices need %llu bytes, %zu left",
             r->what, field, n, (unsigned long long)n * VERT_SIZE, r->end - r->pos);
         return 0;
     }
@@ -309,7 +200,7 @@ static size_t get_verts(reader *r, vstore *vs, uint32_t n, uint32_t region_count
     const size_t first = vs->n;
     for (uint32_t i = 0; i < n; i++) {
         const size_t at = r->pos;
-        const unsigned char *p = take(r, VERT_SIZE, field);
+        const unsigned char *p = op_sr_take(r, VERT_SIZE, field);
         op_contour_vert *v = &vs->v[vs->n++];
         v->x = (int32_t)op_le_get32(p);
         v->y = (int32_t)op_le_get32(p + 4);
@@ -317,7 +208,7 @@ static size_t get_verts(reader *r, vstore *vs, uint32_t n, uint32_t region_count
         v->neighbour = op_le_get32(p + 12);
         if (v->neighbour > region_count && v->neighbour != OP_BORDER_REGION &&
             v->neighbour != OP_TILE_BORDER) {
-            bad(r, at + 12, "%s: neighbour %u is no region of the tile (1..%u), wall, "
+            op_sr_fail(r, at + 12, "%s: neighbour %u is no region of the tile (1..%u), wall, "
                             "TileBorder or BorderRegion",
                 field, v->neighbour, region_count);
             return 0;
@@ -326,18 +217,18 @@ static size_t get_verts(reader *r, vstore *vs, uint32_t n, uint32_t region_count
     return first;
 }
 
-static op_status read_contours(reader *r, op_tile *t, unsigned flags)
+static op_status read_contours(op_section_reader *r, op_tile *t, unsigned flags)
 {
     op_contour_set *cs = &t->contours;
     cs->alloc = *op_ctx_allocator(r->ctx);
     const size_t at = r->pos;
-    cs->count = get_u32(r, "contour count");
-    cs->raw_fallbacks = get_u32(r, "raw_fallbacks");
-    cs->dropped_holes = get_u32(r, "dropped_holes");
+    cs->count = op_sr_u32(r, "contour count");
+    cs->raw_fallbacks = op_sr_u32(r, "raw_fallbacks");
+    cs->dropped_holes = op_sr_u32(r, "dropped_holes");
     if (r->st != OP_OK)
         return r->st;
     if ((uint64_t)cs->count * (CONTOUR_FIXED + 3 * VERT_SIZE) > r->end - r->pos)
-        return bad(r, at, "%u contours cannot fit in the %zu bytes left of the section",
+        return op_sr_fail(r, at, "%u contours cannot fit in the %zu bytes left of the section",
                    cs->count, r->end - r->pos);
     if (cs->count == 0)
         return OP_OK;
@@ -353,32 +244,32 @@ static op_status read_contours(reader *r, op_tile *t, unsigned flags)
     for (uint32_t i = 0; i < cs->count && r->st == OP_OK; i++) {
         op_contour *c = &cs->contours[i];
         const size_t cat = r->pos;
-        c->region = get_u32(r, "contour region");
-        c->area = get_u8(r, "contour area");
-        c->flags = get_u32(r, "contour flags");
-        c->hole_count = get_u32(r, "contour hole count");
-        c->vert_count = get_u32(r, "contour vertex count");
+        c->region = op_sr_u32(r, "contour region");
+        c->area = op_sr_u8(r, "contour area");
+        c->flags = op_sr_u32(r, "contour flags");
+        c->hole_count = op_sr_u32(r, "contour hole count");
+        c->vert_count = op_sr_u32(r, "contour vertex count");
         if (r->st != OP_OK)
             break;
         if (c->region == 0 || c->region > t->region_count) {
-            bad(r, cat, "contour %u: region %u outside 1..%u", i, c->region, t->region_count);
+            op_sr_fail(r, cat, "contour %u: region %u outside 1..%u", i, c->region, t->region_count);
             break;
         }
         if (c->vert_count < 3) {
-            bad(r, cat + 13, "contour %u has %u vertices (at least 3)", i, c->vert_count);
+            op_sr_fail(r, cat + 13, "contour %u has %u vertices (at least 3)", i, c->vert_count);
             break;
         }
         off[4 * i] = get_verts(r, &vs, c->vert_count, t->region_count, "contour vertices");
         if (!(flags & OP_OPBAKE_RAW))
             continue;
-        c->raw_count = get_u32(r, "raw outline size");
+        c->raw_count = op_sr_u32(r, "raw outline size");
         off[4 * i + 1] = get_verts(r, &vs, c->raw_count, t->region_count, "raw outline");
         const size_t hat = r->pos;
-        c->raw_hole_count = get_u32(r, "raw hole count");
+        c->raw_hole_count = op_sr_u32(r, "raw hole count");
         if (r->st != OP_OK)
             break;
         if ((uint64_t)c->raw_hole_count * 4 > r->end - r->pos) {
-            bad(r, hat, "contour %u: %u raw holes cannot fit", i, c->raw_hole_count);
+            op_sr_fail(r, hat, "contour %u: %u raw holes cannot fit", i, c->raw_hole_count);
             break;
         }
         if (vs.capsz - vs.nsz < c->raw_hole_count) {
@@ -396,14 +287,14 @@ static op_status read_contours(reader *r, op_tile *t, unsigned flags)
         off[4 * i + 2] = vs.nsz;
         uint64_t hv = 0;
         for (uint32_t h = 0; h < c->raw_hole_count; h++) {
-            const uint32_t n = get_u32(r, "raw hole size");
+            const uint32_t n = op_sr_u32(r, "raw hole size");
             vs.sz[vs.nsz++] = n;
             hv += n;
         }
         if (r->st != OP_OK)
             break;
         if (hv > UINT32_MAX) {
-            bad(r, hat, "contour %u: raw holes hold %llu vertices", i, (unsigned long long)hv);
+            op_sr_fail(r, hat, "contour %u: raw holes hold %llu vertices", i, (unsigned long long)hv);
             break;
         }
         off[4 * i + 3] = get_verts(r, &vs, (uint32_t)hv, t->region_count, "raw hole vertices");
@@ -427,18 +318,18 @@ static op_status read_contours(reader *r, op_tile *t, unsigned flags)
     return r->st;
 }
 
-static op_status read_regions(reader *r, const op_tiled_result *out, op_tile *t)
+static op_status read_regions(op_section_reader *r, const op_tiled_result *out, op_tile *t)
 {
     const size_t at = r->pos;
-    const uint32_t cells = get_u32(r, "cell count");
+    const uint32_t cells = op_sr_u32(r, "cell count");
     if (r->st != OP_OK)
         return r->st;
     const uint64_t side = (uint64_t)out->tile_size + 2ull * out->border_size;
     if (cells != side * side)
-        return bad(r, at, "tile (%u, %u): %u cells, the window has %llu", t->tx, t->tz, cells,
+        return op_sr_fail(r, at, "tile (%u, %u): %u cells, the window has %llu", t->tx, t->tz, cells,
                    (unsigned long long)(side * side));
     if (((uint64_t)cells + t->span_count) * 4 > r->end - r->pos)
-        return bad(r, at, "tile (%u, %u): %u cells and %u region ids cannot fit in the %zu "
+        return op_sr_fail(r, at, "tile (%u, %u): %u cells and %u region ids cannot fit in the %zu "
                           "bytes left",
                    t->tx, t->tz, cells, t->span_count, r->end - r->pos);
     t->cell_count = op_ctx_alloc(r->ctx, cells, sizeof *t->cell_count, "cell counts of a tile");
@@ -448,76 +339,76 @@ static op_status read_regions(reader *r, const op_tiled_result *out, op_tile *t)
         return r->st = OP_NO_MEMORY;
     uint64_t sum = 0;
     for (uint32_t c = 0; c < cells; c++)
-        sum += t->cell_count[c] = get_u32(r, "cell count");
+        sum += t->cell_count[c] = op_sr_u32(r, "cell count");
     if (sum != t->span_count)
-        return bad(r, at + 4, "tile (%u, %u): cells hold %llu spans, the tile has %u", t->tx,
+        return op_sr_fail(r, at + 4, "tile (%u, %u): cells hold %llu spans, the tile has %u", t->tx,
                    t->tz, (unsigned long long)sum, t->span_count);
     for (uint32_t s = 0; s < t->span_count; s++) {
         const size_t sat = r->pos;
-        const uint32_t id = t->region[s] = get_u32(r, "region id");
+        const uint32_t id = t->region[s] = op_sr_u32(r, "region id");
         if (id > t->region_count && id != OP_BORDER_REGION)
-            return bad(r, sat, "tile (%u, %u): span %u has region %u outside 0..%u and not "
+            return op_sr_fail(r, sat, "tile (%u, %u): span %u has region %u outside 0..%u and not "
                                "BorderRegion",
                        t->tx, t->tz, s, id, t->region_count);
     }
     if (op_digest_regions(t->region, t->span_count, t->region_count) != t->digest_regions)
-        return bad(r, at, "tile (%u, %u): the region ids do not match the tile's regions digest",
+        return op_sr_fail(r, at, "tile (%u, %u): the region ids do not match the tile's regions digest",
                    t->tx, t->tz);
     return OP_OK;
 }
 
-static op_status read_tile(reader *r, const op_tiled_result *out, op_tile *t, uint32_t index,
+static op_status read_tile(op_section_reader *r, const op_tiled_result *out, op_tile *t, uint32_t index,
                            unsigned flags)
 {
     size_t at;
-    if (open_section(r, TAG_TILE, "TILE", &at) != OP_OK)
+    if (op_sr_open(r, TAG_TILE, "TILE", 1, &at) != OP_OK)
         return r->st;
     const size_t p0 = r->pos;
-    t->tx = get_u32(r, "tx");
-    t->tz = get_u32(r, "tz");
-    t->triangles = get_u32(r, "triangles");
-    t->solid_spans = get_u64(r, "solid_spans");
-    t->span_count = get_u32(r, "span_count");
-    t->owned_spans = get_u32(r, "owned_spans");
-    t->walkable_spans = get_u32(r, "walkable_spans");
-    t->max_dist = get_u32(r, "max_dist");
-    t->region_count = get_u32(r, "region_count");
-    t->digest_spans = get_u64(r, "spans digest");
-    t->digest_owned = get_u64(r, "owned digest");
-    t->digest_distance = get_u64(r, "distance digest");
-    t->digest_regions = get_u64(r, "regions digest");
-    t->digest_contours = get_u64(r, "contours digest");
+    t->tx = op_sr_u32(r, "tx");
+    t->tz = op_sr_u32(r, "tz");
+    t->triangles = op_sr_u32(r, "triangles");
+    t->solid_spans = op_sr_u64(r, "solid_spans");
+    t->span_count = op_sr_u32(r, "span_count");
+    t->owned_spans = op_sr_u32(r, "owned_spans");
+    t->walkable_spans = op_sr_u32(r, "walkable_spans");
+    t->max_dist = op_sr_u32(r, "max_dist");
+    t->region_count = op_sr_u32(r, "region_count");
+    t->digest_spans = op_sr_u64(r, "spans digest");
+    t->digest_owned = op_sr_u64(r, "owned digest");
+    t->digest_distance = op_sr_u64(r, "distance digest");
+    t->digest_regions = op_sr_u64(r, "regions digest");
+    t->digest_contours = op_sr_u64(r, "contours digest");
     if (r->st != OP_OK)
         return r->st;
     if (t->tx != index % out->tiles_x || t->tz != index / out->tiles_x)
-        return bad(r, p0, "tile %u is (%u, %u), expected (%u, %u) in (tz, tx) order", index,
+        return op_sr_fail(r, p0, "tile %u is (%u, %u), expected (%u, %u) in (tz, tx) order", index,
                    t->tx, t->tz, index % out->tiles_x, index / out->tiles_x);
     t->x0 = (int32_t)((int64_t)t->tx * out->tile_size - out->border_size);
     t->z0 = (int32_t)((int64_t)t->tz * out->tile_size - out->border_size);
     if (t->owned_spans > t->span_count || t->walkable_spans > t->span_count ||
         t->region_count > OP_MAX_REGION_ID)
-        return bad(r, p0 + 24, "tile (%u, %u): owned or walkable spans or region count out of "
+        return op_sr_fail(r, p0 + 24, "tile (%u, %u): owned or walkable spans or region count out of "
                                "range",
                    t->tx, t->tz);
     if (out->reached < OP_STAGE_REGIONS && (t->region_count || t->digest_regions))
-        return bad(r, p0 + 36, "tile (%u, %u): regions in a bake that stopped after spans",
+        return op_sr_fail(r, p0 + 36, "tile (%u, %u): regions in a bake that stopped after spans",
                    t->tx, t->tz);
     if (read_contours(r, t, flags) != OP_OK)
         return r->st;
     if (out->reached < OP_STAGE_CONTOURS && t->contours.count)
-        return bad(r, p0 + TILE_FIXED, "tile (%u, %u): contours in a bake that stopped before "
+        return op_sr_fail(r, p0 + TILE_FIXED, "tile (%u, %u): contours in a bake that stopped before "
                                        "contours",
                    t->tx, t->tz);
     if (out->reached >= OP_STAGE_CONTOURS &&
         op_digest_contours(&t->contours) != t->digest_contours)
-        return bad(r, p0 + TILE_FIXED, "tile (%u, %u): the contours do not match the tile's "
+        return op_sr_fail(r, p0 + TILE_FIXED, "tile (%u, %u): the contours do not match the tile's "
                                        "contours digest",
                    t->tx, t->tz);
     for (uint32_t i = 0; i < t->contours.count; i++)
         t->contour_verts += t->contours.contours[i].vert_count;
     if ((flags & OP_OPBAKE_REGIONS) && read_regions(r, out, t) != OP_OK)
         return r->st;
-    return close_section(r);
+    return op_sr_close(r);
 }
 
 op_status op_opbake_decode(op_ctx *ctx, const unsigned char *buf, size_t len,
@@ -529,23 +420,23 @@ op_status op_opbake_decode(op_ctx *ctx, const unsigned char *buf, size_t len,
     if (!ctx)
         return OP_INVALID_ARGUMENT;
     out->alloc = *op_ctx_allocator(ctx);
-    reader r;
+    op_section_reader r;
     memset(&r, 0, sizeof r);
     r.ctx = ctx;
     r.buf = buf;
     r.len = len;
     r.what = "header";
     if (len < OPBAKE_HEADER_SIZE)
-        return bad(&r, 0, "truncated: %zu bytes, the header alone is %u", len, OPBAKE_HEADER_SIZE);
+        return op_sr_fail(&r, 0, "truncated: %zu bytes, the header alone is %u", len, OPBAKE_HEADER_SIZE);
     if (memcmp(buf, OPBAKE_MAGIC, 8) != 0)
-        return bad(&r, 0, "not an OPBAKE1 file (bad magic)");
+        return op_sr_fail(&r, 0, "not an OPBAKE1 file (bad magic)");
     const uint32_t version = op_le_get32(buf + 8);
     if (version != 1 && version != OP_OPBAKE_VERSION)
         return op_fail(ctx, OP_UNSUPPORTED,
                        "offset 8: OPBAKE1 version %u, this build reads 1 and %u", version,
                        OP_OPBAKE_VERSION);
     if (op_le_get32(buf + 12) != 0)
-        return bad(&r, 12, "reserved header field is not 0");
+        return op_sr_fail(&r, 12, "reserved header field is not 0");
     r.end = OPBAKE_HEADER_SIZE;
     world_info wi = {version, 0, 0};
     op_status st = read_world(&r, out, &wi);
@@ -569,21 +460,21 @@ op_status op_opbake_decode(op_ctx *ctx, const unsigned char *buf, size_t len,
     }
     size_t at = 0;
     const uint32_t in_file = out->held ? out->held_count : out->tile_count;
-    if (st == OP_OK && open_section(&r, TAG_ENDS, "ENDS", &at) == OP_OK) {
-        const uint32_t n = get_u32(&r, "tile count");
-        const uint64_t d = get_u64(&r, "digest");
+    if (st == OP_OK && op_sr_open(&r, TAG_ENDS, "ENDS", 1, &at) == OP_OK) {
+        const uint32_t n = op_sr_u32(&r, "tile count");
+        const uint64_t d = op_sr_u64(&r, "digest");
         if (r.st == OP_OK && (n != in_file || d != wi.digest))
-            bad(&r, at + SECTION_HEAD, "ENDS section disagrees with WRLD (tiles %u vs %u)", n,
+            op_sr_fail(&r, at + OP_SECTION_HEAD, "ENDS section disagrees with WRLD (tiles %u vs %u)", n,
                 in_file);
-        if (close_section(&r) == OP_OK && r.end != len)
-            bad(&r, r.end, "%zu extra bytes after the ENDS section", len - r.end);
+        if (op_sr_close(&r) == OP_OK && r.end != len)
+            op_sr_fail(&r, r.end, "%zu extra bytes after the ENDS section", len - r.end);
     }
     if (st == OP_OK)
         st = r.st;
     if (st == OP_OK) {
         op_tiles_assemble(out);
         if (out->digest != wi.digest)
-            st = bad(&r, OPBAKE_HEADER_SIZE + SECTION_HEAD + WRLD_DIGEST_AT,
+            st = op_sr_fail(&r, OPBAKE_HEADER_SIZE + OP_SECTION_HEAD + WRLD_DIGEST_AT,
                      "build3d/tiles digest %016llx stored, the tiles give %016llx",
                      (unsigned long long)wi.digest, (unsigned long long)out->digest);
     }
@@ -614,17 +505,17 @@ op_status op_opbake_decode_tile(op_ctx *ctx, const op_tiled_result *world, unsig
                                 op_tile *t)
 {
     memset(t, 0, sizeof *t);
-    reader r;
+    op_section_reader r;
     memset(&r, 0, sizeof r);
     r.ctx = ctx;
     r.buf = buf;
     r.len = len;
     r.what = "TILE";
     if (index >= world->tile_count)
-        return bad(&r, 0, "tile %u of %u", index, world->tile_count);
+        return op_sr_fail(&r, 0, "tile %u of %u", index, world->tile_count);
     op_status st = read_tile(&r, world, t, index, flags & ~OP_OPBAKE_PART);
     if (st == OP_OK && r.end != len)
-        st = bad(&r, r.end, "%zu extra bytes after the TILE section", len - r.end);
+        st = op_sr_fail(&r, r.end, "%zu extra bytes after the TILE section", len - r.end);
     if (st != OP_OK)
         op_tile_free(t, op_ctx_allocator(ctx));
     return st;

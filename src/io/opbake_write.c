@@ -107,7 +107,7 @@ static void section_seal(sink *k)
 {
     if (k->st != OP_OK)
         return;
-    const uint64_t len = k->sec_len - SECTION_HEAD;
+    const uint64_t len = k->sec_len - OP_SECTION_HEAD;
     op_le_put32(k->sec + 8, (uint32_t)len);
     op_le_put32(k->sec + 12, (uint32_t)(len >> 32));
     put_u64(k, op_digest_bytes(k->sec, k->sec_len));
@@ -540,11 +540,11 @@ op_status op_opbake_writer_put_tile(op_opbake_writer *w, const op_tile *t)
 op_status op_opbake_writer_put_section(op_opbake_writer *w, const unsigned char *sec, size_t len)
 {
     /* The coordinates first, to decode against the right tile. */
-    if (len < SECTION_HEAD + 8)
+    if (len < OP_SECTION_HEAD + 8)
         return op_fail(w->ctx, OP_BAD_INPUT, "tile section of %zu bytes: too short", len);
     uint32_t i;
-    op_status st = check_index(w, op_le_get32(sec + SECTION_HEAD),
-                               op_le_get32(sec + SECTION_HEAD + 4), &i);
+    op_status st = check_index(w, op_le_get32(sec + OP_SECTION_HEAD),
+                               op_le_get32(sec + OP_SECTION_HEAD + 4), &i);
     if (st != OP_OK)
         return st;
     op_tile t;
