@@ -7,26 +7,8 @@
 # refused with its offset (exit 3), --out-cache without --partition layers or with --tiles
 # (exit 2), --check finding another mesh (exit 1).
 set -euo pipefail
-build=${1:-build}
-bin="$(cd "$build" && pwd)/onepath"
+. "$(dirname "$0")/smoke-lib.sh" "$@"
 events="$(cd "$(dirname "$0")/.." && pwd)/tests/data/cache-demo-events.json"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-check() { # name, expected exit code, command...
-  local name=$1 want=$2; shift 2
-  local got=0
-  "$@" >"$tmp/out" 2>"$tmp/err" || got=$?
-  if [ "$got" = "$want" ]; then pass=$((pass+1)); else
-    fail=$((fail+1)); echo "FAIL $name: exit $got, expected $want"; cat "$tmp/out" "$tmp/err"; fi
-}
-check_err() { # name, code, text, command...: also the text in stderr
-  local name=$1 want=$2 text=$3; shift 3
-  check "$name" "$want" "$@"
-  grep -qF -- "$text" "$tmp/err" || { fail=$((fail+1)); echo "FAIL $name: lacks '$text'"; cat "$tmp/err"; }
-}
-ok() { pass=$((pass+1)); }
-no() { fail=$((fail+1)); echo "FAIL $1"; }
 
 check bake-cache 0 "$bin" bake --demo --demo-size 512 --tile-size 64 --partition layers \
   --out-cache "$tmp/demo.opcache" --json "$tmp/bake.json" --quiet
@@ -102,5 +84,4 @@ check_err check-differs 1 "step 0: tile (0, 0) differs" \
   "$bin" update "$tmp/floor.opcache" --check --input "$tmp/half.obj"
 check_err check-other-world 1 "the world digests differ" \
   "$bin" update "$tmp/floor.opcache" --check --input "$tmp/above.obj"
-echo "cache smoke: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+smoke_summary "cache smoke"

@@ -2,18 +2,7 @@
 # The command-line tool end to end: demo bake with every output, an OBJ mesh, a
 # heightmap, OPCHF1 round trip, verify, and the exit codes of bad input and bad usage.
 set -euo pipefail
-build=${1:-build}
-bin="$(cd "$build" && pwd)/onepath"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-check() { # name, expected exit code, command...
-  local name=$1 want=$2; shift 2
-  local got=0
-  "$@" >"$tmp/out" 2>"$tmp/err" || got=$?
-  if [ "$got" = "$want" ]; then pass=$((pass+1)); else
-    fail=$((fail+1)); echo "FAIL $name: exit $got, expected $want"; cat "$tmp/out" "$tmp/err"; fi
-}
+. "$(dirname "$0")/smoke-lib.sh" "$@"
 check help 0 "$bin" --help
 check bake-help 0 "$bin" bake --help
 check demo 0 "$bin" bake --demo --demo-size 256 --quiet --json "$tmp/d.json" --png "$tmp/d.png" \
@@ -74,13 +63,6 @@ check verify 0 "$bin" verify --demo --demo-size 128 --quiet
 check isa 0 "$bin" isa
 
 # --- One option parser for bake, verify and digest (issue 9) ---
-# check_err NAME CODE TEXT COMMAND...: exit CODE and TEXT in the message.
-check_err() {
-  local name=$1 want=$2 text=$3; shift 3
-  check "$name" "$want" "$@"
-  if ! grep -qF -- "$text" "$tmp/err"; then
-    fail=$((fail+1)); echo "FAIL $name: message lacks '$text':"; cat "$tmp/err"; fi
-}
 for cmd in bake verify digest; do
   check "$cmd-help" 0 "$bin" $cmd --help
   cp "$tmp/out" "$tmp/help-$cmd"
@@ -207,5 +189,4 @@ else
        "test_tools_json_numbers covers the writer)"
 fi
 
-echo "cli: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+smoke_summary "cli"

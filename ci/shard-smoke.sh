@@ -5,25 +5,7 @@
 # foreign part with the tiles and files named and leaves no file; --tiles mistakes are
 # usage errors; a shard killed half way leaves no file at its --out.
 set -euo pipefail
-build=${1:-build}
-bin="$(cd "$build" && pwd)/onepath"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-check() { # name, expected exit code, command...
-  local name=$1 want=$2; shift 2
-  local got=0
-  "$@" >"$tmp/out" 2>"$tmp/err" || got=$?
-  if [ "$got" = "$want" ]; then pass=$((pass+1)); else
-    fail=$((fail+1)); echo "FAIL $name: exit $got, expected $want"; cat "$tmp/out" "$tmp/err"; fi
-}
-check_err() { # name, code, text, command...: also the text in stderr
-  local name=$1 want=$2 text=$3; shift 3
-  check "$name" "$want" "$@"
-  grep -qF -- "$text" "$tmp/err" || { fail=$((fail+1)); echo "FAIL $name: lacks '$text'"; cat "$tmp/err"; }
-}
-same() { cmp -s "$1" "$2" && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL $3: $1 and $2 differ"; }; }
-absent() { [ ! -e "$1" ] && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL $2: $1 exists"; }; }
+. "$(dirname "$0")/smoke-lib.sh" "$@"
 
 w=(--demo --demo-size 512 --tile-size 64 --threads 2 --quiet)
 check whole 0 "$bin" bake "${w[@]}" --out "$tmp/whole.opbake" --with-regions --raw
@@ -83,5 +65,4 @@ else
   wait "$pid" || true
   echo "note: the shard finished before the kill; the killed-shard check did not run"
 fi
-echo "shard smoke: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+smoke_summary "shard smoke"

@@ -5,23 +5,7 @@
 # refused (exit 2) but --threads inside one grid, verify with its thread and
 # tiled-vs-solo checks.
 set -euo pipefail
-build=${1:-build}
-bin="$(cd "$build" && pwd)/onepath"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-check() { # name, expected exit code, command...
-  local name=$1 want=$2; shift 2
-  local got=0
-  "$@" >"$tmp/out" 2>"$tmp/err" || got=$?
-  if [ "$got" = "$want" ]; then pass=$((pass+1)); else
-    fail=$((fail+1)); echo "FAIL $name: exit $got, expected $want"; cat "$tmp/out" "$tmp/err"; fi
-}
-check_err() { # name, code, text, command...: also the text in stderr
-  local name=$1 want=$2 text=$3; shift 3
-  check "$name" "$want" "$@"
-  grep -qF -- "$text" "$tmp/err" || { fail=$((fail+1)); echo "FAIL $name: lacks '$text'"; cat "$tmp/err"; }
-}
+. "$(dirname "$0")/smoke-lib.sh" "$@"
 digest_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["digests"]["tiles"])' "$1"; }
 
 check tiled 0 "$bin" bake --demo --demo-size 512 --tile-size 100 --threads 2 --quiet \
@@ -75,5 +59,4 @@ check verify-tiles 0 "$bin" verify --demo --demo-size 256 --tile-size 48 --quiet
 grep -q "same as 1 thread" "$tmp/out" && grep -q "owned cells equal" "$tmp/out" &&
   grep -q "scalar/8t .* same as 1 thread" "$tmp/out" && pass=$((pass+1)) ||
   { fail=$((fail+1)); echo "FAIL verify lacks the tiled checks"; cat "$tmp/out"; }
-echo "tiles smoke: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+smoke_summary "tiles smoke"

@@ -6,31 +6,7 @@
 # bad usage (2) with their messages. tests/topology/test_topology_tool.c checks the same
 # tool against the library; this is the newcomer's view of the command line.
 set -euo pipefail
-build=${1:-build}
-bin="$(cd "$build" && pwd)/onepath"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-# check NAME CODE COMMAND...: exit CODE; stdout in $tmp/out, stderr in $tmp/err.
-check() {
-  local name=$1 want=$2; shift 2
-  local got=0
-  "$@" >"$tmp/out" 2>"$tmp/err" || got=$?
-  if [ "$got" = "$want" ]; then pass=$((pass+1)); else
-    fail=$((fail+1)); echo "FAIL $name: exit $got, expected $want"; cat "$tmp/out" "$tmp/err"; fi
-}
-# has NAME TEXT: the last command's stdout holds TEXT (a fixed string).
-has() {
-  if grep -qF -- "$2" "$tmp/out"; then pass=$((pass+1)); else
-    fail=$((fail+1)); echo "FAIL $1: output lacks '$2':"; cat "$tmp/out"; fi
-}
-# refused NAME CODE TEXT COMMAND...: exit CODE and TEXT in the message.
-refused() {
-  local name=$1 want=$2 text=$3; shift 3
-  check "$name" "$want" "$@"
-  if grep -qF -- "$text" "$tmp/err"; then pass=$((pass+1)); else
-    fail=$((fail+1)); echo "FAIL $name: message lacks '$text':"; cat "$tmp/err"; fi
-}
+. "$(dirname "$0")/smoke-lib.sh" "$@"
 # digest NAME: the region-graph digest of the last command.
 digest() { sed -n 's/^digest topology\/region-graph //p' "$tmp/out"; }
 topo() { "$bin" topology "$@"; }
@@ -143,55 +119,54 @@ has stairs-generated-floors "floors 3"
 has stairs-generated-edit "(equal)"
 
 # --- bad input: exit 3 with the file named ---
-refused missing-file 3 "$tmp/none.png: cannot open" topo "$tmp/none.png"
-refused not-png 3 "$tmp/text.png" topo "$tmp/text.png"
-refused truncated-png 3 "$tmp/trunc.png" topo "$tmp/trunc.png"
-refused colour-png 3 "colour type 2" topo "$tmp/rgb.png"
-refused colour-stairs 3 "colour type 2" topo "$tmp/map8.png" --stairs "$tmp/rgb.png"
-refused stairs-size 3 "--stairs: the image is 8 x 8, the world 40 x 30" \
+check_err missing-file 3 "$tmp/none.png: cannot open" topo "$tmp/none.png"
+check_err not-png 3 "$tmp/text.png" topo "$tmp/text.png"
+check_err truncated-png 3 "$tmp/trunc.png" topo "$tmp/trunc.png"
+check_err colour-png 3 "colour type 2" topo "$tmp/rgb.png"
+check_err colour-stairs 3 "colour type 2" topo "$tmp/map8.png" --stairs "$tmp/rgb.png"
+check_err stairs-size 3 "--stairs: the image is 8 x 8, the world 40 x 30" \
   topo "$tmp/map8.png" --stairs "$tmp/stairs-small.png"
-refused png-unwritable 3 "cannot create" topo --generate open --size 64 --png "$tmp/no/dir/x.png"
+check_err png-unwritable 3 "cannot create" topo --generate open --size 64 --png "$tmp/no/dir/x.png"
 
 # --- bad usage: exit 2 with the reason ---
-refused no-input 2 "give one input" topo
-refused two-inputs 2 "give one input" topo "$tmp/map8.png" --generate open
-refused generate-kind 2 "--generate must be one of open, walls" topo --generate sideways
-refused lattice-kind 2 "--lattice must be one of orthogonal, hex" topo --generate open --lattice square
-refused chunk-zero 2 "--chunk must be an integer in [1, 4096]" topo --generate open --chunk 0
-refused size-range 2 "--size must be an integer in [1, 65536]" topo --generate open --size 0
-refused walls-range 2 "--walls must be an integer in [0, 100]" topo --generate walls --walls 101
-refused floors-range 2 "--floors must be an integer in [1, 64]" topo --generate open --floors 0
-refused density-range 2 "--stair-density must be an integer in [0, 1000]" \
+check_err no-input 2 "give one input" topo
+check_err two-inputs 2 "give one input" topo "$tmp/map8.png" --generate open
+check_err generate-kind 2 "--generate must be one of open, walls" topo --generate sideways
+check_err lattice-kind 2 "--lattice must be one of orthogonal, hex" topo --generate open --lattice square
+check_err chunk-zero 2 "--chunk must be an integer in [1, 4096]" topo --generate open --chunk 0
+check_err size-range 2 "--size must be an integer in [1, 65536]" topo --generate open --size 0
+check_err walls-range 2 "--walls must be an integer in [0, 100]" topo --generate walls --walls 101
+check_err floors-range 2 "--floors must be an integer in [1, 64]" topo --generate open --floors 0
+check_err density-range 2 "--stair-density must be an integer in [0, 1000]" \
   topo --generate open --stair-density 1001
-refused threads-range 2 "--threads must be an integer in [0, 1024]" topo --generate open --threads 2000
-refused scale-range 2 "--scale must be an integer in [1, 16]" topo --generate open --scale 0
-refused seed-negative 2 "--seed needs a non-negative integer" topo --generate open --seed -1
-refused isa-unknown 2 "--isa must be one of" topo --generate open --isa bogus
-refused threshold-generated 2 "--threshold applies to a PNG input only" topo --generate open --threshold 3
-refused size-png 2 "apply to --generate only" topo "$tmp/map8.png" --size 64
-refused hex-floors 2 "an axial-hex world has one floor" topo --generate open --lattice hex --floors 2
-refused hex-stairs 2 "stairs need floors" topo --generate open --lattice hex --stair-density 5
-refused query-form 2 "--query: '1,2,3' is not" topo --generate open --query 1,2,3
-refused query-text 2 "--query: 'a,b,c,d' is not" topo --generate open --query a,b,c,d
-refused path-form 2 "--path: '1,2,3,4,5' is not" topo --generate open --path 1,2,3,4,5
-refused set-form 2 "--set: '1,2' is not" topo --generate open --set 1,2
-refused set-value 2 "VALUE must be 0..65535" topo --generate open --set 1,2,70000
-refused set-coordinate 2 "a coordinate out of range" topo --generate open --set 99999999999,0,1
-refused set-stair-form 2 "--set-stair: '1,2,5' is not" topo --generate open --set-stair 1,2,5
-refused set-stair-dir 2 "DIR must be 0..4" topo --generate open --set-stair 1,2,0,9
-refused sparse-form 2 "--sparse: '3,3,1,1' is not" topo --generate open --sparse 3,3,1,1
-refused sparse-outside 2 "lies outside the 4 x 4 chunk grid" \
+check_err threads-range 2 "--threads must be an integer in [0, 1024]" topo --generate open --threads 2000
+check_err scale-range 2 "--scale must be an integer in [1, 16]" topo --generate open --scale 0
+check_err seed-negative 2 "--seed needs a non-negative integer" topo --generate open --seed -1
+check_err isa-unknown 2 "--isa must be one of" topo --generate open --isa bogus
+check_err threshold-generated 2 "--threshold applies to a PNG input only" topo --generate open --threshold 3
+check_err size-png 2 "apply to --generate only" topo "$tmp/map8.png" --size 64
+check_err hex-floors 2 "an axial-hex world has one floor" topo --generate open --lattice hex --floors 2
+check_err hex-stairs 2 "stairs need floors" topo --generate open --lattice hex --stair-density 5
+check_err query-form 2 "--query: '1,2,3' is not" topo --generate open --query 1,2,3
+check_err query-text 2 "--query: 'a,b,c,d' is not" topo --generate open --query a,b,c,d
+check_err path-form 2 "--path: '1,2,3,4,5' is not" topo --generate open --path 1,2,3,4,5
+check_err set-form 2 "--set: '1,2' is not" topo --generate open --set 1,2
+check_err set-value 2 "VALUE must be 0..65535" topo --generate open --set 1,2,70000
+check_err set-coordinate 2 "a coordinate out of range" topo --generate open --set 99999999999,0,1
+check_err set-stair-form 2 "--set-stair: '1,2,5' is not" topo --generate open --set-stair 1,2,5
+check_err set-stair-dir 2 "DIR must be 0..4" topo --generate open --set-stair 1,2,0,9
+check_err sparse-form 2 "--sparse: '3,3,1,1' is not" topo --generate open --sparse 3,3,1,1
+check_err sparse-outside 2 "lies outside the 4 x 4 chunk grid" \
   topo --generate open --size 64 --chunk 16 --sparse 9,9,10,10
-refused set-outside 2 "is outside the 64 x 64 x 1 world" topo --generate open --size 64 --set 64,0,0
-refused set-not-resident 2 "which is not resident" \
+check_err set-outside 2 "is outside the 64 x 64 x 1 world" topo --generate open --size 64 --set 64,0,0
+check_err set-not-resident 2 "which is not resident" \
   topo --generate open --size 64 --chunk 16 --sparse 0,0,1,1 --set 60,60,0
-refused too-many-chunks 2 "chunks (at most 2147483647)" topo --generate open --size 65536 --chunk 1
-refused picture-too-large 2 "is too large" \
+check_err too-many-chunks 2 "chunks (at most 2147483647)" topo --generate open --size 65536 --chunk 1
+check_err picture-too-large 2 "is too large" \
   topo --generate open --size 4096 --chunk 4096 --scale 16 --png "$tmp/big.png"
 queries=()
 for i in $(seq 65); do queries+=(--query "0,0,$i,0"); done
-refused too-many-queries 2 "--query: at most 64" topo --generate open --size 64 "${queries[@]}"
-refused unknown-option 2 "unknown option '--frobnicate'" topo --generate open --frobnicate
+check_err too-many-queries 2 "--query: at most 64" topo --generate open --size 64 "${queries[@]}"
+check_err unknown-option 2 "unknown option '--frobnicate'" topo --generate open --frobnicate
 
-echo "topology: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+smoke_summary "topology"
