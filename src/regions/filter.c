@@ -142,7 +142,17 @@ op_status op_regions_filter_graph(op_ctx *ctx, const op_chf *chf, const op_regio
     for (uint32_t r = 1; r <= maxid; r++)
         parent[r] = parent[r] ? find_root(parent, r) : 0;
     memset(map, 0, nr * sizeof *map);
-    const uint32_t k = op_regions_number(region, n, parent, maxid, map);
+    const uint32_t *fin = parent;
+    uint32_t top = maxid;
+    if (g->sweep_id) { /* region[] holds the row pass's sweep numbers */
+        parent[0] = 0;
+        if (!(fin = op_regions_compose_sweeps(ctx, g, parent))) {
+            op_arena_release(&ctx->arena, mark);
+            return OP_NO_MEMORY;
+        }
+        top = g->nsweep;
+    }
+    const uint32_t k = op_regions_number(region, n, fin, top, map);
     *region_count = k;
     op_arena_release(&ctx->arena, mark);
     return OP_OK;

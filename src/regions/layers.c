@@ -206,11 +206,21 @@ static op_status layers_general(op_ctx *ctx, const op_chf *chf, uint32_t min_are
         ok = lists_from_pairs(ctx, NULL, NULL, 0, 2, m, g.adj);
     }
     ok = ok && lists_from_pairs(ctx, gr.ovl, gr.ovl ? gr.ovl + 1 : NULL, gr.novl, 2, m, g.ovl);
+    /* The row pass's sweep numbers (region[]) and their ids, kept for the numbering. */
+    op_regions_graph sw;
+    memset(&sw, 0, sizeof sw);
+    sw.sweep_id = gr.sweep_id;
+    sw.nsweep = gr.nsweep;
+    gr.sweep_id = NULL;
     op_regions_graph_free(ctx, &gr);
-    if (!ok)
+    if (!ok) {
+        op_regions_graph_free(ctx, &sw);
         return op_fail(ctx, OP_NO_MEMORY, "layers: out of memory listing the links of %u regions", m);
-    if ((st = merge_passes(ctx, &g, m)) != OP_OK)
+    }
+    if ((st = merge_passes(ctx, &g, m)) != OP_OK) {
+        op_regions_graph_free(ctx, &sw);
         return st;
+    }
 
     /* §5.1 on the merged regions: fin[r] = the root of raw id r, or 0 for an island. */
     uint32_t *fin = g.ostamp, *map = g.astamp;
@@ -228,20 +238,42 @@ static op_status layers_general(op_ctx *ctx, const op_chf *chf, uint32_t min_are
     }
     /* §5.3 numbering by first span. */
     memset(map, 0, nr * sizeof *map);
-    const uint32_t k = op_regions_number(region, n, fin, m, map);
+    fin[0] = 0;
+    const uint32_t *f = fin;
+    uint32_t top = m;
+    if (sw.sweep_id) {
+        f = op_regions_compose_sweeps(ctx, &sw, fin);
+        top = sw.nsweep;
+    }
+    const uint32_t k = f ? op_regions_number(region, n, f, top, map) : 0;
+    op_regions_graph_free(ctx, &sw);
+    if (!f)
+        return op_fail(ctx, OP_NO_MEMORY, "layers: out of scratch memory (%u sweeps)", top);
     *region_count = k;
     return OP_OK;
 }
 
-/* Shortcut applies: no column holds two walkable non-band spans. */
+/* Shortcut applies: no column holds two walkable non-band spans (region: the band as
+ * op_regions_init_band sets it; NULL when the field has none). Columns of one span are
+ * skipped eight at a time. */
 static int single_floor(const op_chf *chf, const uint32_t *region)
 {
     const uint32_t cells = chf->width * chf->depth;
+    const uint32_t *count = chf->cell_count;
     for (uint32_t c = 0; c < cells; c++) {
-        const uint32_t f = chf->cell_first[c], e = f + chf->cell_count[c];
+        if (c + 8 <= cells) {
+            uint32_t many = 0;
+            for (int i = 0; i < 8; i++)
+                many |= count[c + i] & ~1u;
+            if (!many) {
+                c += 7;
+                continue;
+            }
+        }
+        const uint32_t f = chf->cell_first[c], e = f + count[c];
         uint32_t k = 0;
         for (uint32_t s = f; s < e; s++)
-            k += chf->area[s] != 0 && region[s] != OP_BORDER_REGION;
+            k += chf->area[s] != 0 && (!region || region[s] != OP_BORDER_REGION);
         if (k > 1)
             return 0;
     }
@@ -291,8 +323,10 @@ op_status op_build_regions_layers_ex(op_ctx *ctx, const op_chf *chf, const op_re
         return OP_OK;
     op_arena_mark mark = op_arena_get_mark(&ctx->arena);
     if (allow_shortcut) {
-        op_regions_init_band(chf, region);
-        if (single_floor(chf, region)) {
+        const int band = chf->border_size > 0;
+        if (band)
+            op_regions_init_band(chf, region);
+        if (single_floor(chf, band ? region : NULL)) {
             uint32_t count = 0;
             st = label_masked(ctx, chf, NULL, region, &count);
             if (st != OP_OK) {

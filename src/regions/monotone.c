@@ -161,6 +161,13 @@ typedef struct row_pass {
     uint32_t s2cap, s3cap;
     uint32_t *rec; /* (k, other, count) triples */
     uint32_t reccap;
+    uint32_t *sid; /* sid[v]: the id of sweep v (global number, 1..nsweep); sid[0] = 0 */
+    uint32_t sidcap, nsweep;
+    /* Per sweep k of the row, its run of -z link ends with one region value r != 0:
+     * zs[3k] = what region[] holds at the end of its last link (UINT32_MAX: none to
+     * compare), zs[3k + 1] = r, zs[3k + 2] = links counted (0: no run yet). */
+    uint32_t *zs;
+    uint32_t zscap;
 } row_pass;
 
 static void row_pass_free(op_ctx *ctx, row_pass *p)
@@ -171,6 +178,8 @@ static void row_pass_free(op_ctx *ctx, row_pass *p)
     op_mem_free(&ctx->alloc, p->ssize);
     op_mem_free(&ctx->alloc, p->sinfo);
     op_mem_free(&ctx->alloc, p->rec);
+    op_mem_free(&ctx->alloc, p->sid);
+    op_mem_free(&ctx->alloc, p->zs);
 }
 
 #define NOMEM(what) op_fail(ctx, OP_NO_MEMORY, "monotone: out of memory (%s)", what)
@@ -205,22 +214,21 @@ static op_status graph_row(op_ctx *ctx, row_pass *p, op_regions_graph *g, uint32
     return OP_OK;
 }
 
-/* Whether spans are numbered cell after cell (cell_first is the prefix sum of
- * cell_count from 0 to span_count), so that a row's spans are one range in cell order. */
-static int canonical_cells(const op_chf *chf)
+/* Whether the spans of the cells [c0, c1) are numbered cell after cell, the first
+ * from first[c0] and the last ending at end (first[c1], or span_count after the last
+ * row): checked row by row as the row pass reaches it, so that a row is one span
+ * range in cell order (and the arrays are in cache for the overlaps). */
+static int cells_in_order(const uint32_t *first, const uint32_t *count, size_t c0, size_t c1,
+                          uint32_t end)
 {
-    const size_t cells = (size_t)chf->width * chf->depth;
-    const uint32_t *first = chf->cell_first, *count = chf->cell_count;
-    if (cells == 0)
-        return 0;
-    uint32_t bad = first[0];
-    size_t c = 0;
-    for (; c + 9 <= cells; c += 8) /* fixed blocks: vectorised at -O2 too */
+    uint32_t bad = 0;
+    size_t c = c0;
+    for (; c + 9 <= c1; c += 8) /* fixed blocks: vectorised at -O2 too */
         for (int i = 0; i < 8; i++)
             bad |= first[c + i + 1] ^ (first[c + i] + count[c + i]);
-    for (; c + 1 < cells; c++)
+    for (; c + 1 < c1; c++)
         bad |= first[c + 1] ^ (first[c] + count[c]);
-    return !bad && (uint64_t)first[cells - 1] + count[cells - 1] == chf->span_count;
+    return !bad && (uint64_t)first[c1 - 1] + count[c1 - 1] == end;
 }
 
 /* c link ends met in a row from sweep k: v is the region value of the span at the
@@ -255,11 +263,99 @@ static inline int note_link(op_ctx *ctx, row_pass *p, uint32_t *nrec, uint32_t *
     return 1;
 }
 
-/* The row pass, rows as span ranges (canonical_cells). A predecessor must be a span of
- * this row visited already (tagged); the chain walk's sweeps are then the same. With
- * g, every -x and -z link end is noted once (each mutual link is the -x or -z link of
- * exactly one of its spans); a link to a walkable span not visited yet would be missed
- * and sends the field to the fallback. OP_INTERNAL (no message): fall back. */
+/* What region[t] held for the former row pass (which wrote raw ids back at each row's
+ * end): 0, the band, a raw id for a sweep of an earlier row (its global number v <= g,
+ * id sid[v]) or TAG | (k + 1) for sweep k of this row (v = g + k + 1). Spans below lim
+ * were visited (written); a later one holds what op_regions_init_band left (0 or the
+ * band) when the field has a band, and is read as 0 otherwise (region[] was not
+ * cleared). */
+static inline uint32_t value_at(const uint32_t *region, int band, const uint32_t *sid, uint32_t g,
+                                uint32_t t, uint32_t lim)
+{
+    if (t >= lim)
+        return band ? region[t] : 0;
+    const uint32_t v = region[t];
+    if (v == 0 || v == OP_BORDER_REGION)
+        return v;
+    return v > g ? TAG | (v - g) : sid[v];
+}
+
+/* The spans from s on (to re at most) that continue the sweep of s - 1 (number v, area
+ * a: the same area, a mutual -x link to s - 1, not band) and whose mutual -z link ends
+ * on a visited span holding zv; they get v. Returns how many. */
+static inline uint32_t sweep_run(const uint8_t *area, const uint8_t *mutual, const uint32_t *l0,
+                                 const uint32_t *l3, uint32_t *region, int band, uint32_t s,
+                                 uint32_t re, uint8_t a, uint32_t v, uint32_t zv)
+{
+    const uint32_t s0 = s;
+    for (; s < re; s++) {
+        const uint32_t t = l3[s];
+        const int ok = (area[s] == a) & ((mutual[s] & 9) == 9) & (l0[s] == s - 1) & (t < s);
+        if (!ok || region[t] != zv || (band && region[s] == OP_BORDER_REGION))
+            break;
+        region[s] = v;
+    }
+    return s - s0;
+}
+
+/* op_regions_graph_overlaps_cells for the cells [c0, c1) of one row of a field whose
+ * spans are numbered cell after cell (f: the first span of c0): the same pairs in the
+ * same order. Columns are found by the running sum of the counts (cell_first is not
+ * read); eight columns of at most one span at a time, as two u32 counts per u64 word. */
+static int row_overlaps(op_ctx *ctx, const op_chf *chf, const uint32_t *region,
+                        op_regions_graph *g, uint32_t c0, uint32_t c1, uint32_t f,
+                        const uint32_t *sid, uint32_t nsweep, uint32_t *last)
+{
+    const uint32_t maxid = g->maxid;
+    const uint32_t *count = chf->cell_count;
+    const uint64_t above1 = 0xfffffffefffffffeull;
+    uint32_t lr = last[0], lq = last[1];
+    for (uint32_t c = c0; c < c1; c++) {
+        if (c + 8 <= c1) {
+            uint64_t q[4];
+            memcpy(q, count + c, sizeof q);
+            if (!((q[0] | q[1] | q[2] | q[3]) & above1)) {
+                const uint64_t sum = q[0] + q[1] + q[2] + q[3]; /* lanes of at most 4 */
+                f += (uint32_t)sum + (uint32_t)(sum >> 32);
+                c += 7;
+                continue;
+            }
+        }
+        const uint32_t e = f + count[c];
+        for (uint32_t s = f + 1; s < e; s++) {
+            uint32_t r = region[s];
+            if (r <= nsweep)
+                r = sid[r];
+            if (r == 0 || r > maxid)
+                continue;
+            for (uint32_t t = f; t < s; t++) {
+                uint32_t q = region[t];
+                if (q <= nsweep)
+                    q = sid[q];
+                if (q == 0 || q > maxid || q == r || (r == lr && q == lq))
+                    continue;
+                if (!op_regions_graph_overlap(ctx, g, r, q))
+                    return 0;
+                lr = r;
+                lq = q;
+            }
+        }
+        f = e;
+    }
+    last[0] = lr;
+    last[1] = lq;
+    return 1;
+}
+
+/* The row pass, rows as span ranges (cells_in_order). A predecessor must be a span of
+ * this row visited already; the chain walk's sweeps are then the same. With g, every -x
+ * and -z link end is noted once (each mutual link is the -x or -z link of exactly one of
+ * its spans); a link to a walkable span not visited yet would be missed and sends the
+ * field to the fallback. OP_INTERNAL (no message): fall back.
+ * Every span is written once: its sweep's global number (1, 2, ... over all rows), 0
+ * (area 0; without a band region[] is not cleared first) or, with a band, left as
+ * op_regions_init_band set it. The sweeps' ids go to p->sid (sid[v], the id of sweep
+ * v), so no row is written twice: the numbering maps through sid. */
 static op_status monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
                                uint32_t *region_count, row_pass *p, op_regions_graph *gr)
 {
@@ -267,26 +363,48 @@ static op_status monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
     const uint32_t *l0 = chf->link[0], *l3 = chf->link[3];
     const uint32_t w = chf->width, dpt = chf->depth, n = chf->span_count;
     const int band = chf->border_size > 0; /* else no span holds OP_BORDER_REGION */
-    if (!canonical_cells(chf))
+    if ((size_t)w * dpt == 0 || chf->cell_first[0] != 0)
         return OP_INTERNAL;
     uint32_t next_id = 0;
     uint32_t g = 0; /* sweeps before this row (a sweep's global number is g + k + 1) */
+    uint32_t ovl_last[2] = {0, 0};
+    if (!grow(ctx, &p->sid, &p->sidcap, 1))
+        return NOMEM("sweeps");
+    p->sid[0] = 0;
     for (uint32_t z = 0; z < dpt; z++) {
         const uint32_t rs = chf->cell_first[(size_t)z * w];
         const uint32_t re = z + 1 < dpt ? chf->cell_first[(size_t)(z + 1) * w] : n;
+        if (!cells_in_order(chf->cell_first, chf->cell_count, (size_t)z * w,
+                            (size_t)(z + 1) * w, re))
+            return OP_INTERNAL;
         uint32_t ns = 0, nt = 0, nrec = 0;
-        uint32_t last_s = OP_NO_LINK, last_k = 0; /* the last span tagged, its sweep, */
-        uint8_t last_a = 0;                       /* and its area */
+        uint32_t last_s = OP_NO_LINK, last_k = 0, last_v = 0; /* the last span tagged, */
+        uint8_t last_a = 0;                       /* its sweep, number and area */
         uint32_t lrec = UINT32_MAX; /* the last -x record */
-        /* The run of -z link ends with one pair (sweep zk, region value zr != 0): counted
-         * in zc, recorded when the pair changes; its looked-at effect is taken once. */
-        uint32_t zk = UINT32_MAX, zr = 0, zc = 0;
         uint32_t sk = 0, sn = 0; /* the run of spans of sweep sk not yet added to ssize */
+        uint32_t *zs = p->zs;
         for (uint32_t s = rs; s < re; s++) {
+            /* Most spans continue the sweep of the span just visited and look at a span
+             * of that sweep's -z run: a run of them changes nothing else. */
+            if (last_s + 1 == s && last_a) {
+                const uint32_t len = sweep_run(area, mutual, l0, l3, region, band, s, re, last_a,
+                                               last_v, zs[3 * (size_t)last_k]);
+                if (len) {
+                    s += len;
+                    last_s = s - 1;
+                    sn += len;
+                    zs[3 * (size_t)last_k + 2] += len;
+                    if (s == re)
+                        break;
+                }
+            }
             const uint8_t as = area[s];
-            if (as == 0)
-                continue;
             const uint8_t ms = mutual[s];
+            if (as == 0) {
+                if (!band)
+                    region[s] = 0;
+                continue;
+            }
             if (band && region[s] == OP_BORDER_REGION) {
                 if (!gr)
                     continue;
@@ -294,7 +412,8 @@ static op_status monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
                 for (int d = 0; d < 4; d += 3) {
                     if (!(ms >> d & 1))
                         continue;
-                    const uint32_t t = chf->link[d][s], v = region[t];
+                    const uint32_t t = chf->link[d][s];
+                    const uint32_t v = value_at(region, band, p->sid, g, t, s);
                     if (v > TAG)
                         p->sinfo[v - TAG - 1] |= 1u << 8;
                     else if (v != 0 && v != OP_BORDER_REGION)
@@ -310,7 +429,7 @@ static op_status monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
                 if (t == last_s && as == last_a) {
                     k = last_k; /* the span just visited (not band: tagged) */
                 } else if (area[t] == as && (!band || region[t] != OP_BORDER_REGION)) {
-                    const uint32_t v = region[t];
+                    const uint32_t v = value_at(region, band, p->sid, g, t, s);
                     if (v <= TAG) /* not visited in this row */
                         return OP_INTERNAL;
                     k = v - TAG - 1;
@@ -319,63 +438,73 @@ static op_status monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
                 }
             }
             if (k == UINT32_MAX) {
-                if (ns == OP_MAX_REGION_ID)
-                    return op_fail(ctx, OP_UNSUPPORTED, "monotone: more than %u sweeps in row %u",
-                                   OP_MAX_REGION_ID, z);
-                if (!grow(ctx, &p->cand, &p->scap, (uint64_t)ns + 1))
+                if ((uint64_t)g + ns + 1 >= OP_BORDER_REGION)
+                    return OP_INTERNAL; /* global numbers would reach the band's value */
+                if (!grow(ctx, &p->cand, &p->scap, (uint64_t)ns + 1) ||
+                    !grow(ctx, &p->zs, &p->zscap, 3 * ((uint64_t)ns + 1)))
                     return NOMEM("sweeps of a row");
+                zs = p->zs;
                 if (gr && (!grow(ctx, &p->ssize, &p->s2cap, (uint64_t)ns + 1) ||
                            !grow(ctx, &p->sinfo, &p->s3cap, (uint64_t)ns + 1)))
                     return NOMEM("sweeps of a row");
                 k = ns++;
                 p->cand[k] = 0;
+                zs[3 * (size_t)k] = UINT32_MAX;
+                zs[3 * (size_t)k + 1] = zs[3 * (size_t)k + 2] = 0;
                 if (gr) {
                     p->ssize[k] = 0;
                     p->sinfo[k] = as;
                 }
             }
-            region[s] = TAG | (k + 1);
+            last_v = g + k + 1;
+            region[s] = last_v;
             last_s = s;
             last_k = k;
             last_a = as;
-            if (gr) {
-                /* sizes per run of one sweep (a register), added when the sweep changes */
-                if (k != sk) {
-                    if (sn)
-                        p->ssize[sk] += sn;
-                    sk = k;
-                    sn = 0;
-                }
-                sn++;
-                if (xt != OP_NO_LINK) {
-                    const int r = note_link(ctx, p, &nrec, &lrec, k, region[xt], area[xt], 1);
-                    if (r <= 0)
-                        return r ? NOMEM("links of a row") : OP_INTERNAL;
-                }
+            /* sizes per run of one sweep (a register), added when the sweep changes */
+            if (k != sk) {
+                if (gr && sn)
+                    p->ssize[sk] += sn;
+                sk = k;
+                sn = 0;
+            }
+            sn++;
+            if (gr && xt != OP_NO_LINK) {
+                const int r = note_link(ctx, p, &nrec, &lrec, k,
+                                        value_at(region, band, p->sid, g, xt, s + 1), area[xt], 1);
+                if (r <= 0)
+                    return r ? NOMEM("links of a row") : OP_INTERNAL;
             }
             if (!(ms >> 3 & 1))
                 continue;
             const uint32_t t = l3[s];
-            const uint32_t r = region[t];
-            if (r == zr && k == zk) {
-                zc++; /* the pair just seen (zr != 0): nothing else changes */
+            uint32_t *z3 = zs + 3 * (size_t)k;
+            if (t < s && region[t] == z3[0]) {
+                z3[2]++; /* the sweep's run goes on: nothing else changes */
                 continue;
             }
+            const uint32_t r = value_at(region, band, p->sid, g, t, s + 1);
             if (r == 0) {
                 /* no region: nothing, unless a walkable span not visited yet */
                 if (gr && area[t] != 0)
                     return OP_INTERNAL;
                 continue;
             }
-            if (gr && zc) {
+            const uint32_t zv = t <= s ? region[t] : UINT32_MAX;
+            if (r == z3[1]) {
+                z3[0] = zv;
+                z3[2]++; /* the same region (r != 0): nothing else changes */
+                continue;
+            }
+            if (gr && z3[2]) {
                 uint32_t dummy = UINT32_MAX;
-                const int ok = note_link(ctx, p, &nrec, &dummy, zk, zr, 1, zc);
+                const int ok = note_link(ctx, p, &nrec, &dummy, k, z3[1], 1, z3[2]);
                 if (ok <= 0)
                     return ok ? NOMEM("links of a row") : OP_INTERNAL;
             }
-            zk = k;
-            zr = r;
-            zc = 1;
+            z3[0] = zv;
+            z3[1] = r;
+            z3[2] = 1;
             /* Looked-at neighbour (§9.3): -z, with a region, same area. Spans of this
              * row (tagged) and of later rows count as without a region. */
             if (r >= TAG || area[t] != as)
@@ -391,9 +520,12 @@ static op_status monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
             const uint32_t cd = p->cand[k];
             p->cand[k] = cd == 0 ? r : (cd == r ? r : MIXED);
         }
-        if (gr && zc) {
+        for (uint32_t k = 0; gr && k < ns; k++) {
+            if (!zs[3 * (size_t)k + 2])
+                continue;
             uint32_t dummy = UINT32_MAX;
-            const int ok = note_link(ctx, p, &nrec, &dummy, zk, zr, 1, zc);
+            const int ok = note_link(ctx, p, &nrec, &dummy, k, zs[3 * (size_t)k + 1], 1,
+                                     zs[3 * (size_t)k + 2]);
             if (ok <= 0)
                 return ok ? NOMEM("links of a row") : OP_INTERNAL;
         }
@@ -424,15 +556,22 @@ static op_status monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
             if (st != OP_OK)
                 return st;
         }
-        /* The row's spans take their sweep's id. */
-        for (uint32_t s = rs; s < re; s++)
-            if (region[s] > TAG)
-                region[s] = p->cand[region[s] - TAG - 1];
-        if (g > UINT32_MAX - 1 - ns)
-            return op_fail(ctx, OP_UNSUPPORTED, "monotone: more than %u sweeps", UINT32_MAX - 1);
+        /* The row's sweeps' ids (the spans keep their sweeps' numbers). */
+        if (!grow(ctx, &p->sid, &p->sidcap, (uint64_t)g + ns + 1))
+            return NOMEM("sweeps");
+        memcpy(p->sid + g + 1, p->cand, (size_t)ns * sizeof *p->sid);
         g += ns;
+        /* Overlaps while the row's regions are in cache (the same pairs, in the same
+         * order, as op_regions_graph_overlaps after the pass). */
+        if (gr && gr->want_ovl) {
+            gr->maxid = next_id;
+            if (!row_overlaps(ctx, chf, region, gr, z * w, (z + 1) * w, rs, p->sid, g,
+                              ovl_last))
+                return NOMEM("overlaps");
+        }
     }
     *region_count = next_id;
+    p->nsweep = g;
     if (gr)
         gr->maxid = next_id;
     return OP_OK;
@@ -444,10 +583,20 @@ op_status op_regions_monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *reg
     *region_count = 0;
     if (chf->span_count == 0)
         return OP_OK;
-    op_regions_init_band(chf, region);
+    if (chf->border_size > 0)
+        op_regions_init_band(chf, region);
     row_pass p;
     memset(&p, 0, sizeof p);
     op_status st = monotone_rows(ctx, chf, region, region_count, &p, g);
+    if (st == OP_OK) {
+        if (g) {
+            g->sweep_id = p.sid;
+            g->nsweep = p.nsweep;
+            p.sid = NULL;
+        } else {
+            op_regions_resolve_sweeps(region, chf->span_count, p.sid, p.nsweep);
+        }
+    }
     row_pass_free(ctx, &p);
     return st;
 }
@@ -472,8 +621,6 @@ op_status op_regions_monotone_graph(op_ctx *ctx, const op_chf *chf, uint32_t *re
     op_status st = op_regions_graph_init(ctx, g, 0, 1, want_ovl);
     if (st == OP_OK)
         st = op_regions_monotone_rows(ctx, chf, region, region_count, g);
-    if (st == OP_OK && want_ovl)
-        st = op_regions_graph_overlaps(ctx, chf, region, g);
     if (st != OP_INTERNAL)
         return st;
     op_regions_graph_free(ctx, g);

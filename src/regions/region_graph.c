@@ -49,6 +49,7 @@ void op_regions_graph_free(op_ctx *ctx, op_regions_graph *g)
     op_mem_free(&ctx->alloc, g->band);
     op_mem_free(&ctx->alloc, g->link);
     op_mem_free(&ctx->alloc, g->ovl);
+    op_mem_free(&ctx->alloc, g->sweep_id);
     memset(g, 0, sizeof *g);
 }
 
@@ -115,17 +116,20 @@ static op_status scan_spans(op_ctx *ctx, const op_chf *chf, const uint32_t *regi
     return OP_OK;
 }
 
-/* Overlap pairs: every two partition regions of one column. Columns of one span are
- * skipped eight at a time (a count with a bit above bit 0 is at least 2); a pair equal
- * to the last one listed (the next column of the same bridge) is not listed again. */
-op_status op_regions_graph_overlaps(op_ctx *ctx, const op_chf *chf, const uint32_t *region,
-                                    op_regions_graph *g)
+/* Overlap pairs of the cells [c0, c1): every two partition regions of one column.
+ * Columns of one span are skipped eight at a time (a count with a bit above bit 0 is at
+ * least 2); a pair equal to the last one listed (last[0], last[1]: the next column of
+ * the same bridge) is not listed again. Values 1..nsweep are sweep numbers (id sid[v])
+ * when sid is set. */
+int op_regions_graph_overlaps_cells(op_ctx *ctx, const op_chf *chf, const uint32_t *region,
+                                    op_regions_graph *g, uint32_t c0, uint32_t c1,
+                                    const uint32_t *sid, uint32_t nsweep, uint32_t *last)
 {
-    const uint32_t cells = chf->width * chf->depth, maxid = g->maxid;
+    const uint32_t maxid = g->maxid;
     const uint32_t *count = chf->cell_count;
-    uint32_t lr = 0, lq = 0;
-    for (uint32_t c = 0; c < cells; c++) {
-        if (c + 8 <= cells) {
+    uint32_t lr = last[0], lq = last[1];
+    for (uint32_t c = c0; c < c1; c++) {
+        if (c + 8 <= c1) {
             uint32_t many = 0;
             for (int i = 0; i < 8; i++)
                 many |= count[c + i] & ~1u;
@@ -138,21 +142,37 @@ op_status op_regions_graph_overlaps(op_ctx *ctx, const op_chf *chf, const uint32
             continue;
         const uint32_t f = chf->cell_first[c], e = f + count[c];
         for (uint32_t s = f + 1; s < e; s++) {
-            const uint32_t r = region[s];
+            uint32_t r = region[s];
+            if (sid && r <= nsweep)
+                r = sid[r];
             if (r == 0 || r > maxid)
                 continue;
             for (uint32_t t = f; t < s; t++) {
-                const uint32_t q = region[t];
+                uint32_t q = region[t];
+                if (sid && q <= nsweep)
+                    q = sid[q];
                 if (q == 0 || q > maxid || q == r || (r == lr && q == lq))
                     continue;
                 if (!op_regions_graph_overlap(ctx, g, r, q))
-                    return op_fail(ctx, OP_NO_MEMORY,
-                                   "regions: out of memory listing overlaps (%zu)", g->novl);
+                    return 0;
                 lr = r;
                 lq = q;
             }
         }
     }
+    last[0] = lr;
+    last[1] = lq;
+    return 1;
+}
+
+op_status op_regions_graph_overlaps(op_ctx *ctx, const op_chf *chf, const uint32_t *region,
+                                    op_regions_graph *g)
+{
+    uint32_t last[2] = {0, 0};
+    if (!op_regions_graph_overlaps_cells(ctx, chf, region, g, 0, chf->width * chf->depth,
+                                         g->sweep_id, g->nsweep, last))
+        return op_fail(ctx, OP_NO_MEMORY, "regions: out of memory listing overlaps (%zu)",
+                       g->novl);
     return OP_OK;
 }
 
@@ -163,6 +183,24 @@ op_status op_regions_graph_scan(op_ctx *ctx, const op_chf *chf, const uint32_t *
     if (st == OP_OK && g->want_ovl)
         st = op_regions_graph_overlaps(ctx, chf, region, g);
     return st;
+}
+
+void op_regions_resolve_sweeps(uint32_t *region, uint32_t n, const uint32_t *sweep_id,
+                               uint32_t nsweep)
+{
+    for (uint32_t s = 0; s < n; s++)
+        if (region[s] <= nsweep)
+            region[s] = sweep_id[region[s]];
+}
+
+uint32_t *op_regions_compose_sweeps(op_ctx *ctx, const op_regions_graph *g, const uint32_t *fin)
+{
+    uint32_t *f = op_scratch(ctx, (size_t)g->nsweep + 1, sizeof *f);
+    if (!f)
+        return NULL;
+    for (uint32_t v = 0; v <= g->nsweep; v++)
+        f[v] = fin[g->sweep_id[v]];
+    return f;
 }
 
 uint32_t op_regions_number(uint32_t *region, uint32_t n, const uint32_t *fin, uint32_t maxid,

@@ -29,6 +29,11 @@ typedef struct op_regions_graph {
     uint32_t *ovl; /* overlap pairs r, q (a column holds both), both ways round */
     size_t novl, capovl;
     int want_links, want_ovl;
+    /* Set by the monotone row pass: region[] then holds its sweeps' global numbers
+     * 1..nsweep (0 and the band as usual) and sweep v's raw id is sweep_id[v]
+     * (sweep_id[0] = 0); NULL: region[] holds raw ids. */
+    uint32_t *sweep_id;
+    uint32_t nsweep;
 } op_regions_graph;
 
 /* An empty graph with room for ids 1..maxid (zeroed). */
@@ -54,27 +59,41 @@ int op_regions_graph_overlap(op_ctx *ctx, op_regions_graph *g, uint32_t r, uint3
 op_status op_regions_graph_scan(op_ctx *ctx, const op_chf *chf, const uint32_t *region,
                                op_regions_graph *g);
 
-/* The overlap pairs of region[] (g->maxid set): every two partition regions of one
- * column. */
+/* The overlap pairs of region[] (g->maxid set; through g->sweep_id when set): every
+ * two partition regions of one column. */
 op_status op_regions_graph_overlaps(op_ctx *ctx, const op_chf *chf, const uint32_t *region,
                                     op_regions_graph *g);
 
-/* §5 on a graph of region[]: islands (decided on the graph's raw regions), merging when
- * merge and merge_area > 0, numbering by first span, written to region[]. */
+/* The overlap pairs of the cells [c0, c1) (op_regions_graph_overlaps over a part of
+ * the grid, e.g. one row as the row pass finishes it); values 1..nsweep of region[] are
+ * sweep numbers with ids sid[v] when sid is set; last (the last pair listed, {0, 0} at
+ * first) carries from one call to the next. Returns 0 when out of memory. */
+int op_regions_graph_overlaps_cells(op_ctx *ctx, const op_chf *chf, const uint32_t *region,
+                                    op_regions_graph *g, uint32_t c0, uint32_t c1,
+                                    const uint32_t *sid, uint32_t nsweep, uint32_t *last);
+
+/* §5 on a graph of region[] (sweep numbers when g->sweep_id is set): islands (decided
+ * on the graph's raw regions), merging when merge and merge_area > 0, numbering by
+ * first span, written to region[]. */
 op_status op_regions_filter_graph(op_ctx *ctx, const op_chf *chf, const op_regions_graph *g,
                                   uint32_t min_area, uint32_t merge_area, int merge,
                                   uint32_t *region, uint32_t *region_count);
 
-/* The monotone row pass (§3) with the graph of its raw regions' links (g may be NULL;
- * no overlaps). Returns OP_INTERNAL without a message on a hand-made field it does not
+/* region[s] = sweep_id[region[s]] for the sweep numbers 1..nsweep (0 and the band
+ * stay): raw ids from a row pass's numbers. */
+void op_regions_resolve_sweeps(uint32_t *region, uint32_t n, const uint32_t *sweep_id,
+                               uint32_t nsweep);
+
+/* The monotone row pass (§3) with the graph of its raw regions' links and, when
+ * g->want_ovl, overlaps (g may be NULL). With g, region[] holds sweep numbers (g->sweep_id); without, raw ids. Returns OP_INTERNAL without a message on a hand-made field it does not
  * handle (spans not numbered cell after cell, a predecessor not visited before, a link
  * to a walkable span of a later row): the caller then walks chains and scans. */
 op_status op_regions_monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
                                    uint32_t *region_count, op_regions_graph *g);
 
 /* §3 and the graph of its raw regions (links; overlaps when want_ovl): from the row
- * pass, or from the chain walk and op_regions_graph_scan on a hand-made field. g is
- * initialised here (free it with op_regions_graph_free, also after a failure). */
+ * pass (region[] then holds sweep numbers, g->sweep_id), or from the chain walk and
+ * op_regions_graph_scan on a hand-made field (raw ids). g is initialised here (free it with op_regions_graph_free, also after a failure). */
 op_status op_regions_monotone_graph(op_ctx *ctx, const op_chf *chf, uint32_t *region,
                                     uint32_t *region_count, op_regions_graph *g, int want_ovl);
 
@@ -95,6 +114,11 @@ static inline int op_regions_graph_link(op_ctx *ctx, op_regions_graph *g, uint32
  * band) stay. map (maxid + 1 entries, zeroed) receives the numbers. Returns the count. */
 uint32_t op_regions_number(uint32_t *region, uint32_t n, const uint32_t *fin, uint32_t maxid,
                            uint32_t *map);
+
+/* fin through g->sweep_id (set): f[v] = fin[sweep_id[v]] for v = 0..nsweep, so that
+ * op_regions_number(region, n, f, g->nsweep, map) numbers sweep numbers as fin numbers
+ * raw ids (fin[0] must be 0). Arena scratch; NULL when out of memory. */
+uint32_t *op_regions_compose_sweeps(op_ctx *ctx, const op_regions_graph *g, const uint32_t *fin);
 
 /* The pass over the spans one span at a time, for passes that write the regions as
  * they go (the scan, the watershed's last pass). Each mutual link is taken once, from

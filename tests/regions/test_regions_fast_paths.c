@@ -313,6 +313,8 @@ static void test_monotone_graph_against_scan(void **state)
         uint32_t *a = u32_alloc(n), *b = u32_alloc(n), ca, cb;
         op_regions_graph ga, gb;
         assert_int_equal(op_regions_monotone_graph(&ctx, &chf, a, &ca, &ga, 1), OP_OK);
+        assert_non_null(ga.sweep_id); /* the row pass ran: region[] holds sweep numbers */
+        op_regions_resolve_sweeps(a, n, ga.sweep_id, ga.nsweep);
         assert_int_equal(op_regions_monotone_raw_chains(&ctx, &chf, b, &cb), OP_OK);
         compare(a, ca, b, cb, n, "monotone graph regions", seed);
         assert_int_equal(op_regions_graph_init(&ctx, &gb, cb, 1, 1), OP_OK);
