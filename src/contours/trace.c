@@ -26,6 +26,9 @@
 #include "core/kernels.h"
 
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 int64_t op__loop_area2(const op_contour_vert *v, uint32_t n)
 {
@@ -275,19 +278,26 @@ static inline uint32_t cell_of(const op_chf *chf, uint32_t c, uint32_t s)
     return (uint32_t)lo;
 }
 
-/* Bit j set when span j of the 16 differs from its predecessor in region or area
- * (written so that the compiler vectorises it). */
-__attribute__((noinline)) static uint32_t run_breaks16(const uint32_t *r, const uint8_t *a)
+/* Bit j set when span j of the 16 differs from its predecessor in region or area. */
+static inline uint32_t run_breaks16(const uint32_t *r, const uint8_t *a)
 {
-    static const uint32_t bit[16] = {1u << 0,  1u << 1,  1u << 2,  1u << 3, 1u << 4,  1u << 5,
-                                     1u << 6,  1u << 7,  1u << 8,  1u << 9, 1u << 10, 1u << 11,
-                                     1u << 12, 1u << 13, 1u << 14, 1u << 15};
+#if defined(__SSE2__)
+    __m128i eq[4];
+    for (int j = 0; j < 4; j++)
+        eq[j] = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(const void *)(r + 4 * j)),
+                                _mm_loadu_si128((const __m128i *)(const void *)(r + 4 * j - 1)));
+    /* all-ones / zero lanes pack to all-ones / zero bytes */
+    const __m128i req = _mm_packs_epi16(_mm_packs_epi32(eq[0], eq[1]),
+                                        _mm_packs_epi32(eq[2], eq[3]));
+    const __m128i aeq = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)a),
+                                       _mm_loadu_si128((const __m128i *)(const void *)(a - 1)));
+    return ~(uint32_t)_mm_movemask_epi8(_mm_and_si128(req, aeq)) & 0xffffu;
+#else
     uint32_t bits = 0;
-    for (int j = 0; j < 16; j++) {
-        const uint32_t x = (r[j] ^ r[j - 1]) | (uint32_t)(a[j] ^ a[j - 1]);
-        bits |= x != 0 ? bit[j] : 0;
-    }
+    for (int j = 0; j < 16; j++)
+        bits |= (uint32_t)((r[j] != r[j - 1]) | (a[j] != a[j - 1])) << j;
     return bits;
+#endif
 }
 
 /* One span where region or area changes: the rules of check_regions. */
@@ -325,6 +335,35 @@ static void check_regions(const trace_in *t, uint16_t *rarea, uint32_t s0, uint3
     *bad |= b;
 }
 
+/* boff[b] for blocks [b0, b1): run plus the boundary edges of the blocks before b (local
+ * to the segment; checked to fit after the pass). Returns the run after b1 - 1. */
+static size_t block_offsets(const uint8_t *mask, uint32_t *boff, size_t b0, size_t b1,
+                            size_t run)
+{
+    size_t b = b0;
+#if defined(__SSE2__)
+    /* two blocks per vector: the nibbles' bits counted per byte, summed per 8 bytes */
+    const __m128i lo4 = _mm_set1_epi8(0x0f), m1 = _mm_set1_epi8(0x55),
+                  m2 = _mm_set1_epi8(0x33), zero = _mm_setzero_si128();
+    for (; b + 2 <= b1; b += 2) {
+        __m128i v = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(mask + 8 * b)),
+                                  lo4);
+        v = _mm_sub_epi8(v, _mm_and_si128(_mm_srli_epi16(v, 1), m1));
+        v = _mm_add_epi8(_mm_and_si128(v, m2), _mm_and_si128(_mm_srli_epi16(v, 2), m2));
+        v = _mm_sad_epu8(v, zero);
+        boff[b] = (uint32_t)run;
+        run += (uint32_t)_mm_cvtsi128_si32(v);
+        boff[b + 1] = (uint32_t)run;
+        run += (uint32_t)_mm_extract_epi16(v, 4);
+    }
+#endif
+    for (; b < b1; b++) {
+        boff[b] = (uint32_t)run;
+        run += popcount_nibbles(block_bits(mask, b));
+    }
+    return run;
+}
+
 /* Classifies and counts spans [g->a0, a1) of the segment (edge-classification kernel,
  * region check, block offsets) and makes room for their edges. */
 static int classify_ahead(const trace_in *t, trace_seg *g, uint32_t a1)
@@ -334,18 +373,15 @@ static int classify_ahead(const trace_in *t, trace_seg *g, uint32_t a1)
         t->k->links.edges(t->chf, t->region, t->border_region, t->mask, s0, s1);
         if (g->rarea)
             check_regions(t, g->rarea, s0, s1, &g->bad_regions);
-        size_t run = g->counted;
-        for (size_t b = s0 / 8; b * 8 < s1; b++) {
-            t->boff[b] = (uint32_t)run; /* local; checked to fit after the pass */
-            run += popcount_nibbles(block_bits(t->mask, b));
-        }
+        const size_t run = block_offsets(t->mask, t->boff, s0 / 8, ((size_t)s1 + 7) / 8,
+                                         g->counted);
         if (run > g->slot_cap && op_array_grow(t->alloc, (void **)&g->slot, &g->slot_cap, run,
                                                sizeof *g->slot, SIZE_MAX) != OP_OK) {
             g->nomem = 1;
             return -1;
         }
-        for (size_t e = g->counted; e < run; e++)
-            *slot_at(g, e) = NONE;
+        if (run > g->counted) /* NONE is all ones */
+            memset(slot_at(g, g->counted), 0xff, (run - g->counted) * sizeof *g->slot);
         g->counted = run;
         g->a0 = s1;
     }
@@ -364,9 +400,9 @@ static inline int is_boundary(const trace_in *t, const trace_seg *g, uint32_t s,
 }
 
 /* One boundary edge (s, d), local id e, of span s of region R in cell (x, z): its vertex,
- * its successor, and its place in the fragments. bb: the cell's grid-border bits. */
+ * its successor, and its place in the fragments. */
 static int trace_edge(const trace_in *t, trace_seg *g, uint8_t segi, uint32_t s, int d,
-                      uint32_t e, uint32_t R, int32_t x, int32_t z, unsigned bb)
+                      uint32_t e, uint32_t R, int32_t x, int32_t z)
 {
     static const int cx[4] = {0, 1, 1, 0}, cz[4] = {1, 1, 0, 0};
     const op_chf *chf = t->chf;
@@ -391,7 +427,13 @@ static int trace_edge(const trace_in *t, trace_seg *g, uint8_t segi, uint32_t s,
     v.y = (int32_t)y;
     /* Neighbour value (§6 Edges, supplement §9.6): the mutual neighbour's region, else
      * TileBorder off the grid, else 0. */
-    v.neighbour = (mu >> d & 1) ? region[a] : (uint32_t)0 - (bb >> d & 1);
+    if (mu >> d & 1) {
+        v.neighbour = region[a];
+    } else {
+        const int32_t at = d == 0 ? x : d == 1 ? (int32_t)chf->depth - 1 - z
+                                      : d == 2 ? (int32_t)chf->width - 1 - x : z;
+        v.neighbour = at == 0 ? OP_TILE_BORDER : 0;
+    }
 
     /* §6: after the vertex the walk turns to (s, d+3) and steps to the neighbour while
      * the edge it faces is not a boundary edge. */
@@ -478,7 +520,6 @@ static void trace_segment(const trace_in *t, trace_seg *g, uint8_t segi)
         return;
     uint32_t c = op_chf_span_cell(chf, g->s0), cl = c, cur = NONE;
     int32_t x = 0, z = 0;
-    unsigned bb = 0;
     size_t e = 0;
     for (uint32_t s0 = g->s0; s0 < g->s1;) {
         const uint32_t s1 = g->s1 - s0 > TRACE_SUB ? s0 + TRACE_SUB : g->s1;
@@ -513,14 +554,12 @@ static void trace_segment(const trace_in *t, trace_seg *g, uint8_t segi)
                         z = (int32_t)(c / W);
                     }
                     cur = c;
-                    bb = (unsigned)(x == 0) | (unsigned)(z == (int32_t)D - 1) << 1 |
-                         (unsigned)(x == (int32_t)W - 1) << 2 | (unsigned)(z == 0) << 3;
                 }
                 const uint32_t R = t->region[s];
                 do {
                     const int d = __builtin_ctz(m);
                     m &= m - 1;
-                    if (trace_edge(t, g, segi, s, d, (uint32_t)e, R, x, z, bb))
+                    if (trace_edge(t, g, segi, s, d, (uint32_t)e, R, x, z))
                         return;
                     e++;
                 } while (m);
