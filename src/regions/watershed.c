@@ -45,6 +45,10 @@ static void sort_by_key(uint32_t *idx, uint32_t *tmp, const uint32_t *key, uint3
 /* Histogram of distances taken in the first pass while every distance is below this. */
 #define WS_HIST 65536u
 
+/* How many spans ahead the scattered writes and gathers of the per-level streams are
+ * prefetched. */
+#define WS_AHEAD 32
+
 /* Whether span s is in S (walkable, not band): band spans hold OP_BORDER_REGION when
  * the field has a band; without one region[] is not read (nor yet written). */
 static inline int in_set(const uint8_t *area, const uint32_t *region, int band, uint32_t s)
@@ -147,7 +151,12 @@ static void position_neighbours(const op_chf *chf, const uint32_t *pos, uint32_t
     const uint8_t *mutual = chf->mutual;
     const uint32_t *l0 = chf->link[0], *l1 = chf->link[1], *l2 = chf->link[2],
                    *l3 = chf->link[3];
-    for (uint32_t s = 0; s < chf->span_count; s++) {
+    const uint32_t n = chf->span_count;
+    for (uint32_t s = 0; s < n; s++) {
+        /* The writes go to as many streams as there are levels, more than a hardware
+         * prefetcher follows: the line of a later span's entry is asked for early. */
+        if (s + WS_AHEAD < n && pos[s + WS_AHEAD] < none)
+            __builtin_prefetch(nb + (size_t)pos[s + WS_AHEAD] * 4, 1);
         const uint32_t p = pos[s];
         if (p >= none)
             continue;
@@ -375,8 +384,11 @@ op_status op_build_regions_watershed_raw(op_ctx *ctx, const op_chf *chf, const u
     /* Back to span order, in place (outside S: 0, or the band's id). */
     reg[none] = 0;
     reg[none + 1] = OP_BORDER_REGION;
-    for (uint32_t s = 0; s < n; s++)
+    for (uint32_t s = 0; s < n; s++) {
+        if (s + WS_AHEAD < n)
+            __builtin_prefetch(reg + pos[s + WS_AHEAD]);
         region[s] = reg[pos[s]];
+    }
     *region_count = next_id;
     op_arena_release(&ctx->arena, mark);
     return OP_OK;
