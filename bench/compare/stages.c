@@ -12,7 +12,9 @@
  *   rasterize  op_heightfield_init + op_mark_walkable_triangles + op_rasterize_triangles
  *   filters    the three filters of supplement §1.4 on the rasterized field (its areas
  *              are put back, untimed, before every iteration)
- *   compact    op_build_compact_heightfield (cells, spans, links, mutual links)
+ *   compact    op_build_compact_heightfield (cells, spans, links, mutual links); the
+ *              current tree as its spans stage calls it, in place on a copy of the
+ *              filtered field made before every iteration, untimed
  *   erode      op_erode_walkable_area on the compact field (areas put back untimed)
  *   spans      op_build_spans, the whole spans stage
  *   distance, watershed, monotone, layers: on the spans stage's field
@@ -236,6 +238,11 @@ static void rasterize(op_ctx *ctx, field *f, op_heightfield *hf)
 
 static void run_filters(field *f, op_heightfield *hf)
 {
+#if defined(ONEPATH_VERSION_MAJOR)
+    /* The current tree's one-pass form of the same three (as its spans stage runs them). */
+    op_filter_spans(hf, f->cfg.walkable_height, f->cfg.walkable_climb);
+    return;
+#endif
     op_filter_low_hanging_obstacles(hf, f->cfg.walkable_climb);
     op_filter_ledge_spans(hf, f->cfg.walkable_height, f->cfg.walkable_climb);
     op_filter_low_height_spans(hf, f->cfg.walkable_height);
@@ -447,8 +454,15 @@ static void run(bcase *c)
         break;
     case C_FILTERS: run_filters(f, &f->raster); break;
     case C_COMPACT:
+#if defined(ONEPATH_VERSION_MAJOR)
+        /* As the spans stage does it: the field is consumed (reset made a copy, untimed,
+         * as the rasterizer's arrays are there, written, in a bake). */
+        st = op_build_compact_heightfield_in_place(&c->ctx, &c->hf, f->cfg.walkable_height,
+                                                   f->cfg.walkable_climb, &c->chf);
+#else
         st = op_build_compact_heightfield(&c->ctx, &f->filtered, f->cfg.walkable_height,
                                           f->cfg.walkable_climb, &c->chf);
+#endif
         break;
     case C_ERODE: st = op_erode_walkable_area(&c->ctx, &f->compact, f->cfg.walkable_radius); break;
     case C_SPANS: st = op_build_spans(&c->ctx, &f->cfg, &f->scene, &c->chf, NULL); break;
@@ -511,6 +525,10 @@ static void reset(void *user)
         memcpy(f->raster.area, f->raster_area, hf_area_count(&f->raster));
     else if (c->kind == C_ERODE)
         memcpy(f->compact.area, f->compact_area, f->compact.span_count);
+#if defined(ONEPATH_VERSION_MAJOR)
+    else if (c->kind == C_COMPACT && op_heightfield_copy(&c->ctx, &c->hf, &f->filtered) != OP_OK)
+        die("heightfield copy", &c->ctx);
+#endif
 }
 
 static int before(void *user, op_bench_state *st)

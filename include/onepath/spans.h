@@ -62,6 +62,9 @@ op_status op_heightfield_init(op_ctx *ctx, op_heightfield *hf, uint32_t width, u
                               const float bmin[3], const float bmax[3], float cs, float ch);
 /* Frees with the field's own allocator; a zeroed op_heightfield frees harmlessly. */
 void op_heightfield_free(op_heightfield *hf);
+/* A copy of src in dst with ctx's allocator (span arrays sized to src's slots in use).
+ * OP_NO_MEMORY leaves dst zeroed. */
+op_status op_heightfield_copy(op_ctx *ctx, op_heightfield *dst, const op_heightfield *src);
 
 /* Makes hf (empty, from op_heightfield_init with the world's bmin, bmax, cs, ch) the
  * window of a world_width x world_depth world whose local column (0, 0) is world column
@@ -135,6 +138,9 @@ void op_filter_low_hanging_obstacles(op_heightfield *hf, int walkable_climb);
 void op_filter_ledge_spans(op_heightfield *hf, int walkable_height, int walkable_climb);
 /* Spans with ceiling − floor < walkable_height [vx] get area 0. */
 void op_filter_low_height_spans(op_heightfield *hf, int walkable_height);
+/* The three filters above in their order, in one pass over the field (blocks of rows
+ * that stay in cache); the same areas as the three calls. */
+void op_filter_spans(op_heightfield *hf, int walkable_height, int walkable_climb);
 
 /* ---- Compact heightfield (supplement §1.5) ---------------------------------------- */
 
@@ -144,6 +150,13 @@ void op_filter_low_height_spans(op_heightfield *hf, int walkable_height);
  * with op_chf_free). walkable_height [vx] [Limit: >= 1], walkable_climb [vx] [>= 0]. */
 op_status op_build_compact_heightfield(op_ctx *ctx, const op_heightfield *hf,
                                        int walkable_height, int walkable_climb, op_chf *out);
+/* The same field from hf, which it consumes (freed, or its arrays taken, on success
+ * and on failure): the columns become the cells and the span arrays the spans, so only
+ * the links are new memory (one thread, hf packed and from ctx's allocator; else it
+ * builds a new field and frees hf). The bytes are op_build_compact_heightfield's. */
+op_status op_build_compact_heightfield_in_place(op_ctx *ctx, op_heightfield *hf,
+                                                int walkable_height, int walkable_climb,
+                                                op_chf *out);
 
 /* ---- Erosion (supplement §1.6) ---------------------------------------------------- */
 

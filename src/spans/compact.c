@@ -16,8 +16,9 @@ static uint32_t fill_row(const op_heightfield *hf, op_chf *out, uint32_t z, uint
     const uint32_t w = hf->width;
     const size_t c0 = (size_t)z * w;
     for (size_t c = c0; c < c0 + w; c++) {
-        out->cell_first[c] = idx;
+        /* Read before written: in place, cell_first is hf->first (compact_in_place). */
         const uint32_t s0 = hf->first[c];
+        out->cell_first[c] = idx;
         if (hf->count[c] == 1) {
             /* One span (most of an open world): no ceiling, h = 255. */
             const uint8_t a = hf->area[s0];
@@ -48,6 +49,122 @@ static uint32_t fill_row(const op_heightfield *hf, op_chf *out, uint32_t z, uint
         out->cell_count[c] = idx - out->cell_first[c];
     }
     return idx;
+}
+
+/* The cells and spans, links and mutual links of out, one thread: row z + 1's cells and
+ * spans, then row z's links, then row z - 1's mutual links, while they are in cache.
+ * In place (out's cells and spans are hf's arrays) this is exact too: a compact span's
+ * index is at most its solid span's (compact spans are a subset, in the same order), so
+ * fill_row writes only slots it has read, and row z + 1's spans land before the first
+ * solid span of row z + 2, which is still to be read. */
+static void compact_rows(const op_kernels *k, const op_heightfield *hf, op_chf *out)
+{
+    const uint32_t dpt = hf->depth;
+    uint32_t rf[4] = {0, 0, 0, 0}; /* first span of row r at [r % 4] */
+    uint32_t idx = fill_row(hf, out, 0, 0);
+    rf[1] = idx;
+    for (uint32_t z = 0; z < dpt; z++) {
+        if (z + 1 < dpt) {
+            idx = fill_row(hf, out, z + 1, idx);
+            rf[(z + 2) % 4] = idx;
+        }
+        op_chf_link_rows(k, out, z, z + 1);
+        if (z >= 1)
+            k->links.mutual(out, out->mutual, rf[(z - 1) % 4], rf[z % 4]);
+    }
+    /* The last row's mutual links. */
+    k->links.mutual(out, out->mutual, rf[(dpt - 1) % 4], out->span_count);
+}
+
+static int same_allocator(const op_allocator *a, const op_allocator *b)
+{
+    return a->malloc_fn == b->malloc_fn && a->realloc_fn == b->realloc_fn &&
+           a->free_fn == b->free_fn && a->user == b->user;
+}
+
+/* Shrinks a moved span array to the compact spans (no copy where the allocator can
+ * shrink in place; the later stages must not carry the solid field's slack). */
+static void *shrink(const op_allocator *a, void *p, size_t n)
+{
+    void *q = op_mem_realloc(a, p, n);
+    return q ? q : p;
+}
+
+/* supplement §1.5 in place: hf's columns become the cells (first -> cell_first, count ->
+ * cell_count) and its span arrays the spans (smax -> y, smin -> h, area -> area), so only
+ * the links and mutual links are new memory. Returns 0 (nothing done) when that is not
+ * possible; then hf is untouched. */
+static int compact_in_place(op_ctx *ctx, op_heightfield *hf, int walkable_height,
+                            int walkable_climb, op_chf *out, op_status *st)
+{
+    const op_allocator *a = op_ctx_allocator(ctx);
+    static const op_allocator plain = {0};
+    if (!same_allocator(&hf->alloc, a ? a : &plain) || !hf->packed || hf->span_used == 0 ||
+        op_grid_threads(ctx, hf->depth / 16 + 1) > 1 ||
+        (uint64_t)hf->width * hf->depth > 0x7fffffffull)
+        return 0;
+    uint64_t count = 0;
+    for (uint32_t sp = 0; sp < hf->span_used; sp++)
+        count += hf->area[sp] != OP_NULL_AREA;
+    if (count == 0 || count > OP_MAX_SPANS)
+        return 0;
+    const size_t n = (size_t)count;
+    memset(out, 0, sizeof *out);
+    out->alloc = hf->alloc;
+    int ok = 1;
+    for (int d = 0; d < 4; d++)
+        ok &= (out->link[d] = op_mem_array(&out->alloc, n, sizeof(uint32_t))) != NULL;
+    ok &= (out->mutual = op_mem_array(&out->alloc, n, 1)) != NULL;
+    if (!ok) {
+        op_chf_free(out);
+        *st = op_fail(ctx, OP_NO_MEMORY, "out of memory allocating the links of %u spans",
+                      (uint32_t)count);
+        op_heightfield_free(hf);
+        return 1;
+    }
+    out->width = hf->width;
+    out->depth = hf->depth;
+    out->span_count = (uint32_t)count;
+    out->cell_first = hf->first;
+    out->cell_count = hf->count;
+    out->y = hf->smax;
+    out->h = hf->smin;
+    out->area = hf->area;
+    memcpy(out->bmin, hf->bmin, sizeof out->bmin);
+    memcpy(out->bmax, hf->bmax, sizeof out->bmax);
+    out->cs = hf->cs;
+    out->ch = hf->ch;
+    out->walkable_height = walkable_height;
+    out->walkable_climb = walkable_climb;
+    out->border_size = 0;
+    op_kernels scalar;
+    const op_kernels *k = ctx ? ctx->k : op_spans_scalar_kernels(&scalar);
+    compact_rows(k, hf, out);
+    if (count < hf->span_cap) {
+        out->y = shrink(&out->alloc, out->y, n * sizeof(uint16_t));
+        out->h = shrink(&out->alloc, out->h, n * sizeof(uint16_t));
+        out->area = shrink(&out->alloc, out->area, n);
+    }
+    /* The arrays are out's now. */
+    memset(hf, 0, sizeof *hf);
+    *st = OP_OK;
+    return 1;
+}
+
+op_status op_build_compact_heightfield_in_place(op_ctx *ctx, op_heightfield *hf,
+                                                int walkable_height, int walkable_climb,
+                                                op_chf *out)
+{
+    memset(out, 0, sizeof *out);
+    op_status st = OP_OK;
+    if (walkable_height >= 1 && walkable_height <= 0xffff && walkable_climb >= 0 &&
+        walkable_climb <= 0xffff &&
+        compact_in_place(ctx, hf, walkable_height, walkable_climb, out, &st))
+        return st;
+    /* Threads, another allocator, an unpacked or empty field: a new field. */
+    st = op_build_compact_heightfield(ctx, hf, walkable_height, walkable_climb, out);
+    op_heightfield_free(hf);
+    return st;
 }
 
 op_status op_build_compact_heightfield(op_ctx *ctx, const op_heightfield *hf,
@@ -144,21 +261,6 @@ op_status op_build_compact_heightfield(op_ctx *ctx, const op_heightfield *hf,
         op_mem_free(a, row_first);
         return OP_OK;
     }
-    /* One thread: row z + 1's cells and spans, then row z's links, then row z - 1's
-     * mutual links, while they are in cache. */
-    uint32_t rf[4] = {0, 0, 0, 0}; /* first span of row r at [r % 4] */
-    uint32_t idx = fill_row(hf, out, 0, 0);
-    rf[1] = idx;
-    for (uint32_t z = 0; z < dpt; z++) {
-        if (z + 1 < dpt) {
-            idx = fill_row(hf, out, z + 1, idx);
-            rf[(z + 2) % 4] = idx;
-        }
-        op_chf_link_rows(k, out, z, z + 1);
-        if (z >= 1)
-            k->links.mutual(out, out->mutual, rf[(z - 1) % 4], rf[z % 4]);
-    }
-    /* The last row's mutual links. */
-    k->links.mutual(out, out->mutual, rf[(dpt - 1) % 4], out->span_count);
+    compact_rows(k, hf, out);
     return OP_OK;
 }

@@ -107,9 +107,36 @@ void op_filter_low_height_spans(op_heightfield *hf, int walkable_height)
     low_height_rows(hf, walkable_height, 0, hf->depth);
 }
 
-/* The three filters in order (supplement §1.4), each over all rows before the next; the
- * rows of one filter are independent (each reads geometry, and only its own column's
- * areas), so they are split between ctx's threads. */
+/* Rows per block of the one-pass filters: a block's columns and spans stay in cache
+ * from the first filter to the third. */
+#define OP_FILTER_BLOCK_ROWS 8u
+
+/* The three filters of supplement §1.4 over rows [z0, z1), a block of rows at a time:
+ * the same areas as each filter over every row before the next. Each filter writes only
+ * a column's own areas, and what it reads of other columns is geometry (the ledge test),
+ * never an area; so per column the three still run in order, and nothing a filter reads
+ * depends on how the rows are grouped. */
+static void filter_rows(const op_kernels *k, op_heightfield *hf, int walkable_height,
+                        int walkable_climb, uint32_t z0, uint32_t z1)
+{
+    for (uint32_t b = z0; b < z1; b += OP_FILTER_BLOCK_ROWS) {
+        const uint32_t e = z1 - b > OP_FILTER_BLOCK_ROWS ? b + OP_FILTER_BLOCK_ROWS : z1;
+        low_hanging_rows(hf, walkable_climb, b, e);
+        op_filter_ledge_rows(k, hf, walkable_height, walkable_climb, b, e);
+        low_height_rows(hf, walkable_height, b, e);
+    }
+}
+
+void op_filter_spans(op_heightfield *hf, int walkable_height, int walkable_climb)
+{
+    op_kernels best;
+    filter_rows(op_spans_best_kernels(&best), hf, walkable_height, walkable_climb, 0,
+                hf->depth);
+}
+
+/* The three filters in order (supplement §1.4); by blocks of rows on one thread, else
+ * each over all rows before the next, the rows of one filter split between ctx's
+ * threads. */
 void op_spans_filters(op_ctx *ctx, op_heightfield *hf, int walkable_height, int walkable_climb)
 {
     op_kernels scalar;
@@ -117,9 +144,7 @@ void op_spans_filters(op_ctx *ctx, op_heightfield *hf, int walkable_height, int 
     const uint32_t dpt = hf->depth;
     const int T = op_grid_threads(ctx, dpt / 16 + 1);
     if (T <= 1) {
-        low_hanging_rows(hf, walkable_climb, 0, dpt);
-        op_filter_ledge_rows(k, hf, walkable_height, walkable_climb, 0, dpt);
-        low_height_rows(hf, walkable_height, 0, dpt);
+        filter_rows(k, hf, walkable_height, walkable_climb, 0, dpt);
         return;
     }
     const int chunks = 4 * T;

@@ -50,6 +50,33 @@ void op_heightfield_free(op_heightfield *hf)
     memset(hf, 0, sizeof *hf);
 }
 
+op_status op_heightfield_copy(op_ctx *ctx, op_heightfield *dst, const op_heightfield *src)
+{
+    memset(dst, 0, sizeof *dst);
+    op_heightfield t = *src;
+    t.alloc = ctx ? ctx->alloc : (op_allocator){0};
+    const size_t cells = (size_t)src->width * src->depth;
+    t.first = op_mem_array(&t.alloc, cells ? cells : 1, sizeof(uint32_t));
+    t.count = op_mem_array(&t.alloc, cells ? cells : 1, sizeof(uint32_t));
+    t.smin = t.smax = NULL;
+    t.area = NULL;
+    t.span_cap = 0;
+    const uint32_t n = src->span_used;
+    if (!t.first || !t.count || (n && !op_hf_spans_reserve(&t, n))) {
+        op_heightfield_free(&t);
+        return op_fail(ctx, OP_NO_MEMORY, "out of memory copying a heightfield of %u spans", n);
+    }
+    memcpy(t.first, src->first, cells * sizeof(uint32_t));
+    memcpy(t.count, src->count, cells * sizeof(uint32_t));
+    if (n) {
+        memcpy(t.smin, src->smin, (size_t)n * sizeof(uint16_t));
+        memcpy(t.smax, src->smax, (size_t)n * sizeof(uint16_t));
+        memcpy(t.area, src->area, n);
+    }
+    *dst = t;
+    return OP_OK;
+}
+
 void op_hf_spans_free(op_heightfield *hf)
 {
     op_mem_free(&hf->alloc, hf->smin);

@@ -21,9 +21,9 @@ static op_status finish_spans(op_ctx *ctx, const op_config *cfg, const op_scene 
     op_progress(ctx, "spans", 0.85);
 
     /* supplement §1.5 */
-    op_status st = op_build_compact_heightfield(ctx, hf, cfg->walkable_height,
-                                                cfg->walkable_climb, out);
-    op_heightfield_free(hf);
+    /* In place: hf's arrays become the cells and spans (it is freed either way). */
+    op_status st = op_build_compact_heightfield_in_place(ctx, hf, cfg->walkable_height,
+                                                         cfg->walkable_climb, out);
     if (st != OP_OK)
         return st;
     stt->compact_spans = out->span_count;

@@ -1,0 +1,213 @@
+/* The spans stage's one-pass forms give the bytes of the plain ones (issue 12):
+ * op_filter_spans = the three filters of supplement §1.4 called in order, and
+ * op_build_compact_heightfield_in_place (the field's arrays become the compact field's)
+ * = op_build_compact_heightfield, on random solid fields (empty columns, stacks, area-0
+ * spans, windows, packed and not), with every variant, threads, other allocators and
+ * a failed allocation. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "onepath/onepath.h"
+#include "util/testalloc.h"
+#include "util/testbuild.h"
+#include "util/testutil.h"
+
+/* A random solid field of w x d columns on ctx's allocator: most columns one span on a
+ * smooth floor, some empty, some stacks of 2..5; area 0 on some spans. Columns are
+ * added in cell order (the field stays packed, as the rasterizer writes it) unless
+ * shuffled (op_heightfield_add_span then moves columns: not packed). */
+static void random_hf(op_ctx *ctx, op_heightfield *hf, uint64_t seed, uint32_t w, uint32_t d,
+                      int shuffled)
+{
+    static const float origin[3] = {0, 0, 0};
+    op_test_hf(ctx, hf, w, d, origin, 0.5f, 0.25f, 200);
+    op_rng r = {seed};
+    const uint32_t cells = w * d;
+    for (uint32_t i = 0; i < cells; i++) {
+        uint32_t c = i;
+        if (shuffled)
+            c = (uint32_t)((i * 7919ull + seed) % cells); /* 7919 prime, cells not a multiple */
+        const uint32_t x = c % w, z = c / w;
+        const uint32_t roll = op_rng_below(&r, 100);
+        const uint32_t n = roll < 10 ? 0 : roll < 80 ? 1 : 2 + op_rng_below(&r, 4);
+        int lo = (int)((x + z) % 9) + (int)op_rng_below(&r, 3);
+        for (uint32_t k = 0; k < n; k++) {
+            const int hi = lo + 1 + (int)op_rng_below(&r, 6);
+            const uint32_t a = op_rng_below(&r, 100);
+            op_test_span(ctx, hf, x, z, lo, hi, a < 15 ? 0 : a < 25 ? 5 : 63);
+            lo = hi + 2 + (int)op_rng_below(&r, k == 0 && op_rng_below(&r, 2) ? 4 : 30);
+        }
+    }
+}
+
+static void assert_same_chf(const op_chf *a, const op_chf *b)
+{
+    assert_int_equal(a->width, b->width);
+    assert_int_equal(a->depth, b->depth);
+    assert_int_equal(a->span_count, b->span_count);
+    assert_int_equal(a->walkable_height, b->walkable_height);
+    assert_int_equal(a->walkable_climb, b->walkable_climb);
+    const size_t cells = (size_t)a->width * a->depth, n = a->span_count;
+    assert_memory_equal(a->cell_first, b->cell_first, cells * 4);
+    assert_memory_equal(a->cell_count, b->cell_count, cells * 4);
+    if (n) {
+        assert_memory_equal(a->y, b->y, n * 2);
+        assert_memory_equal(a->h, b->h, n * 2);
+        assert_memory_equal(a->area, b->area, n);
+        assert_memory_equal(a->mutual, b->mutual, n);
+        for (int k = 0; k < 4; k++)
+            assert_memory_equal(a->link[k], b->link[k], n * 4);
+    }
+    assert_true(op_digest_chf(a) == op_digest_chf(b));
+}
+
+/* op_filter_spans against the three calls, on fields with and without a window. */
+static void test_filters_one_pass(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 24; seed++) {
+        const uint32_t w = 3 + (uint32_t)(seed * 13 % 41), d = 3 + (uint32_t)(seed * 7 % 29);
+        op_heightfield a, b;
+        random_hf(&op_test_ctx, &a, seed, w, d, seed % 5 == 0);
+        if (seed % 3 == 0) /* a window inside a larger world: some edges are not the world's */
+            assert_int_equal(op_heightfield_set_window(&op_test_ctx, &a, (int32_t)(seed % 4) - 1,
+                                                       seed % 2 ? 2 : 0, w + 3, d + 2),
+                             OP_OK);
+        assert_int_equal(op_heightfield_copy(&op_test_ctx, &b, &a), OP_OK);
+        const int wh = 1 + (int)(seed % 9), climb = (int)(seed % 5);
+        op_filter_low_hanging_obstacles(&a, climb);
+        op_filter_ledge_spans(&a, wh, climb);
+        op_filter_low_height_spans(&a, wh);
+        op_filter_spans(&b, wh, climb);
+        assert_int_equal(a.span_used, b.span_used);
+        assert_memory_equal(a.area, b.area, a.span_used ? a.span_used : 1);
+        op_heightfield_free(&a);
+        op_heightfield_free(&b);
+    }
+}
+
+/* In place against a new field: every variant, one and three threads, packed or not. */
+static void test_compact_in_place(void **state)
+{
+    (void)state;
+    for (int isa = 0; isa < OP_ISA_COUNT; isa++) {
+        op_ctx ctx;
+        if (op_ctx_init(&ctx, (op_isa)isa) != OP_OK)
+            continue; /* not on this machine */
+        for (uint64_t seed = 1; seed <= 12; seed++) {
+            /* Three threads split rows only from 16 rows on (op_grid_threads). */
+            const int shuffled = seed % 4 == 0, threads = seed % 6 == 5 ? 3 : 1;
+            const uint32_t w = 2 + (uint32_t)(seed * 17 % 53);
+            const uint32_t d = threads > 1 ? 40 : 1 + (uint32_t)(seed * 5 % 23);
+            assert_int_equal(op_ctx_set_threads(&ctx, threads), OP_OK);
+            op_heightfield a, b;
+            random_hf(&ctx, &a, seed, w, d, shuffled);
+            const int wh = 1 + (int)(seed % 7), climb = (int)(seed % 4);
+            op_filter_spans(&a, wh, climb);
+            assert_int_equal(op_heightfield_copy(&ctx, &b, &a), OP_OK);
+            op_chf ref, got;
+            assert_int_equal(op_build_compact_heightfield(&ctx, &a, wh, climb, &ref), OP_OK);
+            const uint32_t *first = b.first;
+            const int packed = b.packed;
+            assert_int_equal(op_build_compact_heightfield_in_place(&ctx, &b, wh, climb, &got),
+                             OP_OK);
+            /* Consumed: zeroed, and in place (the columns became the cells) where it can. */
+            assert_null(b.first);
+            assert_null(b.smin);
+            if (packed && threads == 1 && ref.span_count)
+                assert_ptr_equal(got.cell_first, first);
+            else
+                assert_ptr_not_equal(got.cell_first, first);
+            assert_same_chf(&ref, &got);
+            op_chf_free(&ref);
+            op_chf_free(&got);
+            op_heightfield_free(&a);
+        }
+        op_ctx_free(&ctx);
+    }
+}
+
+/* The in-place arrays are freed by the allocator that made them; a field from another
+ * allocator is copied instead; a failed links allocation frees the field too; a field
+ * without walkable spans gives an empty compact field. */
+static void test_compact_in_place_memory(void **state)
+{
+    (void)state;
+    op_test_alloc ta;
+    op_test_alloc_init(&ta);
+    op_ctx ctx;
+    assert_int_equal(op_test_alloc_ctx_init(&ctx, &ta, OP_ISA_SCALAR), OP_OK);
+    const size_t base_blocks = ta.live_blocks;
+    op_heightfield a, b;
+    random_hf(&ctx, &a, 99, 31, 17, 0);
+    op_filter_spans(&a, 3, 2);
+    op_chf ref, got;
+    assert_int_equal(op_build_compact_heightfield(&ctx, &a, 3, 2, &ref), OP_OK);
+
+    /* Same allocator: in place, every block freed through it. */
+    assert_int_equal(op_heightfield_copy(&ctx, &b, &a), OP_OK);
+    const void *first = b.first;
+    assert_int_equal(op_build_compact_heightfield_in_place(&ctx, &b, 3, 2, &got), OP_OK);
+    assert_ptr_equal(got.cell_first, first);
+    assert_true(op_test_alloc_owns(&ta, got.y) && op_test_alloc_owns(&ta, got.link[3]));
+    assert_same_chf(&ref, &got);
+    op_chf_free(&got);
+
+    /* A field from the C library's allocator: a new field from ctx's, the old one freed
+     * by its own allocator. */
+    assert_int_equal(op_heightfield_copy(NULL, &b, &a), OP_OK);
+    assert_false(op_test_alloc_owns(&ta, b.first));
+    assert_int_equal(op_build_compact_heightfield_in_place(&ctx, &b, 3, 2, &got), OP_OK);
+    assert_true(op_test_alloc_owns(&ta, got.cell_first) && op_test_alloc_owns(&ta, got.y));
+    assert_same_chf(&ref, &got);
+    op_chf_free(&got);
+
+    /* Every allocation of the in-place build failing in turn: OP_NO_MEMORY, out zeroed,
+     * the field freed. */
+    const uint64_t fails = ta.failed;
+    for (uint64_t k = 1;; k++) {
+        assert_int_equal(op_heightfield_copy(&ctx, &b, &a), OP_OK);
+        ta.fail_at = ta.allocs + k;
+        const op_status st = op_build_compact_heightfield_in_place(&ctx, &b, 3, 2, &got);
+        ta.fail_at = 0;
+        assert_null(b.first);
+        if (st == OP_OK) {
+            assert_same_chf(&ref, &got);
+            op_chf_free(&got);
+            break;
+        }
+        assert_int_equal(st, OP_NO_MEMORY);
+        assert_null(got.cell_first);
+        assert_null(got.link[0]);
+        assert_true(k < 16);
+    }
+    assert_true(ta.failed > fails);
+
+    /* No walkable span. */
+    memset(a.area, 0, a.span_used);
+    assert_int_equal(op_heightfield_copy(&ctx, &b, &a), OP_OK);
+    assert_int_equal(op_build_compact_heightfield_in_place(&ctx, &b, 3, 2, &got), OP_OK);
+    assert_int_equal(got.span_count, 0);
+    assert_int_equal(got.cell_count[5], 0);
+    op_chf_free(&got);
+
+    op_chf_free(&ref);
+    op_heightfield_free(&a);
+    assert_int_equal(ta.live_blocks, base_blocks);
+    assert_int_equal(ta.bad_frees, 0);
+    op_ctx_free(&ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_filters_one_pass),
+        cmocka_unit_test(test_compact_in_place),
+        cmocka_unit_test(test_compact_in_place_memory),
+    };
+    return cmocka_run_group_tests(tests, op_test_ctx_setup, op_test_ctx_teardown);
+}
