@@ -138,8 +138,8 @@ void op_filter_low_hanging_obstacles(op_heightfield *hf, int walkable_climb);
 void op_filter_ledge_spans(op_heightfield *hf, int walkable_height, int walkable_climb);
 /* Spans with ceiling − floor < walkable_height [vx] get area 0. */
 void op_filter_low_height_spans(op_heightfield *hf, int walkable_height);
-/* The three filters above in their order, in one pass over the field (blocks of rows
- * that stay in cache); the same areas as the three calls. */
+/* The three filters above in their order, in one pass over the field (per column:
+ * low-hanging, ledge, low height); the same areas as the three calls. */
 void op_filter_spans(op_heightfield *hf, int walkable_height, int walkable_climb);
 
 /* ---- Compact heightfield (supplement §1.5) ---------------------------------------- */

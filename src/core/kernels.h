@@ -126,10 +126,11 @@ typedef struct op_raster_kernels {
 
 /* The ledge filter (supplement §1.4.2) for the cells [x0, x1) of row z of a solid
  * heightfield whose four neighbour columns are all on the grid: walkable spans that are
- * ledges get area 0. */
+ * ledges get area 0. With all3 nonzero, per column the low-hanging filter (§1.4.1)
+ * before it and the low-height filter (§1.4.3) after it: the three filters in one pass. */
 #define OP_LEDGE_ROW_FN(name)                                                            \
     void name(const op_heightfield *hf, uint32_t z, uint32_t x0, uint32_t x1,            \
-              int32_t walkable_height, int32_t walkable_climb)
+              int32_t walkable_height, int32_t walkable_climb, int all3)
 /* The link rule (supplement §1.5) for the spans of row z of a compact heightfield:
  * link[d][s] for every direction (OP_NO_LINK off the grid); the cells and spans of rows
  * z - 1 .. z + 1 are in place. */

@@ -5,9 +5,9 @@
 #include "spans/spans_internal.h"
 
 void op_ledge_row_scalar(const op_heightfield *hf, uint32_t z, uint32_t x0, uint32_t x1,
-                         int32_t walkable_height, int32_t walkable_climb)
+                         int32_t walkable_height, int32_t walkable_climb, int all3)
 {
-    op_ledge_cells(hf, z, x0, x1, walkable_height, walkable_climb);
+    op_ledge_cells(hf, z, x0, x1, walkable_height, walkable_climb, all3);
 }
 
 void op_link_row_scalar(op_chf *chf, uint32_t z)

@@ -11,7 +11,7 @@
 #include "spans/spans_internal.h"
 
 void OP_FN(op_ledge_row)(const op_heightfield *hf, uint32_t z, uint32_t x0, uint32_t x1,
-                         int32_t walkable_height, int32_t walkable_climb);
+                         int32_t walkable_height, int32_t walkable_climb, int all3);
 void OP_FN(op_link_row)(op_chf *chf, uint32_t z);
 
 /* u16 lanes widened to u32, signed 32-bit compares and min/max. */
@@ -83,7 +83,7 @@ OP_VINLINE uint32_t ledge_lanes(const uint32_t *first, const uint32_t *count, si
 }
 
 void OP_FN(op_ledge_row)(const op_heightfield *hf, uint32_t z, uint32_t x0, uint32_t x1,
-                         int32_t wh, int32_t climb)
+                         int32_t wh, int32_t climb, int all3)
 {
     const uint32_t w = hf->width, used = hf->span_used;
     const int packed = hf->packed;
@@ -93,6 +93,10 @@ void OP_FN(op_ledge_row)(const op_heightfield *hf, uint32_t z, uint32_t x0, uint
     const vu32 iota = v_iota(), top = v_set1(OP_HF_MAX_HEIGHT);
     const vu32 whm1 = v_set1((uint32_t)(wh - 1)), vclimb = v_set1((uint32_t)climb);
     const vu32 nclimb = v_set1((uint32_t)-climb);
+    /* all3: the low-height filter, 0xffff - f < wh, in the same lanes (a one-span column
+     * has nothing for the low-hanging filter to do); none without (wh > 0xffff - f never
+     * holds for f >= 0 when the threshold is 0). */
+    const vu32 vwh = v_set1(all3 ? (uint32_t)wh : 0u);
     uint32_t x = x0;
     while (x < x1) {
         const size_t c = (size_t)x + (size_t)z * w;
@@ -125,6 +129,7 @@ void OP_FN(op_ledge_row)(const op_heightfield *hf, uint32_t z, uint32_t x0, uint
                     amax = v_select(near, amax, v_smax(amax, nf));
                 }
                 ledge = v_or(ledge, v_gt(v_sub(amax, amin), vclimb));
+                ledge = v_or(ledge, v_gt(vwh, v_sub(top, f)));
                 if (run == VW) {
                     v_store_u8(area + s, v_andnot(ledge, v_load_u8(area + s)));
                 } else {
@@ -141,7 +146,7 @@ void OP_FN(op_ledge_row)(const op_heightfield *hf, uint32_t z, uint32_t x0, uint
             if (run == 0)
                 scalar_cells = m ? (uint32_t)__builtin_ctz(m) : VW;
         }
-        op_ledge_cells(hf, z, x, x + scalar_cells, wh, climb);
+        op_ledge_cells(hf, z, x, x + scalar_cells, wh, climb, all3);
         x += scalar_cells;
     }
     op_simd_leave();

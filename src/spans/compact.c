@@ -10,12 +10,52 @@
 
 #include <string.h>
 
+/* Cells per block of the one-span path of fill_row. */
+#define OP_FILL_BLOCK 8
+
+/* Cells [c, c + OP_FILL_BLOCK) hold one walkable span each, at consecutive slots (so
+ * their compact spans are consecutive too, with h = 255): writes them as a block and
+ * returns 1; else 0, nothing written. Loads before stores: in place the compact slots
+ * can lie below the solid ones (never above), overlapping them. */
+static int fill_block(const op_heightfield *hf, op_chf *out, size_t c, uint32_t idx)
+{
+    const uint32_t s0 = hf->first[c];
+    unsigned ok = 1;
+    for (int i = 0; i < OP_FILL_BLOCK; i++)
+        ok &= (hf->count[c + i] == 1) & (hf->first[c + i] == s0 + (uint32_t)i);
+    if (!ok)
+        return 0;
+    uint16_t y[OP_FILL_BLOCK];
+    uint8_t a[OP_FILL_BLOCK];
+    memcpy(a, hf->area + s0, sizeof a);
+    for (int i = 0; i < OP_FILL_BLOCK; i++)
+        ok &= a[i] != OP_NULL_AREA;
+    if (!ok)
+        return 0;
+    memcpy(y, hf->smax + s0, sizeof y);
+    for (int i = 0; i < OP_FILL_BLOCK; i++) {
+        out->cell_first[c + i] = idx + (uint32_t)i;
+        out->cell_count[c + i] = 1;
+        out->h[idx + i] = 255;
+    }
+    memcpy(out->y + idx, y, sizeof y);
+    memcpy(out->area + idx, a, sizeof a);
+    return 1;
+}
+
 /* Cells and spans of row z; idx: the first span index of the row. Returns the next. */
 static uint32_t fill_row(const op_heightfield *hf, op_chf *out, uint32_t z, uint32_t idx)
 {
     const uint32_t w = hf->width;
     const size_t c0 = (size_t)z * w;
     for (size_t c = c0; c < c0 + w; c++) {
+        /* Blocks of one-span cells (most of an open world). */
+        while (c + OP_FILL_BLOCK <= c0 + w && fill_block(hf, out, c, idx)) {
+            c += OP_FILL_BLOCK;
+            idx += OP_FILL_BLOCK;
+        }
+        if (c == c0 + w)
+            break;
         /* Read before written: in place, cell_first is hf->first (compact_in_place). */
         const uint32_t s0 = hf->first[c];
         out->cell_first[c] = idx;

@@ -6,29 +6,14 @@
 #include "core/kernels.h"
 #include "parallel/parallel_internal.h"
 
-/* supplement §1.4.1: "was walkable" is read before the change, so a stack of
- * non-walkable spans does not climb. */
+/* supplement §1.4.1 (op_low_hanging_column) on the columns of rows [z0, z1). */
 static void low_hanging_rows(op_heightfield *hf, int walkable_climb, uint32_t z0, uint32_t z1)
 {
-    const uint16_t *smax = hf->smax;
-    uint8_t *area = hf->area;
     for (size_t c = (size_t)z0 * hf->width; c < (size_t)z1 * hf->width; c++) {
         const uint32_t n = hf->count[c];
         if (n < 2)
             continue; /* nothing below the lowest span */
-        const uint32_t s0 = hf->first[c], s1 = s0 + n;
-        int prev_walkable = area[s0] != OP_NULL_AREA;
-        uint8_t prev_area = area[s0];
-        int32_t prev_floor = smax[s0];
-        for (uint32_t s = s0 + 1; s < s1; s++) {
-            const int walkable = area[s] != OP_NULL_AREA;
-            const int32_t dy = (int32_t)smax[s] - prev_floor;
-            if (!walkable && prev_walkable && dy <= walkable_climb && -dy <= walkable_climb)
-                area[s] = prev_area;
-            prev_walkable = walkable;
-            prev_area = area[s];
-            prev_floor = smax[s];
-        }
+        op_low_hanging_column(hf->smax, hf->area, hf->first[c], hf->first[c] + n, walkable_climb);
     }
 }
 
@@ -36,13 +21,20 @@ void op_filter_ledge_spans(op_heightfield *hf, int walkable_height, int walkable
 {
     op_kernels best;
     op_filter_ledge_rows(op_spans_best_kernels(&best), hf, walkable_height, walkable_climb, 0,
-                         hf->depth);
+                         hf->depth, 0);
+}
+
+void op_filter_spans(op_heightfield *hf, int walkable_height, int walkable_climb)
+{
+    op_kernels best;
+    op_filter_ledge_rows(op_spans_best_kernels(&best), hf, walkable_height, walkable_climb, 0,
+                         hf->depth, 1);
 }
 
 /* Decisions depend only on geometry, so marking in place is order-independent: rows can
  * be done in any order, on any thread. */
 void op_filter_ledge_rows(const op_kernels *k, op_heightfield *hf, int walkable_height,
-                          int walkable_climb, uint32_t z0, uint32_t z1)
+                          int walkable_climb, uint32_t z0, uint32_t z1, int all3)
 {
     const uint32_t w = hf->width, dpt = hf->depth;
     const uint32_t *first = hf->first, *count = hf->count;
@@ -63,37 +55,35 @@ void op_filter_ledge_rows(const op_kernels *k, op_heightfield *hf, int walkable_
         const size_t c0 = (size_t)z * w;
         const int inner = !zoff && ix1 > ix0;
         if (inner)
-            k->spans.ledge_row(hf, z, ix0, ix1, walkable_height, walkable_climb);
+            k->spans.ledge_row(hf, z, ix0, ix1, walkable_height, walkable_climb, all3);
         for (uint32_t x = 0; x < w; x++) {
             if (inner && x == ix0)
                 x = ix1; /* done above */
             if (x >= w)
                 break;
             const uint32_t s0 = first[c0 + x], s1 = s0 + count[c0 + x];
+            /* A neighbour off the grid: every span is a ledge (with all3 too: whatever
+             * the low-hanging filter made walkable, the ledge filter clears). */
             for (uint32_t s = s0; s < s1; s++)
-                area[s] = OP_NULL_AREA; /* a neighbour off the grid */
+                area[s] = OP_NULL_AREA;
         }
     }
 }
 
-/* supplement §1.4.3 */
+/* supplement §1.4.3 (op_low_height_column) on the columns of rows [z0, z1). */
 static void low_height_rows(op_heightfield *hf, int walkable_height, uint32_t z0, uint32_t z1)
 {
     const uint16_t *smin = hf->smin, *smax = hf->smax;
     uint8_t *area = hf->area;
     for (size_t c = (size_t)z0 * hf->width; c < (size_t)z1 * hf->width; c++) {
-        const uint32_t s0 = hf->first[c], n = hf->count[c], s1 = s0 + n;
+        const uint32_t s0 = hf->first[c], n = hf->count[c];
         if (n == 1) {
             /* One span: its ceiling is the top. */
             if ((int32_t)OP_HF_MAX_HEIGHT - (int32_t)smax[s0] < walkable_height)
                 area[s0] = OP_NULL_AREA;
             continue;
         }
-        for (uint32_t s = s0; s < s1; s++) {
-            const int32_t ceil = s + 1 < s1 ? (int32_t)smin[s + 1] : (int32_t)OP_HF_MAX_HEIGHT;
-            if (ceil - (int32_t)smax[s] < walkable_height)
-                area[s] = OP_NULL_AREA;
-        }
+        op_low_height_column(smin, smax, area, s0, s0 + n, walkable_height);
     }
 }
 
@@ -107,36 +97,10 @@ void op_filter_low_height_spans(op_heightfield *hf, int walkable_height)
     low_height_rows(hf, walkable_height, 0, hf->depth);
 }
 
-/* Rows per block of the one-pass filters: a block's columns and spans stay in cache
- * from the first filter to the third. */
-#define OP_FILTER_BLOCK_ROWS 8u
-
-/* The three filters of supplement §1.4 over rows [z0, z1), a block of rows at a time:
- * the same areas as each filter over every row before the next. Each filter writes only
- * a column's own areas, and what it reads of other columns is geometry (the ledge test),
- * never an area; so per column the three still run in order, and nothing a filter reads
- * depends on how the rows are grouped. */
-static void filter_rows(const op_kernels *k, op_heightfield *hf, int walkable_height,
-                        int walkable_climb, uint32_t z0, uint32_t z1)
-{
-    for (uint32_t b = z0; b < z1; b += OP_FILTER_BLOCK_ROWS) {
-        const uint32_t e = z1 - b > OP_FILTER_BLOCK_ROWS ? b + OP_FILTER_BLOCK_ROWS : z1;
-        low_hanging_rows(hf, walkable_climb, b, e);
-        op_filter_ledge_rows(k, hf, walkable_height, walkable_climb, b, e);
-        low_height_rows(hf, walkable_height, b, e);
-    }
-}
-
-void op_filter_spans(op_heightfield *hf, int walkable_height, int walkable_climb)
-{
-    op_kernels best;
-    filter_rows(op_spans_best_kernels(&best), hf, walkable_height, walkable_climb, 0,
-                hf->depth);
-}
-
-/* The three filters in order (supplement §1.4); by blocks of rows on one thread, else
- * each over all rows before the next, the rows of one filter split between ctx's
- * threads. */
+/* The three filters of supplement §1.4 in one pass (op_ledge_cells: per column in
+ * order, the same areas as each filter over the whole field before the next). A row
+ * writes only its own areas and reads only geometry of the rows around, so rows are
+ * split between ctx's threads. */
 void op_spans_filters(op_ctx *ctx, op_heightfield *hf, int walkable_height, int walkable_climb)
 {
     op_kernels scalar;
@@ -144,21 +108,14 @@ void op_spans_filters(op_ctx *ctx, op_heightfield *hf, int walkable_height, int 
     const uint32_t dpt = hf->depth;
     const int T = op_grid_threads(ctx, dpt / 16 + 1);
     if (T <= 1) {
-        filter_rows(k, hf, walkable_height, walkable_climb, 0, dpt);
+        op_filter_ledge_rows(k, hf, walkable_height, walkable_climb, 0, dpt, 1);
         return;
     }
     const int chunks = 4 * T;
-    for (int pass = 0; pass < 3; pass++) {
-        OP_PRAGMA(omp parallel for num_threads(T) schedule(dynamic, 1))
-        for (int q = 0; q < chunks; q++) {
-            const uint32_t z0 = (uint32_t)((uint64_t)dpt * (uint64_t)q / (uint64_t)chunks);
-            const uint32_t z1 = (uint32_t)((uint64_t)dpt * (uint64_t)(q + 1) / (uint64_t)chunks);
-            if (pass == 0)
-                low_hanging_rows(hf, walkable_climb, z0, z1);
-            else if (pass == 1)
-                op_filter_ledge_rows(k, hf, walkable_height, walkable_climb, z0, z1);
-            else
-                low_height_rows(hf, walkable_height, z0, z1);
-        }
+    OP_PRAGMA(omp parallel for num_threads(T) schedule(dynamic, 1))
+    for (int q = 0; q < chunks; q++) {
+        const uint32_t z0 = (uint32_t)((uint64_t)dpt * (uint64_t)q / (uint64_t)chunks);
+        const uint32_t z1 = (uint32_t)((uint64_t)dpt * (uint64_t)(q + 1) / (uint64_t)chunks);
+        op_filter_ledge_rows(k, hf, walkable_height, walkable_climb, z0, z1, 1);
     }
 }

@@ -49,9 +49,10 @@ struct op_kernels;
 void op_chf_link_rows(const struct op_kernels *k, op_chf *chf, uint32_t z0, uint32_t z1);
 /* The three filters of supplement §1.4 in order, by rows on ctx's threads. */
 void op_spans_filters(op_ctx *ctx, op_heightfield *hf, int walkable_height, int walkable_climb);
-/* The ledge filter for rows [z0, z1) with k's ledge_row (spans/filters.c). */
+/* The ledge filter for rows [z0, z1) with k's ledge_row (spans/filters.c); with all3,
+ * the three filters of supplement §1.4 (op_ledge_cells). */
 void op_filter_ledge_rows(const struct op_kernels *k, op_heightfield *hf, int walkable_height,
-                          int walkable_climb, uint32_t z0, uint32_t z1);
+                          int walkable_climb, uint32_t z0, uint32_t z1, int all3);
 /* op_chf_alloc without clearing anything (every array is written by the caller). */
 op_status op_chf_alloc_uninit(op_ctx *ctx, op_chf *chf, uint32_t width, uint32_t depth,
                               uint32_t span_count);
@@ -96,11 +97,44 @@ static inline int op_is_ledge(const uint16_t *smin, const uint16_t *smax, uint32
     return acc_max - acc_min > climb; /* steep slope */
 }
 
+/* supplement §1.4.1 on the column of spans [s0, s1): "was walkable" is read before the
+ * change, so a stack of non-walkable spans does not climb. */
+static inline void op_low_hanging_column(const uint16_t *smax, uint8_t *area, uint32_t s0,
+                                         uint32_t s1, int32_t climb)
+{
+    int prev_walkable = area[s0] != OP_NULL_AREA;
+    uint8_t prev_area = area[s0];
+    int32_t prev_floor = smax[s0];
+    for (uint32_t s = s0 + 1; s < s1; s++) {
+        const int walkable = area[s] != OP_NULL_AREA;
+        const int32_t dy = (int32_t)smax[s] - prev_floor;
+        if (!walkable && prev_walkable && dy <= climb && -dy <= climb)
+            area[s] = prev_area;
+        prev_walkable = walkable;
+        prev_area = area[s];
+        prev_floor = smax[s];
+    }
+}
+
+/* supplement §1.4.3 on the column of spans [s0, s1). */
+static inline void op_low_height_column(const uint16_t *smin, const uint16_t *smax, uint8_t *area,
+                                        uint32_t s0, uint32_t s1, int32_t wh)
+{
+    for (uint32_t s = s0; s < s1; s++) {
+        const int32_t ceil = s + 1 < s1 ? (int32_t)smin[s + 1] : (int32_t)OP_HF_MAX_HEIGHT;
+        if (ceil - (int32_t)smax[s] < wh)
+            area[s] = OP_NULL_AREA;
+    }
+}
+
 /* The ledge test (op_is_ledge) for the walkable spans of cells [x0, x1) of row z, every
  * neighbour column on the grid; one cell at a time (the scalar twin of the ledge_row
- * kernel). */
+ * kernel). With all3, per column: low-hanging obstacles first and low height after (the
+ * three filters of supplement §1.4 in order: each writes only its column's areas and
+ * the ledge test reads only geometry of the others, so per column is the same as each
+ * filter over the whole field before the next). */
 static inline void op_ledge_cells(const op_heightfield *hf, uint32_t z, uint32_t x0, uint32_t x1,
-                                  int32_t wh, int32_t climb)
+                                  int32_t wh, int32_t climb, int all3)
 {
     const uint32_t w = hf->width;
     const uint32_t *first = hf->first, *count = hf->count;
@@ -109,6 +143,8 @@ static inline void op_ledge_cells(const op_heightfield *hf, uint32_t z, uint32_t
         const uint32_t s0 = first[c], s1 = s0 + count[c];
         if (s0 == s1)
             continue;
+        if (all3 && s1 - s0 >= 2)
+            op_low_hanging_column(hf->smax, hf->area, s0, s1, climb);
         const size_t nc[4] = {c - 1, c + w, c + 1, c - w};
         uint32_t nb[4], ne[4];
         for (int d = 0; d < 4; d++) {
@@ -119,6 +155,8 @@ static inline void op_ledge_cells(const op_heightfield *hf, uint32_t z, uint32_t
             if (hf->area[s] != OP_NULL_AREA &&
                 op_is_ledge(hf->smin, hf->smax, s, s1, nb, ne, wh, climb))
                 hf->area[s] = OP_NULL_AREA;
+        if (all3)
+            op_low_height_column(hf->smin, hf->smax, hf->area, s0, s1, wh);
     }
 }
 

@@ -1,5 +1,6 @@
 /* checkasm-style identity test of the spans row kernels (kernel family `spans`): for
- * every variant this machine runs, ledge_row (supplement §1.4.2) on random solid
+ * every variant this machine runs, ledge_row (supplement §1.4.2; with all3 the three
+ * filters of §1.4 in one pass) on random solid
  * heightfields and link_row (§1.5) on random compact heightfields give the scalar twin's
  * bytes. Fields: widths 1..70 (every tail of a vector run) and wide ones, mostly one span
  * per column (the vector runs) with breaks of empty and multi-span columns, steps near
@@ -23,7 +24,7 @@ static op_isa variants[OP_ISA_COUNT];
 static int variant_count;
 static unsigned long compared[OP_ISA_COUNT][2];
 static op_ctx g_ctx;
-static unsigned long g_marked, g_kept, g_linked, g_unlinked;
+static unsigned long g_marked, g_kept, g_linked, g_unlinked, g_raised;
 
 static int setup(void **state)
 {
@@ -70,14 +71,16 @@ static void random_hf(op_heightfield *hf, uint64_t seed, uint32_t w, uint32_t d,
             assert_int_equal(op_heightfield_add_span(&g_ctx, hf, x, z, (uint16_t)lo,
                                                      (uint16_t)y, area, 1),
                              OP_OK);
-            lo = y + 2 + op_rng_below(&r, 14);
+            /* A third of the stacks close above (floors 2..5 apart: the low-hanging
+             * filter's climb), the rest a gap of 2..15. */
+            lo = y + 1 + (op_rng_below(&r, 3) == 0 ? 0 : 1 + op_rng_below(&r, 14));
             y = lo + 1 + op_rng_below(&r, 4);
         }
     }
 }
 
-static void check_ledges(uint64_t seed, uint32_t w, uint32_t d, uint32_t multi, uint32_t empty,
-                         int high, int scramble)
+static void check_ledges_with(uint64_t seed, uint32_t w, uint32_t d, uint32_t multi,
+                              uint32_t empty, int high, int scramble, int all3)
 {
     op_heightfield hf;
     random_hf(&hf, seed, w, d, multi, empty, high, scramble);
@@ -87,11 +90,12 @@ static void check_ledges(uint64_t seed, uint32_t w, uint32_t d, uint32_t multi, 
     /* Interior cells only, as the filter calls it. */
     for (uint32_t z = 1; z + 1 < d; z++)
         if (w > 2)
-            op_ledge_row_scalar(&hf, z, 1, w - 1, wh, climb);
+            op_ledge_row_scalar(&hf, z, 1, w - 1, wh, climb, all3);
     memcpy(ref, hf.area, hf.span_used);
     for (uint32_t s = 0; s < hf.span_used; s++) {
         g_marked += orig[s] && !ref[s];
         g_kept += ref[s] != 0;
+        g_raised += all3 && !orig[s] && ref[s];
     }
     for (int vi = 0; vi < variant_count; vi++) {
         op_kernels k;
@@ -99,17 +103,25 @@ static void check_ledges(uint64_t seed, uint32_t w, uint32_t d, uint32_t multi, 
         memcpy(hf.area, orig, hf.span_used);
         for (uint32_t z = 1; z + 1 < d; z++)
             if (w > 2)
-                k.spans.ledge_row(&hf, z, 1, w - 1, wh, climb);
+                k.spans.ledge_row(&hf, z, 1, w - 1, wh, climb, all3);
         compared[variants[vi]][0]++;
         for (uint32_t s = 0; s < hf.span_used; s++)
             if (hf.area[s] != ref[s])
-                fail_msg("ledge_row %s, seed %llu (%ux%u): span %u area %u, scalar %u",
-                         op_isa_name(variants[vi]), (unsigned long long)seed, w, d, s,
+                fail_msg("ledge_row %s all3 %d, seed %llu (%ux%u): span %u area %u, scalar %u",
+                         op_isa_name(variants[vi]), all3, (unsigned long long)seed, w, d, s,
                          hf.area[s], ref[s]);
     }
     free(orig);
     free(ref);
     op_heightfield_free(&hf);
+}
+
+/* The ledge filter alone, and the three filters in one pass (all3). */
+static void check_ledges(uint64_t seed, uint32_t w, uint32_t d, uint32_t multi, uint32_t empty,
+                         int high, int scramble)
+{
+    for (int all3 = 0; all3 < 2; all3++)
+        check_ledges_with(seed, w, d, multi, empty, high, scramble, all3);
 }
 
 /* A compact field whose clearances and steps sit at the rule's edges: h within 2 of
@@ -248,8 +260,8 @@ static void pattern_hf(op_heightfield *hf, uint32_t w, uint32_t d, uint32_t bx, 
         }
 }
 
-static void check_pattern_ledges(uint32_t w, uint32_t d, uint32_t bx, uint32_t bz, int kind,
-                                 int empty_outer, uint64_t seed)
+static void check_pattern_ledges_with(uint32_t w, uint32_t d, uint32_t bx, uint32_t bz,
+                                      int kind, int empty_outer, uint64_t seed, int all3)
 {
     op_heightfield hf;
     pattern_hf(&hf, w, d, bx, bz, kind, empty_outer, seed);
@@ -258,25 +270,32 @@ static void check_pattern_ledges(uint32_t w, uint32_t d, uint32_t bx, uint32_t b
     memcpy(orig, hf.area, n);
     const int32_t wh = 4, climb = 2;
     for (uint32_t z = 1; z + 1 < d; z++)
-        op_ledge_row_scalar(&hf, z, 1, w - 1, wh, climb);
+        op_ledge_row_scalar(&hf, z, 1, w - 1, wh, climb, all3);
     memcpy(ref, hf.area, n);
     for (int vi = 0; vi < variant_count; vi++) {
         op_kernels k;
         op_kernels_init(&k, variants[vi], op_isa_flags(variants[vi]));
         memcpy(hf.area, orig, n);
         for (uint32_t z = 1; z + 1 < d; z++)
-            k.spans.ledge_row(&hf, z, 1, w - 1, wh, climb);
+            k.spans.ledge_row(&hf, z, 1, w - 1, wh, climb, all3);
         compared[variants[vi]][0]++;
         for (uint32_t s = 0; s < n; s++)
             if (hf.area[s] != ref[s])
-                fail_msg("ledge_row %s, break (%u, %u) kind %d outer %d: span %u area %u, "
-                         "scalar %u",
-                         op_isa_name(variants[vi]), bx, bz, kind, empty_outer, s, hf.area[s],
-                         ref[s]);
+                fail_msg("ledge_row %s all3 %d, break (%u, %u) kind %d outer %d: span %u "
+                         "area %u, scalar %u",
+                         op_isa_name(variants[vi]), all3, bx, bz, kind, empty_outer, s,
+                         hf.area[s], ref[s]);
     }
     free(orig);
     free(ref);
     op_heightfield_free(&hf);
+}
+
+static void check_pattern_ledges(uint32_t w, uint32_t d, uint32_t bx, uint32_t bz, int kind,
+                                 int empty_outer, uint64_t seed)
+{
+    for (int all3 = 0; all3 < 2; all3++)
+        check_pattern_ledges_with(w, d, bx, bz, kind, empty_outer, seed, all3);
 }
 
 /* The compact field of the same pattern, its arrays exactly span_count long (ASan sees
@@ -375,9 +394,11 @@ static void test_promised_variants_compared(void **state)
         ran++;
     }
     /* Both outcomes of both tests occur. */
-    print_message("spans rows: %lu ledges, %lu kept; %lu links, %lu none\n", g_marked, g_kept,
-                  g_linked, g_unlinked);
+    print_message("spans rows: %lu ledges, %lu kept, %lu raised (low-hanging); %lu links, "
+                  "%lu none\n",
+                  g_marked, g_kept, g_raised, g_linked, g_unlinked);
     assert_true(g_marked > 1000 && g_kept > 1000 && g_linked > 1000 && g_unlinked > 1000);
+    assert_true(g_raised > 10); /* raised and kept through the ledge and low-height tests */
     assert_true(ran >= 1);
 }
 

@@ -15,6 +15,7 @@
 #include "util/testalloc.h"
 #include "util/testbuild.h"
 #include "util/testutil.h"
+#include "spans/spans_internal.h"
 
 /* A random solid field of w x d columns on ctx's allocator: most columns one span on a
  * smooth floor, some empty, some stacks of 2..5; area 0 on some spans. Columns are
@@ -65,12 +66,13 @@ static void assert_same_chf(const op_chf *a, const op_chf *b)
     assert_true(op_digest_chf(a) == op_digest_chf(b));
 }
 
-/* op_filter_spans against the three calls, on fields with and without a window. */
+/* op_filter_spans and the stage's one-pass filters (every variant, one and three
+ * threads) against the three calls, on fields with and without a window. */
 static void test_filters_one_pass(void **state)
 {
     (void)state;
     for (uint64_t seed = 1; seed <= 24; seed++) {
-        const uint32_t w = 3 + (uint32_t)(seed * 13 % 41), d = 3 + (uint32_t)(seed * 7 % 29);
+        const uint32_t w = 3 + (uint32_t)(seed * 13 % 41), d = 3 + (uint32_t)(seed * 11 % 47);
         op_heightfield a, b;
         random_hf(&op_test_ctx, &a, seed, w, d, seed % 5 == 0);
         if (seed % 3 == 0) /* a window inside a larger world: some edges are not the world's */
@@ -82,9 +84,24 @@ static void test_filters_one_pass(void **state)
         op_filter_low_hanging_obstacles(&a, climb);
         op_filter_ledge_spans(&a, wh, climb);
         op_filter_low_height_spans(&a, wh);
+        op_heightfield orig;
+        assert_int_equal(op_heightfield_copy(&op_test_ctx, &orig, &b), OP_OK);
         op_filter_spans(&b, wh, climb);
         assert_int_equal(a.span_used, b.span_used);
         assert_memory_equal(a.area, b.area, a.span_used ? a.span_used : 1);
+        for (int isa = 0; isa < OP_ISA_COUNT; isa++) {
+            op_ctx ctx;
+            if (op_ctx_init(&ctx, (op_isa)isa) != OP_OK)
+                continue; /* not on this machine */
+            for (int threads = 1; threads <= 3; threads += 2) {
+                assert_int_equal(op_ctx_set_threads(&ctx, threads), OP_OK);
+                memcpy(b.area, orig.area, orig.span_used);
+                op_spans_filters(&ctx, &b, wh, climb);
+                assert_memory_equal(a.area, b.area, a.span_used ? a.span_used : 1);
+            }
+            op_ctx_free(&ctx);
+        }
+        op_heightfield_free(&orig);
         op_heightfield_free(&a);
         op_heightfield_free(&b);
     }
