@@ -116,6 +116,24 @@ static void compact_rows(const op_kernels *k, const op_heightfield *hf, op_chf *
     k->links.mutual(out, out->mutual, rf[(dpt - 1) % 4], out->span_count);
 }
 
+/* Bytes != 0 among area[0 .. n), eight at a time: a byte's high bit after adding 0x7f
+ * to its low seven bits, or'ed with its own, is set exactly when the byte is not 0. */
+static uint64_t count_walkable(const uint8_t *area, uint32_t n)
+{
+    const uint64_t lo7 = 0x7f7f7f7f7f7f7f7full, hi = 0x8080808080808080ull;
+    uint64_t count = 0;
+    uint32_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t v;
+        memcpy(&v, area + i, 8);
+        const uint64_t t = ((((v & lo7) + lo7) | v) & hi) >> 7; /* 1 per nonzero byte */
+        count += (t * 0x0101010101010101ull) >> 56;
+    }
+    for (; i < n; i++)
+        count += area[i] != OP_NULL_AREA;
+    return count;
+}
+
 static int same_allocator(const op_allocator *a, const op_allocator *b)
 {
     return a->malloc_fn == b->malloc_fn && a->realloc_fn == b->realloc_fn &&
@@ -143,9 +161,7 @@ static int compact_in_place(op_ctx *ctx, op_heightfield *hf, int walkable_height
         op_grid_threads(ctx, hf->depth / 16 + 1) > 1 ||
         (uint64_t)hf->width * hf->depth > 0x7fffffffull)
         return 0;
-    uint64_t count = 0;
-    for (uint32_t sp = 0; sp < hf->span_used; sp++)
-        count += hf->area[sp] != OP_NULL_AREA;
+    const uint64_t count = count_walkable(hf->area, hf->span_used);
     if (count == 0 || count > OP_MAX_SPANS)
         return 0;
     const size_t n = (size_t)count;
@@ -242,8 +258,7 @@ op_status op_build_compact_heightfield(op_ctx *ctx, const op_heightfield *hf,
             row_first[z + 1] = count <= OP_MAX_SPANS ? (uint32_t)count : 0;
         }
     } else if (hf->packed) {
-        for (uint32_t sp = 0; sp < hf->span_used; sp++)
-            count += hf->area[sp] != OP_NULL_AREA;
+        count = count_walkable(hf->area, hf->span_used);
     } else {
         const size_t cells = (size_t)w * dpt;
         for (size_t c = 0; c < cells; c++) {
