@@ -91,8 +91,10 @@ static void test_filters_one_pass(void **state)
         assert_memory_equal(a.area, b.area, a.span_used ? a.span_used : 1);
         for (int isa = 0; isa < OP_ISA_COUNT; isa++) {
             op_ctx ctx;
-            if (op_ctx_init(&ctx, (op_isa)isa) != OP_OK)
+            if (op_ctx_init(&ctx, (op_isa)isa) != OP_OK) {
+                op_ctx_free(&ctx);
                 continue; /* not on this machine */
+            }
             for (int threads = 1; threads <= 3; threads += 2) {
                 assert_int_equal(op_ctx_set_threads(&ctx, threads), OP_OK);
                 memcpy(b.area, orig.area, orig.span_used);
@@ -113,8 +115,10 @@ static void test_compact_in_place(void **state)
     (void)state;
     for (int isa = 0; isa < OP_ISA_COUNT; isa++) {
         op_ctx ctx;
-        if (op_ctx_init(&ctx, (op_isa)isa) != OP_OK)
+        if (op_ctx_init(&ctx, (op_isa)isa) != OP_OK) {
+            op_ctx_free(&ctx);
             continue; /* not on this machine */
+        }
         for (uint64_t seed = 1; seed <= 12; seed++) {
             /* Three threads split rows only from 16 rows on (op_grid_threads). */
             const int shuffled = seed % 4 == 0, threads = seed % 6 == 5 ? 3 : 1;
@@ -177,7 +181,7 @@ static void test_compact_in_place_memory(void **state)
     /* A field from the C library's allocator: a new field from ctx's, the old one freed
      * by its own allocator. */
     assert_int_equal(op_heightfield_copy(NULL, &b, &a), OP_OK);
-    assert_false(op_test_alloc_owns(&ta, b.first));
+    assert_null(b.alloc.malloc_fn); /* (owns() would read before a foreign block) */
     assert_int_equal(op_build_compact_heightfield_in_place(&ctx, &b, 3, 2, &got), OP_OK);
     assert_true(op_test_alloc_owns(&ta, got.cell_first) && op_test_alloc_owns(&ta, got.y));
     assert_same_chf(&ref, &got);
