@@ -278,24 +278,32 @@ static inline uint32_t cell_of(const op_chf *chf, uint32_t c, uint32_t s)
     return (uint32_t)lo;
 }
 
-/* Bit j set when span j of the 16 differs from its predecessor in region or area. */
-static inline uint32_t run_breaks16(const uint32_t *r, const uint8_t *a)
+/* Bit j set when span j of the 16 differs from its predecessor in region or area and
+ * its region is neither 0 nor br (check_span passes those). */
+static inline uint32_t run_breaks16(const uint32_t *r, const uint8_t *a, uint32_t br)
 {
 #if defined(__SSE2__)
-    __m128i eq[4];
-    for (int j = 0; j < 4; j++)
-        eq[j] = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(const void *)(r + 4 * j)),
-                                _mm_loadu_si128((const __m128i *)(const void *)(r + 4 * j - 1)));
+    __m128i eq[4], off[4];
+    const __m128i zero = _mm_setzero_si128(), brv = _mm_set1_epi32((int32_t)br);
+    for (int j = 0; j < 4; j++) {
+        const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(r + 4 * j));
+        eq[j] = _mm_cmpeq_epi32(v, _mm_loadu_si128((const __m128i *)(const void *)(r + 4 * j - 1)));
+        off[j] = _mm_or_si128(_mm_cmpeq_epi32(v, zero), _mm_cmpeq_epi32(v, brv));
+    }
     /* all-ones / zero lanes pack to all-ones / zero bytes */
     const __m128i req = _mm_packs_epi16(_mm_packs_epi32(eq[0], eq[1]),
                                         _mm_packs_epi32(eq[2], eq[3]));
+    const __m128i roff = _mm_packs_epi16(_mm_packs_epi32(off[0], off[1]),
+                                         _mm_packs_epi32(off[2], off[3]));
     const __m128i aeq = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)a),
                                        _mm_loadu_si128((const __m128i *)(const void *)(a - 1)));
-    return ~(uint32_t)_mm_movemask_epi8(_mm_and_si128(req, aeq)) & 0xffffu;
+    return ~(uint32_t)_mm_movemask_epi8(_mm_or_si128(_mm_and_si128(req, aeq), roff)) & 0xffffu;
 #else
     uint32_t bits = 0;
     for (int j = 0; j < 16; j++)
-        bits |= (uint32_t)((r[j] != r[j - 1]) | (a[j] != a[j - 1])) << j;
+        bits |= (uint32_t)(((r[j] != r[j - 1]) | (a[j] != a[j - 1])) & (r[j] != 0) &
+                           (r[j] != br))
+                << j;
     return bits;
 #endif
 }
@@ -325,7 +333,7 @@ static void check_regions(const trace_in *t, uint16_t *rarea, uint32_t s0, uint3
     int b = check_span(t, rarea, region[s0], area[s0]);
     uint32_t s = s0 + 1;
     for (; s1 - s >= 16; s += 16)
-        for (uint32_t bits = run_breaks16(region + s, area + s); bits; bits &= bits - 1) {
+        for (uint32_t bits = run_breaks16(region + s, area + s, t->border_region); bits; bits &= bits - 1) {
             const uint32_t k = s + (uint32_t)__builtin_ctz(bits);
             b |= check_span(t, rarea, region[k], area[k]);
         }
@@ -508,6 +516,27 @@ static int trace_edge(const trace_in *t, trace_seg *g, uint8_t segi, uint32_t s,
     return 0;
 }
 
+/* Bit j set when mask byte j of the k <= 64 has a boundary bit. */
+static inline uint64_t boundary_bits(const uint8_t *mask, uint32_t k)
+{
+    uint64_t w = 0;
+#if defined(__SSE2__)
+    if (k == 64) {
+        const __m128i low = _mm_set1_epi8(0x0f), zero = _mm_setzero_si128();
+        for (int j = 0; j < 4; j++) {
+            const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(mask + 16 * j));
+            w |= (uint64_t)(uint32_t)_mm_movemask_epi8(
+                     _mm_cmpeq_epi8(_mm_and_si128(v, low), zero))
+                 << (16 * j);
+        }
+        return ~w;
+    }
+#endif
+    for (uint32_t j = 0; j < k; j++)
+        w |= (uint64_t)((mask[j] & 0xfu) != 0) << j;
+    return w;
+}
+
 /* The pass over the segment, TRACE_SUB spans at a time, classified one row ahead (the
  * successors lie in the rows next to the edge). */
 static void trace_segment(const trace_in *t, trace_seg *g, uint8_t segi)
@@ -535,13 +564,12 @@ static void trace_segment(const trace_in *t, trace_seg *g, uint8_t segi)
             ahead = s1;
         if (classify_ahead(t, g, (uint32_t)ahead))
             return;
-        for (uint32_t b = s0 >> 3; (size_t)b * 8 < s1; b++) {
-            uint64_t w = block_bits(mask, b);
-            while (w) {
-                const unsigned j = (unsigned)__builtin_ctzll(w) >> 3;
-                unsigned m = (unsigned)(w >> (8 * j)) & 0xfu;
-                w &= ~(0xffull << (8 * j));
-                const uint32_t s = b * 8 + j;
+        for (uint32_t base = s0; base < s1; base += 64) {
+            /* the spans with a boundary edge, 64 at a time: one loop exit per word */
+            for (uint64_t w = boundary_bits(mask + base, s1 - base < 64 ? s1 - base : 64); w;
+                 w &= w - 1) {
+                const uint32_t s = base + (uint32_t)__builtin_ctzll(w);
+                unsigned m = mask[s] & 0xfu;
                 c = cell_of(chf, c, s);
                 __builtin_prefetch(chf->cell_first + c + 256);
                 if (c != cur) {
