@@ -420,10 +420,13 @@ static int trace_edge(const trace_in *t, trace_seg *g, uint8_t segi, uint32_t s,
     /* Vertex Y (regions-contours §6, supplement §9.1): the highest floor among s and the
      * spans around the start corner (shared with directions d and d+1), the diagonal
      * reached either way. A missing link stands for s itself, which changes nothing. */
-    const uint32_t a = (mu >> d & 1) ? chf->link[d][s] : s;
-    const uint32_t b = (mu >> de & 1) ? chf->link[de][s] : s;
-    const uint32_t ca = (chf->mutual[a] >> de & 1) ? chf->link[de][a] : a;
-    const uint32_t cb = (chf->mutual[b] >> d & 1) ? chf->link[d][b] : b;
+    /* (links read whatever the mutual bits say: selects, not branches) */
+    const uint32_t la = chf->link[d][s], lb = chf->link[de][s];
+    const uint32_t a = (mu >> d & 1) ? la : s;
+    const uint32_t b = (mu >> de & 1) ? lb : s;
+    const uint32_t lca = chf->link[de][a], lcb = chf->link[d][b];
+    const uint32_t ca = (chf->mutual[a] >> de & 1) ? lca : a;
+    const uint32_t cb = (chf->mutual[b] >> d & 1) ? lcb : b;
     uint32_t y = chf->y[s];
     y = chf->y[a] > y ? chf->y[a] : y;
     y = chf->y[b] > y ? chf->y[b] : y;
@@ -462,14 +465,8 @@ static int trace_edge(const trace_in *t, trace_seg *g, uint8_t segi, uint32_t s,
     /* Fragments. */
     const uint32_t pf = *slot_at(g, e);
     const int inside = s2 >= g->s0 && s2 < g->s1;
-    uint32_t q = NONE;
-    if (s2 == s) { /* the same span: count its edges below d2 instead of below d */
-        static const uint8_t pc[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
-        const unsigned m = t->mask[s] & 0xfu;
-        q = e - pc[m & ((1u << d) - 1)] + pc[m & ((1u << d2) - 1)];
-    } else if (inside) {
-        q = edge_id(t->mask, t->boff, s2, d2);
-    }
+    /* (s2 = s included: no branch on which corner it is) */
+    const uint32_t q = inside ? edge_id(t->mask, t->boff, s2, d2) : NONE;
     uint32_t f;
     if (pf == NONE) {
         if (inside && q < e) { /* prepend to the fragment q heads */
