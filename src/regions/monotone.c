@@ -400,6 +400,32 @@ static op_status monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
             }
             const uint8_t as = area[s];
             const uint8_t ms = mutual[s];
+            /* A span whose mutual -x neighbour (same area) is a span of sweep k of this row
+             * and whose mutual -z link continues k's run: what the general path below
+             * does, without its tests. Under a bridge the two floors' sweeps alternate
+             * span by span, so these are not runs of sweep_run. */
+            if ((ms & 9) == 9 && as) {
+                const uint32_t t = l0[s], t3 = l3[s];
+                if (t < s && t3 < s && area[t] == as && (!band || region[s] != OP_BORDER_REGION)) {
+                    const uint32_t k = region[t] - g - 1; /* wraps for 0, earlier rows, band */
+                    if (k < ns && region[t3] == zs[3 * (size_t)k]) {
+                        last_v = g + k + 1;
+                        region[s] = last_v;
+                        last_s = s;
+                        last_k = k;
+                        last_a = as;
+                        if (k != sk) {
+                            if (gr && sn)
+                                p->ssize[sk] += sn;
+                            sk = k;
+                            sn = 0;
+                        }
+                        sn++;
+                        zs[3 * (size_t)k + 2]++;
+                        continue;
+                    }
+                }
+            }
             if (as == 0) {
                 if (!band)
                     region[s] = 0;
