@@ -200,16 +200,18 @@ static op_status bin_triangles(raster_job *j)
 
 #define BAND_NONE 0xffffffffu
 
-/* The band's columns: per cell a list bottom-up through next[], in a pool with a free
- * list (the merge rule needs insertion in the middle). */
+/* The band's columns: per cell a list bottom-up through next[] (the merge rule needs
+ * insertion in the middle). Slot c of the pool is cell c's lowest span (smin > smax:
+ * the cell is empty; no span has that), so the common column of one span is
+ * read and merged without a head pointer; the spans above it take slots from
+ * `cells` on, with a free list. */
 typedef struct band_pool {
-    uint32_t *head; /* band cells */
     uint16_t *smin, *smax;
     uint8_t *area;
     uint32_t *next;
+    uint32_t cells; /* slots [0, cells): each cell's lowest span */
     uint32_t used, cap, free_head;
 } band_pool;
-
 typedef struct carry {
     uint32_t k; /* list position */
     op_clip_state st;
@@ -234,7 +236,7 @@ typedef struct band_worker {
 
 static int pool_grow(const op_allocator *a, band_pool *p)
 {
-    const uint64_t ncap = p->cap ? (uint64_t)p->cap * 2 : 4096;
+    const uint64_t ncap = p->cap ? (uint64_t)p->cap * 2 : (uint64_t)p->cells + 4096;
     if (ncap > OP_HF_MAX_SPANS)
         return 0;
     void **arrays[4] = {(void **)&p->smin, (void **)&p->smax, (void **)&p->area,
@@ -269,13 +271,20 @@ static int band_add(const op_allocator *a, band_pool *p, uint32_t cell, uint16_t
     uint16_t *pmin = p->smin, *pmax = p->smax;
     uint8_t *par = p->area;
     uint32_t *pnext = p->next;
-    uint32_t *head = &p->head[cell];
+    if (pmin[cell] > pmax[cell]) {
+        /* An empty column. */
+        pmin[cell] = smin;
+        pmax[cell] = smax;
+        par[cell] = area;
+        pnext[cell] = BAND_NONE;
+        return 1;
+    }
     int32_t nmin = smin, nmax = smax;
     uint8_t narea = area;
     /* A column's list is sorted and its spans neither overlap nor touch, so the rule's
      * walk is: the spans strictly below, then those it absorbs, up to the first one
      * strictly above. */
-    uint32_t prev = BAND_NONE, cur = *head;
+    uint32_t prev = BAND_NONE, cur = cell;
     while (cur != BAND_NONE && (int32_t)pmax[cur] < nmin) {
         prev = cur;
         cur = pnext[cur];
@@ -294,6 +303,7 @@ static int band_add(const op_allocator *a, band_pool *p, uint32_t cell, uint16_t
         if (slot == BAND_NONE) {
             slot = cur;
         } else {
+            /* Never the cell's own slot: that one is the column's first, absorbed first. */
             pnext[cur] = p->free_head;
             p->free_head = cur;
         }
@@ -307,14 +317,22 @@ static int band_add(const op_allocator *a, band_pool *p, uint32_t cell, uint16_t
         pmax = p->smax;
         par = p->area;
         pnext = p->next;
+        if (prev == BAND_NONE) {
+            /* Below the whole column: its lowest span moves up to the new slot, and the
+             * new span takes the cell's slot. */
+            pmin[slot] = pmin[cell];
+            pmax[slot] = pmax[cell];
+            par[slot] = par[cell];
+            pnext[slot] = pnext[cell];
+            cur = slot;
+            slot = cell;
+        }
     }
     pmin[slot] = (uint16_t)nmin;
     pmax[slot] = (uint16_t)nmax;
     par[slot] = narea;
     pnext[slot] = cur;
-    if (prev == BAND_NONE)
-        *head = slot;
-    else
+    if (prev != BAND_NONE)
         pnext[prev] = slot;
     return 1;
 }
@@ -388,18 +406,19 @@ static void do_band(const raster_job *j, band_worker *wk, uint32_t b, int resume
         wk->row0 = (uint32_t)(zb0 - j->z_lo);
     wk->row1 = (uint32_t)(zb1 + 1 - j->z_lo);
     band_pool *p = &wk->pool;
-    p->used = 0;
+    p->used = p->cells;
     p->free_head = BAND_NONE;
-    memset(p->head, 0xff, (size_t)cells * sizeof *p->head);
+    memset(p->smin, 0xff, (size_t)cells * sizeof *p->smin); /* every column empty */
+    memset(p->smax, 0, (size_t)cells * sizeof *p->smax);
 
     /* The field's own spans come first (rasterizing into a field that has some). */
     const size_t c0 = (size_t)lz0 * bw;
     if (hf->span_count) {
         for (uint32_t c = 0; c < cells; c++) {
             const uint32_t s0 = hf->first[c0 + c], n = hf->count[c0 + c];
-            uint32_t *link = &p->head[c];
+            uint32_t *link = NULL;
             for (uint32_t s = s0; s < s0 + n; s++) {
-                const uint32_t ns = pool_take(a, p);
+                const uint32_t ns = link ? pool_take(a, p) : c;
                 if (ns == BAND_NONE) {
                     worker_fail(wk, 0, OP_NO_MEMORY, "out of memory in a band of spans");
                     return;
@@ -408,7 +427,8 @@ static void do_band(const raster_job *j, band_worker *wk, uint32_t b, int resume
                 p->smax[ns] = hf->smax[s];
                 p->area[ns] = hf->area[s];
                 p->next[ns] = BAND_NONE;
-                *link = ns;
+                if (link)
+                    *link = ns;
                 link = &p->next[ns];
             }
         }
@@ -478,15 +498,16 @@ static void do_band(const raster_job *j, band_worker *wk, uint32_t b, int resume
     /* The band's columns, appended in cell order. */
     uint64_t n = 0;
     for (uint32_t c = 0; c < cells; c++)
-        for (uint32_t s = p->head[c]; s != BAND_NONE; s = p->next[s])
-            n++;
+        if (p->smin[c] <= p->smax[c])
+            for (uint32_t s = c; s != BAND_NONE; s = p->next[s])
+                n++;
     if (!worker_reserve(a, wk, (uint64_t)wk->used + n)) {
         worker_fail(wk, 0, OP_NO_MEMORY, "out of memory for the spans of a band");
         return;
     }
     for (uint32_t c = 0; c < cells; c++) {
         const uint32_t first = wk->used;
-        for (uint32_t s = p->head[c]; s != BAND_NONE; s = p->next[s]) {
+        for (uint32_t s = p->smin[c] <= p->smax[c] ? c : BAND_NONE; s != BAND_NONE; s = p->next[s]) {
             wk->smin[wk->used] = p->smin[s];
             wk->smax[wk->used] = p->smax[s];
             wk->area[wk->used] = p->area[s];
@@ -499,7 +520,6 @@ static void do_band(const raster_job *j, band_worker *wk, uint32_t b, int resume
 
 static void worker_free(const op_allocator *a, band_worker *wk)
 {
-    op_mem_free(a, wk->pool.head);
     op_mem_free(a, wk->pool.smin);
     op_mem_free(a, wk->pool.smax);
     op_mem_free(a, wk->pool.area);
@@ -517,9 +537,11 @@ static int worker_init(const raster_job *j, band_worker *wk)
     const op_allocator *a = &j->hf->alloc;
     memset(wk, 0, sizeof *wk);
     const size_t cells = (size_t)j->band * j->hf->width;
-    wk->pool.head = op_mem_array(a, cells, sizeof(uint32_t));
+    if (cells > OP_HF_MAX_SPANS - 4096)
+        return 0;
+    wk->pool.cells = (uint32_t)cells;
     wk->pieces = op_mem_array(a, cells, sizeof(op_piece));
-    return wk->pool.head && wk->pieces && pool_grow(a, &wk->pool);
+    return wk->pieces && pool_grow(a, &wk->pool);
 }
 
 /* Rows per band: about 64k cells, at least one row. */
