@@ -156,9 +156,11 @@ static void label_init(op_label_kernels *f, uint32_t flags)
 static void raster_init(op_raster_kernels *f, uint32_t flags)
 {
     f->clip_rows = op_clip_rows_scalar;
+    f->clip_batch = op_clip_batch_scalar;
 #if OP_HAVE_ISA_PORTABLE
     if (flags & OP_CPU_PORTABLE) {
         f->clip_rows = op_clip_rows_portable;
+    f->clip_batch = op_clip_batch_portable;
         return;
     }
 #endif
@@ -166,6 +168,7 @@ static void raster_init(op_raster_kernels *f, uint32_t flags)
     if (!(flags & OP_CPU_NEON))
         return;
     f->clip_rows = op_clip_rows_neon;
+    f->clip_batch = op_clip_batch_neon;
 #endif
 #if OP_HAVE_ISA_SSE2
     if (!(flags & OP_CPU_SSE2))
@@ -175,16 +178,19 @@ static void raster_init(op_raster_kernels *f, uint32_t flags)
     if (!(flags & OP_CPU_SSE41))
         return;
     f->clip_rows = op_clip_rows_sse41;
+    f->clip_batch = op_clip_batch_sse41;
 #endif
 #if OP_HAVE_ISA_AVX2
     if (!(flags & OP_CPU_AVX2))
         return;
     f->clip_rows = op_clip_rows_avx2;
+    f->clip_batch = op_clip_batch_avx2;
 #endif
 #if OP_HAVE_ISA_AVX512
     if (!(flags & OP_CPU_AVX512))
         return;
     f->clip_rows = op_clip_rows_avx512;
+    f->clip_batch = op_clip_batch_avx512;
 #endif
     (void)flags;
 }

@@ -190,3 +190,63 @@ OP_CLIP_ROWS_FN(op_clip_rows_scalar)
     }
     return np;
 }
+
+/* The batch slot's scalar twin: each lane through op_clip_rows_scalar, its pieces put in
+ * the batch's grid (x0[r] = the row's first piece). A lane whose rows or columns do not
+ * fit, or whose clip fails, is left to the caller. */
+OP_CLIP_BATCH_FN(op_clip_batch_scalar)
+{
+    unsigned left = 0;
+    for (int l = 0; l < lanes; l++) {
+        b->mask[l] = 0;
+        op_clip_state st;
+        st.n = b->n[l];
+        if (st.n < 1 || st.n > OP_CLIP_BATCH_VERTS) {
+            left |= 1u << l;
+            continue;
+        }
+        for (int k = 0; k < 3 * st.n; k++)
+            st.v[k] = b->v[k][l];
+        st.z = b->z0[l];
+        st.z1 = b->z1[l];
+        float minx = st.v[0], maxx = st.v[0];
+        for (int k = 1; k < st.n; k++) {
+            minx = MINF(minx, st.v[3 * k]);
+            maxx = MAXF(maxx, st.v[3 * k]);
+        }
+        /* Pieces lie within a column of the triangle's own columns (see the top). */
+        const int xa = trunc_clamp((minx - g->bmin[0]) * g->ics, -2, g->w);
+        const int xb = trunc_clamp((maxx - g->bmin[0]) * g->ics, -2, g->w);
+        if (st.z1 - st.z >= OP_CLIP_BATCH_ROWS || xb - xa > OP_CLIP_BATCH_COLS + 2) {
+            left |= 1u << l;
+            continue;
+        }
+        op_piece out[OP_CLIP_BATCH_ROWS * 64]; /* a few columns per row at most */
+        op_clip_fail f;
+        const int np = op_clip_rows_scalar(g, &st, st.z1, z_emit, x_lo, x_hi, out, &f);
+        if (np < 0 || st.n > OP_CLIP_BATCH_VERTS) {
+            left |= 1u << l;
+            continue;
+        }
+        for (int q = 0; q < 3 * st.n; q++)
+            b->rest[q][l] = st.v[q];
+        b->rest_n[l] = st.n;
+        int seen[OP_CLIP_BATCH_ROWS] = {0};
+        for (int q = 0; q < np; q++) {
+            const int r = out[q].z - b->z0[l];
+            if (!seen[r]) {
+                seen[r] = 1;
+                b->x0[r][l] = out[q].x;
+            }
+            const int c = out[q].x - b->x0[r][l];
+            if (c >= OP_CLIP_BATCH_COLS) {
+                left |= 1u << l;
+                break;
+            }
+            b->smin[r * OP_CLIP_BATCH_COLS + c][l] = out[q].smin;
+            b->smax[r * OP_CLIP_BATCH_COLS + c][l] = out[q].smax;
+            b->mask[l] |= 1u << (r * OP_CLIP_BATCH_COLS + c);
+        }
+    }
+    return left;
+}

@@ -66,6 +66,50 @@ int op_clip_start(const op_clip_grid *g, const float bmax[3], const float *v0, c
 typedef OP_CLIP_ROWS_FN((*op_clip_rows_fn));
 OP_CLIP_ROWS_FN(op_clip_rows_scalar);
 
+/* ---- Many small triangles at once (kernel slot raster.clip_batch) ----------------- */
+
+/* Up to OP_CLIP_BATCH triangles (or polygons of up to OP_CLIP_BATCH_VERTS vertices that
+ * a band left of one: its clip state), each clipped from row z0 through row z1 in
+ * one go (z1 is the triangle's last row, or the caller's last row of the band: then the
+ * polygon left, rest, is the state op_clip_rows_scalar leaves for the next band), with
+ * at most OP_CLIP_BATCH_ROWS rows and OP_CLIP_BATCH_COLS columns per row piece. Lane l's
+ * pieces, listed by row r and then column c for each set bit r * COLS + c of mask[l],
+ * are (x0[r][l] + c, z0[l] + r, smin, smax): exactly op_clip_rows_scalar's pieces, in
+ * its order, for the state op_clip_start makes (rows below z_emit and columns below x_lo
+ * only consume, columns past x_hi are not split). A lane the kernel cannot finish
+ * (a polygon over OP_CLIP_BATCH_VERTS vertices, so that no split can reach
+ * OP_CLIP_MAX_VERTS; more rows or columns; coordinates
+ * beyond 2^120) is a bit of the returned mask: the caller clips that triangle alone. */
+#define OP_CLIP_BATCH 8
+#define OP_CLIP_BATCH_ROWS 4
+#define OP_CLIP_BATCH_COLS 4
+#define OP_CLIP_BATCH_VERTS 6
+
+typedef struct op_clip_batch {
+    /* In: n[l] vertices, vertex k's coordinate c of lane l at v[3 * k + c][l]; rows
+     * z0..z1. */
+    float v[3 * OP_CLIP_BATCH_VERTS][OP_CLIP_BATCH];
+    int32_t n[OP_CLIP_BATCH];
+    int32_t z0[OP_CLIP_BATCH], z1[OP_CLIP_BATCH];
+    /* Out. */
+    int32_t x0[OP_CLIP_BATCH_ROWS][OP_CLIP_BATCH];
+    int32_t smin[OP_CLIP_BATCH_ROWS * OP_CLIP_BATCH_COLS][OP_CLIP_BATCH];
+    int32_t smax[OP_CLIP_BATCH_ROWS * OP_CLIP_BATCH_COLS][OP_CLIP_BATCH];
+    uint32_t mask[OP_CLIP_BATCH];
+    /* The polygon left after row z1: rest_n[l] vertices, coordinate c of vertex k at
+     * rest[3 * k + c][l]. */
+    float rest[3 * OP_CLIP_BATCH_VERTS][OP_CLIP_BATCH];
+    int32_t rest_n[OP_CLIP_BATCH];
+} op_clip_batch;
+
+/* Clips lanes [0, lanes) of b; returns the lanes left to the caller (bit l). */
+#define OP_CLIP_BATCH_FN(name)                                                             \
+    unsigned name(const op_clip_grid *g, op_clip_batch *b, int lanes, int z_emit, int x_lo, \
+                  int x_hi)
+
+typedef OP_CLIP_BATCH_FN((*op_clip_batch_fn));
+OP_CLIP_BATCH_FN(op_clip_batch_scalar);
+
 /* Parts of the scalar twin that a SIMD twin continues with when a polygon outgrows its
  * vectors (src/scalar/raster_clip.c). */
 /* The columns x0 .. x1 of row z's piece (n vertices xyz, clobbered); count or -1. */

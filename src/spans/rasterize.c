@@ -62,6 +62,7 @@ typedef struct raster_job {
     int climb;
     op_clip_grid g;
     op_clip_rows_fn clip;
+    op_clip_batch_fn batch; /* NULL: every triangle through clip */
     int ox, oz;
     int x_lo, x_hi, z_lo, z_hi;
     int band;           /* rows per band */
@@ -221,6 +222,7 @@ typedef struct carry {
 typedef struct band_worker {
     band_pool pool;
     op_piece *pieces; /* band cells: a triangle leaves at most one piece per cell */
+    struct tri_window *win;
     carry *cin, *cout;
     uint32_t ncin, ncout, ccap;
     /* The spans of the bands done so far, packed in cell order. */
@@ -389,6 +391,174 @@ static int carry_push(const op_allocator *a, band_worker *wk, uint32_t k, const 
     return 1;
 }
 
+/* Clips triangle k (list position) from state st through rows up to zb1 and merges
+ * its pieces into the band (rows from zb0); carries it on when rows remain. Returns 0
+ * when out of memory (wk's failure set); a clip failure sets wk's failure and returns 1. */
+static int clip_one(const raster_job *j, band_worker *wk, uint32_t k, op_clip_state *st, int zb0,
+                    int zb1)
+{
+    const op_allocator *a = &j->hf->alloc;
+    const uint32_t bw = j->hf->width;
+    op_clip_fail f;
+    const int np = j->clip(&j->g, st, zb1, j->z_lo > zb0 ? j->z_lo : zb0, j->x_lo, j->x_hi,
+                           wk->pieces, &f);
+    if (np < 0) {
+        /* The reference's message (triangle, plane, bounds). */
+        const uint32_t *tv = j->mesh->tris + 3 * (size_t)tri_of(j, k);
+        const float *v0 = j->mesh->verts + 3 * (size_t)tv[0],
+                    *v1 = j->mesh->verts + 3 * (size_t)tv[1],
+                    *v2 = j->mesh->verts + 3 * (size_t)tv[2];
+        float tmin[3], tmax[3];
+        for (int q = 0; q < 3; q++) {
+            tmin[q] = v0[q] < v1[q] ? v0[q] : v1[q];
+            tmin[q] = tmin[q] < v2[q] ? tmin[q] : v2[q];
+            tmax[q] = v0[q] > v1[q] ? v0[q] : v1[q];
+            tmax[q] = tmax[q] > v2[q] ? tmax[q] : v2[q];
+        }
+        char msg[sizeof wk->fail_msg];
+        snprintf(msg, sizeof msg,
+                 "triangle %u: clipping at %s %d made more than %d polygon vertices: "
+                 "binary32 cannot resolve the triangle's coordinates (x %.9g..%.9g, z "
+                 "%.9g..%.9g) to cs %g",
+                 tri_of(j, k), f.column ? "column" : "row", f.at, OP_CLIP_MAX_VERTS,
+                 (double)tmin[0], (double)tmax[0], (double)tmin[2], (double)tmax[2],
+                 (double)j->g.cs);
+        worker_fail(wk, k, OP_BAD_INPUT, msg);
+        return 1;
+    }
+    const uint8_t area = j->tri_areas[tri_of(j, k)];
+    for (int q = 0; q < np; q++) {
+        const op_piece *pc = &wk->pieces[q];
+        const uint32_t cell = (uint32_t)(pc->x - j->ox) + (uint32_t)(pc->z - zb0) * bw;
+        if (!band_add(a, &wk->pool, cell, pc->smin, pc->smax, area, j->climb)) {
+            worker_fail(wk, 0, OP_NO_MEMORY, "out of memory in a band of spans");
+            return 0;
+        }
+    }
+    if (st->z <= st->z1 && st->z <= j->z_hi && !carry_push(a, wk, k, st)) {
+        worker_fail(wk, 0, OP_NO_MEMORY, "out of memory carrying triangles between bands");
+        return 0;
+    }
+    return 1;
+}
+
+/* Small triangles waiting for the batch kernel, in input order. They are clipped in
+ * batches of triangles of like shape (sorted by a key: which vertex is lowest and
+ * highest in z and x, and the rows): lanes that keep the same candidates compact them
+ * without blends (src/simd/raster_batch.c). Their pieces are then merged in input order. */
+#define WIN 64
+struct tri_window {
+    float v[WIN][3 * OP_CLIP_BATCH_VERTS]; /* triangles, or polygons carried from the last band */
+    int32_t nv[WIN];
+    int32_t z0[WIN], z1[WIN]; /* rows of this band */
+    int32_t last[WIN];        /* the triangle's last row */
+    uint32_t k[WIN];
+    uint16_t key[WIN];
+    uint8_t at[WIN]; /* batch * OP_CLIP_BATCH + lane of window slot i */
+    int n;
+    op_clip_batch bt[WIN / OP_CLIP_BATCH];
+};
+typedef struct tri_window tri_window;
+
+static uint16_t shape_key(const float *v, int n, int rows)
+{
+    int lo_z = 0, hi_z = 0, lo_x = 0, hi_x = 0;
+    for (int i = 1; i < 3 && i < n; i++) {
+        lo_z = v[3 * i + 2] < v[3 * lo_z + 2] ? i : lo_z;
+        hi_z = v[3 * i + 2] > v[3 * hi_z + 2] ? i : hi_z;
+        lo_x = v[3 * i] < v[3 * lo_x] ? i : lo_x;
+        hi_x = v[3 * i] > v[3 * hi_x] ? i : hi_x;
+    }
+    return (uint16_t)(lo_z + 3 * hi_z + 9 * lo_x + 27 * hi_x + 81 * rows + 324 * n);
+}
+
+/* The window's triangles clipped and merged in input order; a lane the kernel leaves
+ * is clipped alone at its turn. Returns 0 when out of memory. */
+static int flush_window(const raster_job *j, band_worker *wk, tri_window *w, int zb0, int zb1,
+                        int z_emit)
+{
+    const op_allocator *a = &j->hf->alloc;
+    const uint32_t bw = j->hf->width;
+    const int n = w->n;
+    w->n = 0;
+    /* A stable counting sort by class: the first 7 distinct keys, then the rest. */
+    uint16_t uk[7];
+    int nu = 0, start[9] = {0};
+    uint8_t cls[WIN], ord[WIN];
+    for (int i = 0; i < n; i++) {
+        int c = 0;
+        while (c < nu && uk[c] != w->key[i])
+            c++;
+        if (c == nu && nu < 7)
+            uk[nu++] = w->key[i];
+        cls[i] = (uint8_t)c;
+        start[c + 1]++;
+    }
+    for (int c = 1; c < 9; c++)
+        start[c] += start[c - 1];
+    for (int i = 0; i < n; i++)
+        ord[start[cls[i]]++] = (uint8_t)i;
+    unsigned left[WIN / OP_CLIP_BATCH];
+    for (int s = 0, nb = 0; s < n; s += OP_CLIP_BATCH, nb++) {
+        const int cnt = n - s < OP_CLIP_BATCH ? n - s : OP_CLIP_BATCH;
+        op_clip_batch *bt = &w->bt[nb];
+        for (int l = 0; l < cnt; l++) {
+            const int i = ord[s + l];
+            for (int q = 0; q < 3 * w->nv[i]; q++)
+                bt->v[q][l] = w->v[i][q];
+            bt->n[l] = w->nv[i];
+            bt->z0[l] = w->z0[i];
+            bt->z1[l] = w->z1[i];
+            w->at[i] = (uint8_t)(nb * OP_CLIP_BATCH + l);
+        }
+        left[nb] = j->batch(&j->g, bt, cnt, z_emit, j->x_lo, j->x_hi);
+    }
+    for (int i = 0; i < n; i++) {
+        const uint32_t k = w->k[i];
+        if (wk->fail_status != OP_OK && k >= wk->fail_k)
+            return 1;
+        const int nb = w->at[i] / OP_CLIP_BATCH, l = w->at[i] % OP_CLIP_BATCH;
+        const op_clip_batch *bt = &w->bt[nb];
+        if (left[nb] >> l & 1) {
+            op_clip_state st;
+            st.n = w->nv[i];
+            memcpy(st.v, w->v[i], (size_t)st.n * 3 * sizeof(float));
+            st.z = w->z0[i];
+            st.z1 = w->last[i];
+            if (!clip_one(j, wk, k, &st, zb0, zb1))
+                return 0;
+            continue;
+        }
+        const uint8_t area = j->tri_areas[tri_of(j, k)];
+        for (uint32_t m = bt->mask[l]; m; m &= m - 1) {
+            const int bit = __builtin_ctz(m);
+            const int r = bit / OP_CLIP_BATCH_COLS, c = bit % OP_CLIP_BATCH_COLS;
+            const uint32_t cell = (uint32_t)(bt->x0[r][l] + c - j->ox) +
+                                  (uint32_t)(bt->z0[l] + r - zb0) * bw;
+            if (!band_add(a, &wk->pool, cell, (uint16_t)bt->smin[bit][l],
+                          (uint16_t)bt->smax[bit][l], area, j->climb)) {
+                worker_fail(wk, 0, OP_NO_MEMORY, "out of memory in a band of spans");
+                return 0;
+            }
+        }
+        /* Rows left for the next band; a polygon of at most one vertex can make no piece
+         * there (nor fail). */
+        if (w->last[i] > w->z1[i] && w->z1[i] < j->z_hi && bt->rest_n[l] > 1) {
+            op_clip_state st;
+            st.n = bt->rest_n[l];
+            for (int q = 0; q < 3 * st.n; q++)
+                st.v[q] = bt->rest[q][l];
+            st.z = w->z1[i] + 1;
+            st.z1 = w->last[i];
+            if (!carry_push(a, wk, k, &st)) {
+                worker_fail(wk, 0, OP_NO_MEMORY, "out of memory carrying triangles between bands");
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
 /* Rasterizes band b (rows [zb0, zb1]) into wk's packed spans and writes the columns'
  * first/count (first relative to wk's spans). `resume`: the previous band was done by
  * this worker, so its carried polygons continue here; else triangles replay from their
@@ -442,6 +612,13 @@ static void do_band(const raster_job *j, band_worker *wk, uint32_t b, int resume
     wk->ncout = 0;
     uint32_t ci = 0;
 
+    const int z_emit = j->z_lo > zb0 ? j->z_lo : zb0;
+    /* Small triangles that end in this band go through the batch kernel, OP_CLIP_BATCH
+     * at a time; the others (and the lanes it leaves) one by one. Either way each
+     * triangle's pieces are merged in input order. */
+    tri_window *w = wk->win;
+    w->n = 0;
+    const float small = (float)(OP_CLIP_BATCH_COLS - 1) * j->g.cs; /* a guess: the kernel decides */
     for (uint32_t e = j->bin_first[b]; e < j->bin_first[b + 1]; e++) {
         const uint32_t k = j->bin[e];
         if (wk->fail_status != OP_OK && k >= wk->fail_k)
@@ -453,47 +630,41 @@ static void do_band(const raster_job *j, band_worker *wk, uint32_t b, int resume
             st = wk->cin[ci++].st;
         else if (!start_tri(j, k, &st))
             continue;
-        op_clip_fail f;
-        const int np = j->clip(&j->g, &st, zb1, j->z_lo > zb0 ? j->z_lo : zb0, j->x_lo, j->x_hi,
-                               wk->pieces, &f);
-        if (np < 0) {
-            /* The reference's message (triangle, plane, bounds). */
-            const uint32_t *tv = j->mesh->tris + 3 * (size_t)tri_of(j, k);
-            const float *v0 = j->mesh->verts + 3 * (size_t)tv[0],
-                        *v1 = j->mesh->verts + 3 * (size_t)tv[1],
-                        *v2 = j->mesh->verts + 3 * (size_t)tv[2];
-            float tmin[3], tmax[3];
-            for (int q = 0; q < 3; q++) {
-                tmin[q] = v0[q] < v1[q] ? v0[q] : v1[q];
-                tmin[q] = tmin[q] < v2[q] ? tmin[q] : v2[q];
-                tmax[q] = v0[q] > v1[q] ? v0[q] : v1[q];
-                tmax[q] = tmax[q] > v2[q] ? tmax[q] : v2[q];
+        const int zl = st.z1 < zb1 ? st.z1 : zb1; /* its last row in this band */
+        if (j->batch && zl - st.z < OP_CLIP_BATCH_ROWS && st.n <= OP_CLIP_BATCH_VERTS) {
+            float mnx = st.v[0], mxx = st.v[0];
+            for (int q = 1; q < st.n; q++) {
+                mnx = mnx < st.v[3 * q] ? mnx : st.v[3 * q];
+                mxx = mxx > st.v[3 * q] ? mxx : st.v[3 * q];
             }
-            char msg[sizeof wk->fail_msg];
-            snprintf(msg, sizeof msg,
-                     "triangle %u: clipping at %s %d made more than %d polygon vertices: "
-                     "binary32 cannot resolve the triangle's coordinates (x %.9g..%.9g, z "
-                     "%.9g..%.9g) to cs %g",
-                     tri_of(j, k), f.column ? "column" : "row", f.at, OP_CLIP_MAX_VERTS,
-                     (double)tmin[0], (double)tmax[0], (double)tmin[2], (double)tmax[2],
-                     (double)j->g.cs);
-            worker_fail(wk, k, OP_BAD_INPUT, msg);
-            break;
+            if (mxx - mnx <= small) {
+                const int i = w->n++;
+                memcpy(w->v[i], st.v, (size_t)st.n * 3 * sizeof(float));
+                w->nv[i] = st.n;
+                w->z0[i] = st.z;
+                w->z1[i] = zl;
+                w->last[i] = st.z1;
+                w->k[i] = k;
+                w->key[i] = shape_key(st.v, st.n, zl - st.z);
+                if (w->n == WIN && !flush_window(j, wk, w, zb0, zb1, z_emit))
+                    return;
+                continue;
+            }
         }
-        const uint8_t area = j->tri_areas[tri_of(j, k)];
-        for (int q = 0; q < np; q++) {
-            const op_piece *pc = &wk->pieces[q];
-            const uint32_t cell = (uint32_t)(pc->x - j->ox) + (uint32_t)(pc->z - zb0) * bw;
-            if (!band_add(a, p, cell, pc->smin, pc->smax, area, j->climb)) {
-                worker_fail(wk, 0, OP_NO_MEMORY, "out of memory in a band of spans");
+        /* In input order: the waiting ones first. */
+        if (w->n) {
+            if (!flush_window(j, wk, w, zb0, zb1, z_emit))
                 return;
-            }
+            if (wk->fail_status != OP_OK && k >= wk->fail_k)
+                break;
         }
-        if (st.z <= st.z1 && st.z <= j->z_hi && !carry_push(a, wk, k, &st)) {
-            worker_fail(wk, 0, OP_NO_MEMORY, "out of memory carrying triangles between bands");
+        if (!clip_one(j, wk, k, &st, zb0, zb1))
             return;
-        }
+        if (wk->fail_status != OP_OK && k >= wk->fail_k)
+            break; /* this one failed */
     }
+    if (w->n && !flush_window(j, wk, w, zb0, zb1, z_emit))
+        return;
 
     /* The band's columns, appended in cell order. */
     uint64_t n = 0;
@@ -525,6 +696,7 @@ static void worker_free(const op_allocator *a, band_worker *wk)
     op_mem_free(a, wk->pool.area);
     op_mem_free(a, wk->pool.next);
     op_mem_free(a, wk->pieces);
+    op_mem_free(a, wk->win);
     op_mem_free(a, wk->cin);
     op_mem_free(a, wk->cout);
     op_mem_free(a, wk->smin);
@@ -541,7 +713,8 @@ static int worker_init(const raster_job *j, band_worker *wk)
         return 0;
     wk->pool.cells = (uint32_t)cells;
     wk->pieces = op_mem_array(a, cells, sizeof(op_piece));
-    return wk->pieces && pool_grow(a, &wk->pool);
+    wk->win = op_mem_calloc(a, 1, sizeof *wk->win); /* unused lanes read zeros */
+    return wk->pieces && wk->win && pool_grow(a, &wk->pool);
 }
 
 /* Rows per band: about 64k cells, at least one row. */
@@ -574,6 +747,13 @@ static op_status rasterize(raster_job *j)
     j->g.w = (int)hf->world_width;
     j->g.h = (int)hf->world_depth;
     j->clip = ctx ? ctx->k->raster.clip_rows : op_clip_rows_scalar;
+    /* The batch kernel where the grid's numbers are within 2^120 (as op_clip_rows). */
+    const float lim = 1.329228e36f;
+    j->batch = ctx && ctx->k->raster.clip_batch != op_clip_batch_scalar &&
+                       fabsf(j->g.bmin[0]) <= lim && fabsf(j->g.bmin[2]) <= lim &&
+                       (float)j->g.w * j->g.cs <= lim && (float)j->g.h * j->g.cs <= lim
+                   ? ctx->k->raster.clip_batch
+                   : NULL;
     window_of(j);
     if (j->x_lo > j->x_hi || j->z_lo > j->z_hi) {
         /* The window lies outside the world: nothing to draw, but the checks stand. */

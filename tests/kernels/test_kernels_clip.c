@@ -279,6 +279,205 @@ static void test_aligned(void **state)
     }
 }
 
+/* ---- The batch slot (raster.clip_batch): many small triangles at once ------------- */
+
+static unsigned long batch_lanes, batch_done[OP_ISA_COUNT], batch_pieces, batch_polys;
+
+/* Lane l of b as a piece list in the scalar twin's order. */
+static int batch_pieces_of(const op_clip_batch *b, int l, op_piece *out)
+{
+    int np = 0;
+    for (uint32_t m = b->mask[l]; m; m &= m - 1) {
+        const int bit = __builtin_ctz(m);
+        const int r = bit / OP_CLIP_BATCH_COLS, c = bit % OP_CLIP_BATCH_COLS;
+        out[np].x = b->x0[r][l] + c;
+        out[np].z = b->z0[l] + r;
+        out[np].smin = (uint16_t)b->smin[bit][l];
+        out[np].smax = (uint16_t)b->smax[bit][l];
+        np++;
+    }
+    return np;
+}
+
+/* Up to OP_CLIP_BATCH triangles of one grid (those op_clip_start takes) through every
+ * variant of the batch slot and its scalar twin: every lane a variant finishes must
+ * list op_clip_rows_scalar's pieces. */
+static void compare_batch(const job *j, const float (*tris)[9], int n, uint64_t seed)
+{
+    op_clip_batch in;
+    memset(&in, 0, sizeof in);
+    op_piece ref[OP_CLIP_BATCH][256];
+    int nref[OP_CLIP_BATCH];
+    op_clip_state rest[OP_CLIP_BATCH];
+    op_rng r = {seed ^ 0xba7c4};
+    int lanes = 0;
+    for (int t = 0; t < n; t++) {
+        op_clip_state st;
+        if (!op_clip_start(&j->g, j->bmax, tris[t], tris[t] + 3, tris[t] + 6, &st))
+            continue;
+        if (st.z1 - st.z >= OP_CLIP_BATCH_ROWS + 2)
+            continue; /* the reference's pieces must fit ref[] */
+        float mnx = st.v[0], mxx = st.v[0];
+        for (int k = 1; k < 3; k++) {
+            mnx = st.v[3 * k] < mnx ? st.v[3 * k] : mnx;
+            mxx = st.v[3 * k] > mxx ? st.v[3 * k] : mxx;
+        }
+        if (!(mxx - mnx <= 30 * j->g.cs))
+            continue;
+        if (op_rng_below(&r, 3) == 0 && st.z < st.z1) {
+            /* A polygon a band left: the scalar twin's state after its first rows. */
+            op_piece skip[256];
+            op_clip_fail f0;
+            if (op_clip_rows_scalar(&j->g, &st, st.z + (int)op_rng_below(&r, 2), j->z_emit,
+                                    j->x_lo, j->x_hi, skip, &f0) < 0 ||
+                st.n > OP_CLIP_BATCH_VERTS || st.z > st.z1)
+                continue;
+            if (st.n > 3)
+                batch_polys++;
+        }
+        /* Sometimes the band ends before the triangle: the rest is the next band's. */
+        const int stop = op_rng_below(&r, 3) ? st.z1 : st.z + (int)op_rng_below(&r, 3);
+        for (int q = 0; q < 3 * st.n; q++)
+            in.v[q][lanes] = st.v[q];
+        in.n[lanes] = st.n;
+        in.z0[lanes] = st.z;
+        in.z1[lanes] = stop < st.z1 ? stop : st.z1;
+        op_clip_fail f;
+        nref[lanes] = op_clip_rows_scalar(&j->g, &st, in.z1[lanes], j->z_emit, j->x_lo,
+                                          j->x_hi, ref[lanes], &f);
+        rest[lanes] = st;
+        lanes++;
+    }
+    if (!lanes)
+        return;
+    batch_lanes += (unsigned long)lanes;
+    for (int vi = -1; vi < variant_count; vi++) {
+        op_clip_batch_fn fn = op_clip_batch_scalar;
+        const char *name = "scalar";
+        if (vi >= 0) {
+            op_kernels kt;
+            op_kernels_init(&kt, variants[vi], op_isa_flags(variants[vi]));
+            fn = kt.raster.clip_batch;
+            name = op_isa_name(variants[vi]);
+        }
+        op_clip_batch b = in;
+        const unsigned left = fn(&j->g, &b, lanes, j->z_emit, j->x_lo, j->x_hi);
+        assert_true(left < 1u << lanes);
+        for (int l = 0; l < lanes; l++) {
+            if (left >> l & 1)
+                continue;
+            if (vi >= 0)
+                batch_done[variants[vi]]++;
+            if (nref[l] < 0)
+                fail_msg("batch %s, seed %llu, lane %d: finished a triangle the scalar twin "
+                         "fails", name, (unsigned long long)seed, l);
+            op_piece got[OP_CLIP_BATCH_ROWS * OP_CLIP_BATCH_COLS];
+            const int ng = batch_pieces_of(&b, l, got);
+            if (vi < 0)
+                batch_pieces += (unsigned long)ng;
+            if (ng != nref[l])
+                fail_msg("batch %s, seed %llu, lane %d: %d pieces, scalar %d", name,
+                         (unsigned long long)seed, l, ng, nref[l]);
+            if (b.rest_n[l] != rest[l].n)
+                fail_msg("batch %s, seed %llu, lane %d: %d vertices left, scalar %d", name,
+                         (unsigned long long)seed, l, b.rest_n[l], rest[l].n);
+            for (int q = 0; q < 3 * rest[l].n; q++)
+                if (memcmp(&b.rest[q][l], &rest[l].v[q], sizeof(float)))
+                    fail_msg("batch %s, seed %llu, lane %d: rest coordinate %d %.9g, scalar "
+                             "%.9g", name, (unsigned long long)seed, l, q,
+                             (double)b.rest[q][l], (double)rest[l].v[q]);
+            for (int q = 0; q < ng; q++) {
+                const op_piece *a = &got[q], *r = &ref[l][q];
+                if (a->x != r->x || a->z != r->z || a->smin != r->smin || a->smax != r->smax)
+                    fail_msg("batch %s, seed %llu, lane %d: piece %d (%d, %d) [%u, %u], "
+                             "scalar (%d, %d) [%u, %u]",
+                             name, (unsigned long long)seed, l, q, a->x, a->z, a->smin,
+                             a->smax, r->x, r->z, r->smin, r->smax);
+            }
+        }
+    }
+}
+
+/* Small triangles: grid-aligned terrain in every orientation (runs of one shape, as
+ * the rasterizer sorts them), random small ones with vertices on and next to the cut
+ * planes, slivers, degenerate ones, some too large or beyond 2^120 (left to the caller),
+ * in windows (rows and columns before them only consume) and on unresolvable grids. */
+static void test_batch(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 3000; seed++) {
+        op_rng r = {seed * 7919};
+        job j;
+        const uint32_t kind = (uint32_t)(seed % 4);
+        grid_of(&j, &r, 1 + op_rng_below(&r, 40), 1 + op_rng_below(&r, 40),
+                kind == 0 ? 0.3f : 0.125f + (float)op_rng_below(&r, 12) * 0.0625f);
+        if (kind == 3 && seed % 8 == 3) {
+            const int k = 20 + (int)op_rng_below(&r, 5), q = 1 + (int)op_rng_below(&r, 3);
+            grid_of(&j, &r, 40, 40, ldexpf(1.0f, k - 23 - q));
+            j.g.bmin[0] = j.g.bmin[2] = ldexpf(1.0f, k);
+            j.bmax[0] = j.g.bmin[0] + 40 * j.g.cs;
+            j.bmax[2] = j.g.bmin[2] + 40 * j.g.cs;
+        }
+        if (seed % 3 == 0) {
+            j.z_emit = (int)op_rng_below(&r, (uint32_t)j.g.h);
+            j.x_lo = (int)op_rng_below(&r, (uint32_t)j.g.w);
+            j.x_hi = j.x_lo + (int)op_rng_below(&r, (uint32_t)(j.g.w - j.x_lo));
+        }
+        float tris[OP_CLIP_BATCH][9];
+        const int n = 1 + (int)op_rng_below(&r, OP_CLIP_BATCH);
+        const int skip0 = (int)op_rng_below(&r, 4), rot0 = (int)op_rng_below(&r, 3);
+        for (int t = 0; t < n; t++) {
+            float *v = tris[t];
+            if (kind == 0) {
+                /* Terrain: 2x2-cell right triangles, mostly of one orientation. */
+                const int x = (int)op_rng_below(&r, (uint32_t)j.g.w + 2) - 1;
+                const int z = (int)op_rng_below(&r, (uint32_t)j.g.h + 2) - 1;
+                const int s = op_rng_below(&r, 4) ? 2 : 1 + (int)op_rng_below(&r, 3);
+                const float fx[4] = {j.g.bmin[0] + (float)x * j.g.cs,
+                                     j.g.bmin[0] + (float)(x + s) * j.g.cs,
+                                     j.g.bmin[0] + (float)(x + s) * j.g.cs,
+                                     j.g.bmin[0] + (float)x * j.g.cs};
+                const float fz[4] = {j.g.bmin[2] + (float)z * j.g.cs,
+                                     j.g.bmin[2] + (float)z * j.g.cs,
+                                     j.g.bmin[2] + (float)(z + s) * j.g.cs,
+                                     j.g.bmin[2] + (float)(z + s) * j.g.cs};
+                const int skip = op_rng_below(&r, 4) ? skip0 : (int)op_rng_below(&r, 4);
+                const int rot = op_rng_below(&r, 4) ? rot0 : (int)op_rng_below(&r, 3);
+                int k = 0;
+                for (int c = 0; c < 4; c++) {
+                    if (c == skip)
+                        continue;
+                    const int o = (k + rot) % 3;
+                    v[3 * o] = fx[c];
+                    v[3 * o + 1] = frand(&r, j.g.bmin[1] - 1, j.bmax[1] + 1);
+                    v[3 * o + 2] = fz[c];
+                    k++;
+                }
+            } else {
+                job t1 = j;
+                random_tri(&t1, &r);
+                const float span = op_rng_below(&r, 6) ? 3.5f : 8.0f;
+                for (int k = 1; k < 3 && !(seed % 5 == 0 && t == 0); k++) {
+                    t1.v[3 * k] = t1.v[0] + frand(&r, -span, span) * j.g.cs;
+                    t1.v[3 * k + 2] = t1.v[2] + frand(&r, -span, span) * j.g.cs;
+                }
+                memcpy(v, t1.v, sizeof t1.v);
+            }
+        }
+        compare_batch(&j, (const float(*)[9])tris, n, seed);
+    }
+    /* The kernel must finish most lanes, or the test says nothing. */
+    print_message("clip batch: %lu lanes (%lu polygons of 4+ vertices), %lu pieces\n",
+                  batch_lanes, batch_polys, batch_pieces);
+    assert_true(batch_pieces > 10000);
+    assert_true(batch_polys > 100);
+    for (int vi = 0; vi < variant_count; vi++) {
+        print_message("clip batch: %-8s finished %lu lanes\n", op_isa_name(variants[vi]),
+                      batch_done[variants[vi]]);
+        assert_true(batch_done[variants[vi]] * 2 > batch_lanes);
+    }
+}
+
 static void test_promised_variants_compared(void **state)
 {
     (void)state;
@@ -320,6 +519,7 @@ int main(void)
         cmocka_unit_test(test_random),
         cmocka_unit_test(test_unresolvable),
         cmocka_unit_test(test_aligned),
+        cmocka_unit_test(test_batch),
         cmocka_unit_test(test_promised_variants_compared),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
