@@ -93,12 +93,6 @@ set(OP_ISA_TABLE_DIR ${PROJECT_BINARY_DIR}/generated)
 file(CONFIGURE OUTPUT ${OP_ISA_TABLE_DIR}/op_isa_table.h CONTENT "${_op_header}")
 target_include_directories(onepath PRIVATE ${OP_ISA_TABLE_DIR})
 
-if(CMAKE_C_COMPILER_ID STREQUAL "GNU")
-  # raster_batch.c keeps 256-bit SIMDe vectors in every variant; GCC's note that their
-  # passing ABI changed in 4.6 concerns no call there (static inline only).
-  set_source_files_properties(${PROJECT_SOURCE_DIR}/src/simd/raster_batch.c PROPERTIES
-    COMPILE_OPTIONS -Wno-psabi)
-endif()
 foreach(v ${OP_SIMD_VARIANTS})
   string(TOUPPER ${v} V)
   list(TRANSFORM OP_SIMD_FEATURES_${v} PREPEND "-m" OUTPUT_VARIABLE flags)

@@ -152,7 +152,9 @@ static void label_init(op_label_kernels *f, uint32_t flags)
 }
 
 /* Triangle clip (supplement §1.3). No sse2 rung: without a byte shuffle the clip's
- * tables would be emulated lane by lane, slower than the scalar twin. */
+ * tables would be emulated lane by lane, slower than the scalar twin. The batch slot
+ * (8 lanes of 32 bits) only from AVX2 on: below, the scalar twin stays (the rasterizer
+ * then clips every triangle alone). */
 static void raster_init(op_raster_kernels *f, uint32_t flags)
 {
     f->clip_rows = op_clip_rows_scalar;
@@ -160,7 +162,6 @@ static void raster_init(op_raster_kernels *f, uint32_t flags)
 #if OP_HAVE_ISA_PORTABLE
     if (flags & OP_CPU_PORTABLE) {
         f->clip_rows = op_clip_rows_portable;
-    f->clip_batch = op_clip_batch_portable;
         return;
     }
 #endif
@@ -168,7 +169,6 @@ static void raster_init(op_raster_kernels *f, uint32_t flags)
     if (!(flags & OP_CPU_NEON))
         return;
     f->clip_rows = op_clip_rows_neon;
-    f->clip_batch = op_clip_batch_neon;
 #endif
 #if OP_HAVE_ISA_SSE2
     if (!(flags & OP_CPU_SSE2))
@@ -178,7 +178,6 @@ static void raster_init(op_raster_kernels *f, uint32_t flags)
     if (!(flags & OP_CPU_SSE41))
         return;
     f->clip_rows = op_clip_rows_sse41;
-    f->clip_batch = op_clip_batch_sse41;
 #endif
 #if OP_HAVE_ISA_AVX2
     if (!(flags & OP_CPU_AVX2))

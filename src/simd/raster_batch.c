@@ -27,11 +27,19 @@
 #include "simd/simd_width.h"
 #include "spans/raster_clip.h"
 
-/* 256-bit vectors in every variant (SIMDe splits them below AVX; cmake/simd.cmake
- * silences GCC's ABI note about passing them). */
-#include <simde/x86/avx2.h>
-
 OP_CLIP_BATCH_FN(OP_FN(op_clip_batch));
+
+#if OP_VEC_BITS < 256
+/* Variants of 128-bit vectors have no batch kernel (emulated, its 8 lanes would cost
+ * more than they save, and compile slowly): the init ladder leaves the scalar twin in
+ * the slot, and the rasterizer then clips every triangle alone. */
+OP_CLIP_BATCH_FN(OP_FN(op_clip_batch))
+{
+    return op_clip_batch_scalar(g, b, lanes, z_emit, x_lo, x_hi);
+}
+#else
+/* cmake/simd.cmake silences GCC's note on the passing ABI of 256-bit vectors. */
+#include <simde/x86/avx2.h>
 
 typedef simde__m256 vf;
 typedef simde__m256i vi;
@@ -334,3 +342,4 @@ OP_CLIP_BATCH_FN(OP_FN(op_clip_batch))
     const unsigned left = (unsigned)simde_mm256_movemask_ps(simde_mm256_castsi256_ps(over));
     return left & ((1u << lanes) - 1u);
 }
+#endif
