@@ -15,6 +15,7 @@
 
 #include "onepath/digest.h"
 #include "onepath/opchf.h"
+#include "util/testbuild.h"
 #include "util/testutil.h"
 
 static void put32(unsigned char *p, uint32_t v)
@@ -31,31 +32,6 @@ static void putf(unsigned char *p, float f)
     uint32_t u;
     memcpy(&u, &f, 4);
     put32(p, u);
-}
-
-static void assert_same_chf(const op_chf *a, const op_chf *b)
-{
-    assert_int_equal(a->width, b->width);
-    assert_int_equal(a->depth, b->depth);
-    assert_int_equal(a->span_count, b->span_count);
-    assert_memory_equal(a->bmin, b->bmin, sizeof a->bmin);
-    assert_memory_equal(a->bmax, b->bmax, sizeof a->bmax);
-    assert_true(a->cs == b->cs && a->ch == b->ch);
-    assert_int_equal(a->walkable_height, b->walkable_height);
-    assert_int_equal(a->walkable_climb, b->walkable_climb);
-    assert_int_equal(a->border_size, b->border_size);
-    const size_t cells = (size_t)a->width * a->depth, n = a->span_count;
-    assert_memory_equal(a->cell_first, b->cell_first, cells * 4);
-    assert_memory_equal(a->cell_count, b->cell_count, cells * 4);
-    if (n) {
-        assert_memory_equal(a->y, b->y, n * 2);
-        assert_memory_equal(a->h, b->h, n * 2);
-        assert_memory_equal(a->area, b->area, n);
-        assert_memory_equal(a->mutual, b->mutual, n);
-        for (int d = 0; d < 4; d++)
-            assert_memory_equal(a->link[d], b->link[d], n * 4); /* one-way links too */
-    }
-    assert_true(op_digest_chf(a) == op_digest_chf(b));
 }
 
 /* Decodes an exact-size heap copy. */
@@ -107,7 +83,7 @@ static void test_opchf_roundtrip(void **state)
         assert_int_equal(len, 64 + 8 * (size_t)a.width * a.depth + 10 * (size_t)a.span_count);
         assert_memory_equal(buf, "OPCHF1\0\0", 8);
         assert_int_equal(decode_copy(buf, len, &b), OP_OK);
-        assert_same_chf(&a, &b);
+        op_test_assert_same_chf(&a, &b);
         /* Re-encoding gives the same bytes. */
         unsigned char *buf2;
         size_t len2;
@@ -125,7 +101,7 @@ static void test_opchf_roundtrip(void **state)
     const char *path = op_test_tmp_path(".opchf");
     assert_int_equal(op_opchf_write(&op_test_ctx, &a, path), OP_OK);
     assert_int_equal(op_opchf_read(&op_test_ctx, path, &b), OP_OK);
-    assert_same_chf(&a, &b);
+    op_test_assert_same_chf(&a, &b);
     remove(path);
     op_chf_free(&a);
     op_chf_free(&b);
@@ -164,7 +140,7 @@ static void test_opchf_one_way(void **state)
     assert_int_equal(buf[s2 + 6], 0);
     assert_int_equal(buf[s2 + 8], 0xff);
     assert_int_equal(decode_copy(buf, len, &b), OP_OK);
-    assert_same_chf(&a, &b);
+    op_test_assert_same_chf(&a, &b);
     assert_int_equal(b.link[0][2], 0);
     assert_int_equal(b.mutual[2], 0);
     free(buf);
@@ -379,7 +355,7 @@ static void test_opchf_link_128(void **state)
     op_chf_build_mutual(&op_test_ctx, &a);
     assert_int_equal(op_opchf_encode(&op_test_ctx, &a, &buf, &len), OP_OK);
     assert_int_equal(decode_copy(buf, len, &b), OP_OK);
-    assert_same_chf(&a, &b);
+    op_test_assert_same_chf(&a, &b);
     assert_int_equal(b.mutual[0], 1 << 2);
     free(buf);
     op_chf_free(&b);

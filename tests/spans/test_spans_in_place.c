@@ -45,27 +45,6 @@ static void random_hf(op_ctx *ctx, op_heightfield *hf, uint64_t seed, uint32_t w
     }
 }
 
-static void assert_same_chf(const op_chf *a, const op_chf *b)
-{
-    assert_int_equal(a->width, b->width);
-    assert_int_equal(a->depth, b->depth);
-    assert_int_equal(a->span_count, b->span_count);
-    assert_int_equal(a->walkable_height, b->walkable_height);
-    assert_int_equal(a->walkable_climb, b->walkable_climb);
-    const size_t cells = (size_t)a->width * a->depth, n = a->span_count;
-    assert_memory_equal(a->cell_first, b->cell_first, cells * 4);
-    assert_memory_equal(a->cell_count, b->cell_count, cells * 4);
-    if (n) {
-        assert_memory_equal(a->y, b->y, n * 2);
-        assert_memory_equal(a->h, b->h, n * 2);
-        assert_memory_equal(a->area, b->area, n);
-        assert_memory_equal(a->mutual, b->mutual, n);
-        for (int k = 0; k < 4; k++)
-            assert_memory_equal(a->link[k], b->link[k], n * 4);
-    }
-    assert_true(op_digest_chf(a) == op_digest_chf(b));
-}
-
 /* op_filter_spans and the stage's one-pass filters (every variant, one and three
  * threads) against the three calls, on fields with and without a window. */
 static void test_filters_one_pass(void **state)
@@ -143,7 +122,7 @@ static void test_compact_in_place(void **state)
                 assert_ptr_equal(got.cell_first, first);
             else
                 assert_ptr_not_equal(got.cell_first, first);
-            assert_same_chf(&ref, &got);
+            op_test_assert_same_chf(&ref, &got);
             op_chf_free(&ref);
             op_chf_free(&got);
             op_heightfield_free(&a);
@@ -175,7 +154,7 @@ static void test_compact_in_place_memory(void **state)
     assert_int_equal(op_build_compact_heightfield_in_place(&ctx, &b, 3, 2, &got), OP_OK);
     assert_ptr_equal(got.cell_first, first);
     assert_true(op_test_alloc_owns(&ta, got.y) && op_test_alloc_owns(&ta, got.link[3]));
-    assert_same_chf(&ref, &got);
+    op_test_assert_same_chf(&ref, &got);
     op_chf_free(&got);
 
     /* A field from the C library's allocator: a new field from ctx's, the old one freed
@@ -184,7 +163,7 @@ static void test_compact_in_place_memory(void **state)
     assert_null(b.alloc.malloc_fn); /* (owns() would read before a foreign block) */
     assert_int_equal(op_build_compact_heightfield_in_place(&ctx, &b, 3, 2, &got), OP_OK);
     assert_true(op_test_alloc_owns(&ta, got.cell_first) && op_test_alloc_owns(&ta, got.y));
-    assert_same_chf(&ref, &got);
+    op_test_assert_same_chf(&ref, &got);
     op_chf_free(&got);
 
     /* Every allocation of the in-place build failing in turn: OP_NO_MEMORY, out zeroed,
@@ -197,7 +176,7 @@ static void test_compact_in_place_memory(void **state)
         ta.fail_at = 0;
         assert_null(b.first);
         if (st == OP_OK) {
-            assert_same_chf(&ref, &got);
+            op_test_assert_same_chf(&ref, &got);
             op_chf_free(&got);
             break;
         }

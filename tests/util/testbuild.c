@@ -5,6 +5,7 @@
 #include <cmocka.h>
 
 #include "util/testbuild.h"
+#include "onepath/digest.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,3 +96,28 @@ void op_test_write_png(const char *path, uint32_t w, uint32_t d, int depth, int 
     fclose(f);
 }
 #endif
+
+void op_test_assert_same_chf(const op_chf *a, const op_chf *b)
+{
+    assert_int_equal(a->width, b->width);
+    assert_int_equal(a->depth, b->depth);
+    assert_int_equal(a->span_count, b->span_count);
+    assert_memory_equal(a->bmin, b->bmin, sizeof a->bmin);
+    assert_memory_equal(a->bmax, b->bmax, sizeof a->bmax);
+    assert_true(a->cs == b->cs && a->ch == b->ch);
+    assert_int_equal(a->walkable_height, b->walkable_height);
+    assert_int_equal(a->walkable_climb, b->walkable_climb);
+    assert_int_equal(a->border_size, b->border_size);
+    const size_t cells = (size_t)a->width * a->depth, n = a->span_count;
+    assert_memory_equal(a->cell_first, b->cell_first, cells * 4);
+    assert_memory_equal(a->cell_count, b->cell_count, cells * 4);
+    if (n) {
+        assert_memory_equal(a->y, b->y, n * 2);
+        assert_memory_equal(a->h, b->h, n * 2);
+        assert_memory_equal(a->area, b->area, n);
+        assert_memory_equal(a->mutual, b->mutual, n);
+        for (int d = 0; d < 4; d++)
+            assert_memory_equal(a->link[d], b->link[d], n * 4); /* one-way links too */
+    }
+    assert_true(op_digest_chf(a) == op_digest_chf(b));
+}

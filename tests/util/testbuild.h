@@ -34,4 +34,8 @@ void op_test_write_png(const char *path, uint32_t w, uint32_t d, int depth, int 
                        uint16_t (*sample)(uint32_t x, uint32_t z));
 #endif
 
+/* a and b hold the same compact heightfield: every field, array and one-way link, and
+ * the same OPCHFD1 digest. */
+void op_test_assert_same_chf(const op_chf *a, const op_chf *b);
+
 #endif
