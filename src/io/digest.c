@@ -130,25 +130,6 @@ void op_digest_u32s(op_digest_stream *s, const uint32_t *v, size_t n)
     }
 }
 
-/* Little-endian stores for the bulk records: one memcpy on a little-endian host (the
- * bytes of core/le.h's stores), byte by byte elsewhere. */
-static inline void le16(unsigned char *p, uint16_t v)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(p, &v, 2);
-#else
-    op_le_put16(p, v);
-#endif
-}
-static inline void le32(unsigned char *p, uint32_t v)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(p, &v, 4);
-#else
-    op_le_put32(p, v);
-#endif
-}
-
 /* OPCHFD1's serialisation is staged in blocks of this many bytes (on the stack). */
 #define CHF_BLOCK 16384
 
@@ -171,8 +152,8 @@ static void chf_cells(unsigned char *p, const uint32_t *cf, const uint32_t *cc, 
     }
 #else
     for (size_t i = 0; i < k; i++) {
-        le32(p + 8 * i, cf[i]);
-        le32(p + 8 * i + 4, cc[i]);
+        op_le_put32(p + 8 * i, cf[i]);
+        op_le_put32(p + 8 * i + 4, cc[i]);
     }
 #endif
 }
@@ -247,14 +228,14 @@ static void chf_spans(unsigned char *p, const op_chf *chf, uint32_t i, uint32_t 
         memcpy(p + 8, &w1, 8);
         memcpy(p + 14, &w2, 8);
 #else
-        le16(p, y[j]);
-        le16(p + 2, h[j]);
+        op_le_put16(p, y[j]);
+        op_le_put16(p + 2, h[j]);
         p[4] = area[j];
         p[5] = (unsigned char)m;
-        le32(p + 6, a);
-        le32(p + 10, b);
-        le32(p + 14, c);
-        le32(p + 18, d);
+        op_le_put32(p + 6, a);
+        op_le_put32(p + 10, b);
+        op_le_put32(p + 14, c);
+        op_le_put32(p + 18, d);
 #endif
     }
 }
