@@ -152,6 +152,19 @@ static void *shrink(const op_allocator *a, void *p, size_t n)
  * cell_count) and its span arrays the spans (smax -> y, smin -> h, area -> area), so only
  * the links and mutual links are new memory. Returns 0 (nothing done) when that is not
  * possible; then hf is untouched. */
+/* The compact field's grid and agent settings, from the solid field it is built from. */
+static void set_grid(op_chf *out, const op_heightfield *hf, int walkable_height,
+                     int walkable_climb)
+{
+    memcpy(out->bmin, hf->bmin, sizeof out->bmin);
+    memcpy(out->bmax, hf->bmax, sizeof out->bmax);
+    out->cs = hf->cs;
+    out->ch = hf->ch;
+    out->walkable_height = walkable_height;
+    out->walkable_climb = walkable_climb;
+    out->border_size = 0;
+}
+
 static int compact_in_place(op_ctx *ctx, op_heightfield *hf, int walkable_height,
                             int walkable_climb, op_chf *out, op_status *st)
 {
@@ -186,13 +199,7 @@ static int compact_in_place(op_ctx *ctx, op_heightfield *hf, int walkable_height
     out->y = hf->smax;
     out->h = hf->smin;
     out->area = hf->area;
-    memcpy(out->bmin, hf->bmin, sizeof out->bmin);
-    memcpy(out->bmax, hf->bmax, sizeof out->bmax);
-    out->cs = hf->cs;
-    out->ch = hf->ch;
-    out->walkable_height = walkable_height;
-    out->walkable_climb = walkable_climb;
-    out->border_size = 0;
+    set_grid(out, hf, walkable_height, walkable_climb);
     op_kernels scalar;
     const op_kernels *k = ctx ? ctx->k : op_spans_scalar_kernels(&scalar);
     compact_rows(k, hf, out);
@@ -279,13 +286,7 @@ op_status op_build_compact_heightfield(op_ctx *ctx, const op_heightfield *hf,
         op_mem_free(a, row_first);
         return st;
     }
-    memcpy(out->bmin, hf->bmin, sizeof out->bmin);
-    memcpy(out->bmax, hf->bmax, sizeof out->bmax);
-    out->cs = hf->cs;
-    out->ch = hf->ch;
-    out->walkable_height = walkable_height;
-    out->walkable_climb = walkable_climb;
-    out->border_size = 0;
+    set_grid(out, hf, walkable_height, walkable_climb);
 
     /* Cells x + z*width, spans bottom-up; cell_first is the running prefix sum, so an
      * empty cell holds the index of the next span. row_first[k]: first span of row k,
