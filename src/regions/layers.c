@@ -261,14 +261,9 @@ static int single_floor(const op_chf *chf, const uint32_t *region)
     const uint32_t cells = chf->width * chf->depth;
     const uint32_t *count = chf->cell_count;
     for (uint32_t c = 0; c < cells; c++) {
-        if (c + 8 <= cells) {
-            uint32_t many = 0;
-            for (int i = 0; i < 8; i++)
-                many |= count[c + i] & ~1u;
-            if (!many) {
-                c += 7;
-                continue;
-            }
+        if (c + 8 <= cells && op_eight_cells_single(count + c)) {
+            c += 7;
+            continue;
         }
         const uint32_t f = chf->cell_first[c], e = f + count[c];
         uint32_t k = 0;

@@ -129,14 +129,9 @@ int op_regions_graph_overlaps_cells(op_ctx *ctx, const op_chf *chf, const uint32
     const uint32_t *count = chf->cell_count;
     uint32_t lr = last[0], lq = last[1];
     for (uint32_t c = c0; c < c1; c++) {
-        if (c + 8 <= c1) {
-            uint32_t many = 0;
-            for (int i = 0; i < 8; i++)
-                many |= count[c + i] & ~1u;
-            if (!many) {
-                c += 7;
-                continue;
-            }
+        if (c + 8 <= c1 && op_eight_cells_single(count + c)) {
+            c += 7;
+            continue;
         }
         if (count[c] < 2)
             continue;

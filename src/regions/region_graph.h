@@ -194,4 +194,14 @@ static inline void op_regions_graph_span_end(op_regions_graph *g, op_regions_sca
     sc->run_n = 0;
 }
 
+/* Cells c..c+7 hold at most one span each (count[0..7] <= 1): the scans that look only
+ * at cells of two or more spans skip eight open-ground cells with one test. */
+static inline int op_eight_cells_single(const uint32_t *count)
+{
+    uint32_t many = 0;
+    for (int i = 0; i < 8; i++)
+        many |= count[i] & ~1u;
+    return many == 0;
+}
+
 #endif
