@@ -95,7 +95,7 @@ echo "== shared library (BUILD_SHARED_LIBS=ON)"
 quiet cmake -S . -B "$work/shared" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON -DOP_WERROR=ON \
   -DOP_TESTS=OFF -DOP_BENCH=OFF -DOP_TOOLS=ON
 quiet cmake --build "$work/shared" -j"$jobs"
-so=$(find "$work/shared" -maxdepth 1 -name 'libonepath.so.*.*.*' | head -1)
+so=$(find "$work/shared" -maxdepth 1 -name 'libonepath.so.*.*.*' -print -quit)
 [ -n "$so" ] || die "no libonepath.so.X.Y.Z in $work/shared"
 nm -D --defined-only "$so" | awk '{print $NF}' | sort >"$tmp/exports"
 grep -v '^op_' "$tmp/exports" >"$tmp/foreign" && { cat "$tmp/foreign"; die "libonepath.so exports symbols without the op_ prefix"; }
@@ -110,12 +110,13 @@ quiet cmake --install "$work/shared" --prefix "$shared"
 [ ! -e "$shared/lib/libonepath.a" ] || die "shared install holds a static library"
 "$shared/bin/onepath" digest --demo --demo-size 64 | digests | diff - "$tmp/expected" >/dev/null \
   || die "installed tool (shared) gives other digests"
-ldd "$shared/bin/onepath" | grep -q "$shared/bin/../lib/$soname\|$shared/lib/$soname" \
+# grep -q reads ldd through a here-string: a pipe would race SIGPIPE against pipefail.
+grep -q "$shared/bin/../lib/$soname\|$shared/lib/$soname" <<<"$(ldd "$shared/bin/onepath")" \
   || { ldd "$shared/bin/onepath"; die "installed tool does not load the installed $soname"; }
 quiet cmake -S tests/consumers/find_package -B "$work/find_package_shared" \
   -DCMAKE_PREFIX_PATH="$shared" -DCMAKE_BUILD_TYPE=Release
 quiet cmake --build "$work/find_package_shared" -j"$jobs"
-ldd "$work/find_package_shared/consumer" | grep -q "$shared/lib/$soname" \
+grep -q "$shared/lib/$soname" <<<"$(ldd "$work/find_package_shared/consumer")" \
   || { ldd "$work/find_package_shared/consumer"; die "shared consumer does not load the installed $soname"; }
 "$work/find_package_shared/consumer" >"$tmp/s.out" || die "shared find_package consumer failed"
 check_output "find_package (C++ only, shared)" "$tmp/s.out"

@@ -16,7 +16,7 @@ jobs=${OP_BE_JOBS:-$(nproc)}
 if [ "${OP_BE_SKIP_SETUP:-0}" != 1 ]; then
   missing=()
   for p in gcc-s390x-linux-gnu g++-s390x-linux-gnu qemu-user; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    grep -q "install ok installed" <<<"$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" || missing+=("$p")
   done
   if [ ${#missing[@]} -gt 0 ]; then
     SUDO=""
@@ -59,7 +59,7 @@ while read -r scenario digest; do
   done < <(echo "$out" | grep -v '^opchf ')
 done < <(sed -n 's/^ *{"\(build3d[^"]*\)", "\([0-9a-f]\{16\}\)"}.*/\1 \2/p' tests/bake/test_golden.c)
 variants=$(echo "$out" | grep -v '^opchf ' | cut -d' ' -f1 | sort -u | tr '\n' ' ')
-echo "$out" | grep -q 'DIFFERENT-BYTES' && fail=1
+grep -q 'DIFFERENT-BYTES' <<<"$out" && fail=1
 case " $variants " in *" scalar "*) ;; *) fail=1; echo "big-endian: scalar did not run" ;; esac
 [ "$checked" -ge 6 ] || { echo "big-endian: only $checked digests compared"; fail=1; }
 echo "== big-endian: $checked digests compared (variants: $variants) in $(( $(date +%s) - t0 )) s;" \

@@ -15,7 +15,7 @@ syms=$(nm "$lib" 2>/dev/null || true) # no pipes into grep -q: pipefail would se
 if grep -qE ' U (P?MPI_|ompi_)' <<<"$syms"; then
   die "$lib refers to MPI"
 fi
-if grep -il mpi "$build"/onepath.pc "$build"/onepathConfig.cmake 2>/dev/null | grep -q .; then
+if [ -n "$(grep -il mpi "$build"/onepath.pc "$build"/onepathConfig.cmake 2>/dev/null || true)" ]; then
   die "the package files mention MPI"
 fi
 tool=$(nm "$build/onepath" 2>/dev/null || true)

@@ -8,7 +8,7 @@ SUDO=""
 [ "$(id -u)" = 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive
 
-have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+have() { grep -q "install ok installed" <<<"$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true)"; }
 
 updated=0
 apt_update() {
@@ -38,7 +38,7 @@ marm=()
 for p in "${arm[@]}"; do have "$p" || marm+=("$p"); done
 if [ ${#marm[@]} -gt 0 ]; then
   echo "setup-cross: installing ${marm[*]} (Debian multiarch)"
-  if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  if ! grep -qx arm64 <<<"$(dpkg --print-foreign-architectures)"; then
     $SUDO dpkg --add-architecture arm64
     updated=0
   fi
