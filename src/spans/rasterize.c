@@ -201,15 +201,19 @@ static op_status bin_triangles(raster_job *j)
 
 #define BAND_NONE 0xffffffffu
 
-/* The band's columns: per cell a list bottom-up through next[] (the merge rule needs
+/* The band's columns: per cell a list bottom-up through next (the merge rule needs
  * insertion in the middle). Slot c of the pool is cell c's lowest span (smin > smax:
- * the cell is empty; no span has that), so the common column of one span is
- * read and merged without a head pointer; the spans above it take slots from
- * `cells` on, with a free list. */
+ * the cell is empty; no span has that), so the common column of one
+ * span is read and merged without a head pointer; the spans above it take slots from
+ * `cells` on, with a free list. A span's fields sit together (one cache line per
+ * merge). */
+typedef struct pool_span {
+    uint16_t smin, smax;
+    uint32_t next;
+    uint8_t area;
+} pool_span;
 typedef struct band_pool {
-    uint16_t *smin, *smax;
-    uint8_t *area;
-    uint32_t *next;
+    pool_span *s;
     uint32_t cells; /* slots [0, cells): each cell's lowest span */
     uint32_t used, cap, free_head;
 } band_pool;
@@ -241,15 +245,10 @@ static int pool_grow(const op_allocator *a, band_pool *p)
     const uint64_t ncap = p->cap ? (uint64_t)p->cap * 2 : (uint64_t)p->cells + 4096;
     if (ncap > OP_HF_MAX_SPANS)
         return 0;
-    void **arrays[4] = {(void **)&p->smin, (void **)&p->smax, (void **)&p->area,
-                        (void **)&p->next};
-    static const size_t elem[4] = {sizeof(uint16_t), sizeof(uint16_t), 1, sizeof(uint32_t)};
-    for (int i = 0; i < 4; i++) {
-        void *n = op_mem_realloc(a, *arrays[i], (size_t)ncap * elem[i]);
-        if (!n)
-            return 0;
-        *arrays[i] = n;
-    }
+    pool_span *n = op_mem_realloc(a, p->s, (size_t)ncap * sizeof *n);
+    if (!n)
+        return 0;
+    p->s = n;
     p->cap = (uint32_t)ncap;
     return 1;
 }
@@ -258,7 +257,7 @@ static uint32_t pool_take(const op_allocator *a, band_pool *p)
 {
     if (p->free_head != BAND_NONE) {
         const uint32_t s = p->free_head;
-        p->free_head = p->next[s];
+        p->free_head = p->s[s].next;
         return s;
     }
     if (p->used == p->cap && !pool_grow(a, p))
@@ -266,47 +265,38 @@ static uint32_t pool_take(const op_allocator *a, band_pool *p)
     return p->used++;
 }
 
-/* supplement §1.3 merge rule (Recast's addSpan, without its 13-bit height limit). */
-static int band_add(const op_allocator *a, band_pool *p, uint32_t cell, uint16_t smin,
-                    uint16_t smax, uint8_t area, int climb)
+/* band_add for a column of two or more spans, or a new span that does not overlap or
+ * touch the column's only one. */
+static int band_add_list(const op_allocator *a, band_pool *p, uint32_t cell, uint16_t smin,
+                         uint16_t smax, uint8_t area, int climb)
 {
-    uint16_t *pmin = p->smin, *pmax = p->smax;
-    uint8_t *par = p->area;
-    uint32_t *pnext = p->next;
-    if (pmin[cell] > pmax[cell]) {
-        /* An empty column. */
-        pmin[cell] = smin;
-        pmax[cell] = smax;
-        par[cell] = area;
-        pnext[cell] = BAND_NONE;
-        return 1;
-    }
+    pool_span *ps = p->s;
     int32_t nmin = smin, nmax = smax;
     uint8_t narea = area;
     /* A column's list is sorted and its spans neither overlap nor touch, so the rule's
      * walk is: the spans strictly below, then those it absorbs, up to the first one
      * strictly above. */
     uint32_t prev = BAND_NONE, cur = cell;
-    while (cur != BAND_NONE && (int32_t)pmax[cur] < nmin) {
+    while (cur != BAND_NONE && (int32_t)ps[cur].smax < nmin) {
         prev = cur;
-        cur = pnext[cur];
+        cur = ps[cur].next;
     }
     uint32_t slot = BAND_NONE; /* the first absorbed span's slot holds the union */
-    while (cur != BAND_NONE && (int32_t)pmin[cur] <= nmax) {
+    while (cur != BAND_NONE && (int32_t)ps[cur].smin <= nmax) {
         /* Overlapping or touching: absorb cur. */
-        if (pmin[cur] < nmin)
-            nmin = pmin[cur];
-        if (pmax[cur] > nmax)
-            nmax = pmax[cur];
-        const int32_t dy = nmax - (int32_t)pmax[cur];
-        if (dy <= climb && -dy <= climb && par[cur] > narea)
-            narea = par[cur];
-        const uint32_t nxt = pnext[cur];
+        if (ps[cur].smin < nmin)
+            nmin = ps[cur].smin;
+        if (ps[cur].smax > nmax)
+            nmax = ps[cur].smax;
+        const int32_t dy = nmax - (int32_t)ps[cur].smax;
+        if (dy <= climb && -dy <= climb && ps[cur].area > narea)
+            narea = ps[cur].area;
+        const uint32_t nxt = ps[cur].next;
         if (slot == BAND_NONE) {
             slot = cur;
         } else {
             /* Never the cell's own slot: that one is the column's first, absorbed first. */
-            pnext[cur] = p->free_head;
+            ps[cur].next = p->free_head;
             p->free_head = cur;
         }
         cur = nxt;
@@ -315,28 +305,51 @@ static int band_add(const op_allocator *a, band_pool *p, uint32_t cell, uint16_t
         slot = pool_take(a, p);
         if (slot == BAND_NONE)
             return 0;
-        pmin = p->smin; /* the pool may have moved */
-        pmax = p->smax;
-        par = p->area;
-        pnext = p->next;
+        ps = p->s; /* the pool may have moved */
         if (prev == BAND_NONE) {
             /* Below the whole column: its lowest span moves up to the new slot, and the
              * new span takes the cell's slot. */
-            pmin[slot] = pmin[cell];
-            pmax[slot] = pmax[cell];
-            par[slot] = par[cell];
-            pnext[slot] = pnext[cell];
+            ps[slot] = ps[cell];
             cur = slot;
             slot = cell;
         }
     }
-    pmin[slot] = (uint16_t)nmin;
-    pmax[slot] = (uint16_t)nmax;
-    par[slot] = narea;
-    pnext[slot] = cur;
+    ps[slot].smin = (uint16_t)nmin;
+    ps[slot].smax = (uint16_t)nmax;
+    ps[slot].area = narea;
+    ps[slot].next = cur;
     if (prev != BAND_NONE)
-        pnext[prev] = slot;
+        ps[prev].next = slot;
     return 1;
+}
+
+/* supplement §1.3 merge rule (Recast's addSpan, without its 13-bit height limit). The
+ * common cases inline: an empty column, and a column of one span that the new one
+ * overlaps or touches (the list walk would absorb exactly that span). */
+static inline int band_add(const op_allocator *a, band_pool *p, uint32_t cell, uint16_t smin,
+                           uint16_t smax, uint8_t area, int climb)
+{
+    pool_span *c = &p->s[cell];
+    if (c->smin > c->smax) {
+        c->smin = smin;
+        c->smax = smax;
+        c->area = area;
+        c->next = BAND_NONE;
+        return 1;
+    }
+    if (c->next == BAND_NONE && c->smin <= smax && c->smax >= smin) {
+        const uint16_t nmin = c->smin < smin ? c->smin : smin;
+        const uint16_t nmax = c->smax > smax ? c->smax : smax;
+        const int32_t dy = (int32_t)nmax - (int32_t)c->smax;
+        uint8_t narea = area;
+        if (dy <= climb && -dy <= climb && c->area > narea)
+            narea = c->area;
+        c->smin = nmin;
+        c->smax = nmax;
+        c->area = narea;
+        return 1;
+    }
+    return band_add_list(a, p, cell, smin, smax, area, climb);
 }
 
 static int worker_reserve(const op_allocator *a, band_worker *wk, uint64_t need)
@@ -578,28 +591,30 @@ static void do_band(const raster_job *j, band_worker *wk, uint32_t b, int resume
     band_pool *p = &wk->pool;
     p->used = p->cells;
     p->free_head = BAND_NONE;
-    memset(p->smin, 0xff, (size_t)cells * sizeof *p->smin); /* every column empty */
-    memset(p->smax, 0, (size_t)cells * sizeof *p->smax);
+    for (uint32_t c = 0; c < cells; c++) {
+        p->s[c].smin = 0xffff; /* every column empty */
+        p->s[c].smax = 0;
+    }
 
     /* The field's own spans come first (rasterizing into a field that has some). */
     const size_t c0 = (size_t)lz0 * bw;
     if (hf->span_count) {
         for (uint32_t c = 0; c < cells; c++) {
             const uint32_t s0 = hf->first[c0 + c], n = hf->count[c0 + c];
-            uint32_t *link = NULL;
+            uint32_t link = 0; /* the previous slot + 1, 0: none */
             for (uint32_t s = s0; s < s0 + n; s++) {
                 const uint32_t ns = link ? pool_take(a, p) : c;
                 if (ns == BAND_NONE) {
                     worker_fail(wk, 0, OP_NO_MEMORY, "out of memory in a band of spans");
                     return;
                 }
-                p->smin[ns] = hf->smin[s];
-                p->smax[ns] = hf->smax[s];
-                p->area[ns] = hf->area[s];
-                p->next[ns] = BAND_NONE;
+                p->s[ns].smin = hf->smin[s];
+                p->s[ns].smax = hf->smax[s];
+                p->s[ns].area = hf->area[s];
+                p->s[ns].next = BAND_NONE;
                 if (link)
-                    *link = ns;
-                link = &p->next[ns];
+                    p->s[link - 1].next = ns;
+                link = ns + 1;
             }
         }
     }
@@ -669,8 +684,8 @@ static void do_band(const raster_job *j, band_worker *wk, uint32_t b, int resume
     /* The band's columns, appended in cell order. */
     uint64_t n = 0;
     for (uint32_t c = 0; c < cells; c++)
-        if (p->smin[c] <= p->smax[c])
-            for (uint32_t s = c; s != BAND_NONE; s = p->next[s])
+        if (p->s[c].smin <= p->s[c].smax)
+            for (uint32_t s = c; s != BAND_NONE; s = p->s[s].next)
                 n++;
     if (!worker_reserve(a, wk, (uint64_t)wk->used + n)) {
         worker_fail(wk, 0, OP_NO_MEMORY, "out of memory for the spans of a band");
@@ -678,10 +693,10 @@ static void do_band(const raster_job *j, band_worker *wk, uint32_t b, int resume
     }
     for (uint32_t c = 0; c < cells; c++) {
         const uint32_t first = wk->used;
-        for (uint32_t s = p->smin[c] <= p->smax[c] ? c : BAND_NONE; s != BAND_NONE; s = p->next[s]) {
-            wk->smin[wk->used] = p->smin[s];
-            wk->smax[wk->used] = p->smax[s];
-            wk->area[wk->used] = p->area[s];
+        for (uint32_t s = p->s[c].smin <= p->s[c].smax ? c : BAND_NONE; s != BAND_NONE; s = p->s[s].next) {
+            wk->smin[wk->used] = p->s[s].smin;
+            wk->smax[wk->used] = p->s[s].smax;
+            wk->area[wk->used] = p->s[s].area;
             wk->used++;
         }
         hf->first[c0 + c] = first;
@@ -691,10 +706,7 @@ static void do_band(const raster_job *j, band_worker *wk, uint32_t b, int resume
 
 static void worker_free(const op_allocator *a, band_worker *wk)
 {
-    op_mem_free(a, wk->pool.smin);
-    op_mem_free(a, wk->pool.smax);
-    op_mem_free(a, wk->pool.area);
-    op_mem_free(a, wk->pool.next);
+    op_mem_free(a, wk->pool.s);
     op_mem_free(a, wk->pieces);
     op_mem_free(a, wk->win);
     op_mem_free(a, wk->cin);
