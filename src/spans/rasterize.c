@@ -70,6 +70,7 @@ typedef struct raster_job {
     uint32_t *bin_first; /* nbands + 1 */
     uint32_t *bin;       /* list positions, band by band, in input order */
     uint32_t valid;      /* list positions [0, valid) passed the checks */
+    int32_t *rows;       /* per list position: first and last row (first > last: none) */
     op_status bad_status;
     char bad_msg[sizeof(((op_ctx *)0)->err)];
 } raster_job;
@@ -105,15 +106,21 @@ static op_status check_tri(op_ctx *ctx, const op_mesh *mesh, uint32_t i)
 
 static uint32_t tri_of(const raster_job *j, uint32_t k) { return j->list ? j->list[k] : k; }
 
-/* The clip state of list position k, or 0 when it produces nothing in the window. */
-static int start_tri(const raster_job *j, uint32_t k, op_clip_state *st)
+/* The clip state of list position k, which the binning found in the window: its
+ * vertices, and the rows op_clip_start gives (kept by the binning). */
+static void start_tri(const raster_job *j, uint32_t k, op_clip_state *st)
 {
     const uint32_t *t = j->mesh->tris + 3 * (size_t)tri_of(j, k);
     const float *v = j->mesh->verts;
-    if (!op_clip_start(&j->g, j->hf->bmax, v + 3 * (size_t)t[0], v + 3 * (size_t)t[1],
-                       v + 3 * (size_t)t[2], st))
-        return 0;
-    return st->z1 >= j->z_lo && st->z <= j->z_hi; /* rows past the window: nothing */
+    for (int q = 0; q < 3; q++) {
+        const float *p = v + 3 * (size_t)t[q];
+        st->v[3 * q] = p[0];
+        st->v[3 * q + 1] = p[1];
+        st->v[3 * q + 2] = p[2];
+    }
+    st->n = 3;
+    st->z = j->rows[2 * (size_t)k];
+    st->z1 = j->rows[2 * (size_t)k + 1];
 }
 
 static uint32_t band_of(const raster_job *j, int z)
@@ -122,78 +129,91 @@ static uint32_t band_of(const raster_job *j, int z)
 }
 
 /* Bins the listed triangles to the bands their rows touch (a counting sort in input
- * order). The checks run in input order first: triangles from the first bad one on are
- * left out, and its message is kept for the end (an earlier triangle's clip failure
- * comes first). */
+ * order), in one pass over the mesh with their checks. The checks run in input order:
+ * triangles from the first bad one on are left out, and its message is kept for the
+ * end (an earlier triangle's clip failure comes first). Each triangle's rows
+ * (op_clip_start's) are kept in j->rows for the bands. */
 static op_status bin_triangles(raster_job *j)
 {
     op_ctx *ctx = j->ctx;
     const op_allocator *a = op_ctx_allocator(ctx);
     j->valid = j->count;
     j->bad_status = OP_OK;
-    for (uint32_t k = 0; k < j->count; k++) {
-        const uint32_t i = tri_of(j, k);
-        if (i >= j->mesh->tri_count)
-            j->bad_status = op_fail(ctx, OP_INVALID_ARGUMENT,
-                                    "triangle list entry %u is %u of %u", k, i,
-                                    j->mesh->tri_count);
-        else
-            j->bad_status = check_tri(ctx, j->mesh, i);
-        if (j->bad_status != OP_OK) {
-            memcpy(j->bad_msg, ctx->err, sizeof j->bad_msg);
-            j->valid = k;
-            break;
-        }
-    }
     j->bin_first = op_mem_calloc(a, (size_t)j->nbands + 1, sizeof(uint32_t));
     if (!j->bin_first)
         return op_fail(ctx, OP_NO_MEMORY, "out of memory binning triangles to %u bands",
                        j->nbands);
-    /* Pass 1 counts into bin_first[b + 1] and keeps each triangle's bands; the counts
+    /* Pass 1 counts into bin_first[b + 1] and keeps each triangle's rows; the counts
      * become the starts (shifted by one), and pass 2 advances them to the ends, so
      * bin_first[b] .. bin_first[b + 1] is band b. */
-    uint32_t *range = op_mem_array(a, j->valid ? (size_t)j->valid * 2 : 2, sizeof(uint32_t));
-    if (!range)
-        return op_fail(ctx, OP_NO_MEMORY, "out of memory binning %u triangles", j->valid);
+    j->rows = op_mem_array(a, j->count ? (size_t)j->count * 2 : 2, sizeof(int32_t));
+    if (!j->rows)
+        return op_fail(ctx, OP_NO_MEMORY, "out of memory binning %u triangles", j->count);
     uint64_t total = 0;
     const float *verts = j->mesh->verts;
-    for (uint32_t k = 0; k < j->valid; k++) {
-        const uint32_t *t = j->mesh->tris + 3 * (size_t)tri_of(j, k);
-        uint32_t b0 = 1, b1 = 0; /* none */
-        int z0, z1;
-        if (op_clip_rows_of(&j->g, j->hf->bmax, verts + 3 * (size_t)t[0],
-                            verts + 3 * (size_t)t[1], verts + 3 * (size_t)t[2], &z0, &z1) &&
-            z1 >= j->z_lo && z0 <= j->z_hi) {
-            b0 = band_of(j, z0);
-            b1 = band_of(j, z1 < j->z_hi ? z1 : j->z_hi);
-            for (uint32_t b = b0; b <= b1; b++)
-                j->bin_first[b + 1]++;
-            total += b1 - b0 + 1;
+    const uint32_t nv = j->mesh->vert_count, nt = j->mesh->tri_count;
+    for (uint32_t k = 0; k < j->count; k++) {
+        const uint32_t i = tri_of(j, k);
+        if (i >= nt)
+            j->bad_status = op_fail(ctx, OP_INVALID_ARGUMENT,
+                                    "triangle list entry %u is %u of %u", k, i, nt);
+        else {
+            const uint32_t *t = j->mesh->tris + 3 * (size_t)i;
+            if (t[0] >= nv || t[1] >= nv || t[2] >= nv)
+                j->bad_status = check_tri(ctx, j->mesh, i);
+            else {
+                const float *v0 = verts + 3 * (size_t)t[0], *v1 = verts + 3 * (size_t)t[1],
+                            *v2 = verts + 3 * (size_t)t[2];
+                /* isfinite of all nine at once: a float is finite iff x - x == 0. */
+                float f = 0.0f;
+                for (int q = 0; q < 3; q++)
+                    f += (v0[q] - v0[q]) + (v1[q] - v1[q]) + (v2[q] - v2[q]);
+                if (f != 0.0f)
+                    j->bad_status = check_tri(ctx, j->mesh, i);
+                else {
+                    int z0 = 1, z1 = 0; /* none */
+                    if (op_clip_rows_of(&j->g, j->hf->bmax, v0, v1, v2, &z0, &z1) &&
+                        z1 >= j->z_lo && z0 <= j->z_hi) {
+                        const uint32_t b0 = band_of(j, z0);
+                        const uint32_t b1 = band_of(j, z1 < j->z_hi ? z1 : j->z_hi);
+                        for (uint32_t b = b0; b <= b1; b++)
+                            j->bin_first[b + 1]++;
+                        total += b1 - b0 + 1;
+                    } else {
+                        z0 = 1;
+                        z1 = 0;
+                    }
+                    j->rows[2 * (size_t)k] = z0;
+                    j->rows[2 * (size_t)k + 1] = z1;
+                    continue;
+                }
+            }
         }
-        range[2 * k] = b0;
-        range[2 * k + 1] = b1;
+        memcpy(j->bad_msg, ctx->err, sizeof j->bad_msg);
+        j->valid = k;
+        break;
     }
-    if (total > UINT32_MAX) {
-        op_mem_free(a, range);
+    if (total > UINT32_MAX)
         return op_fail(ctx, OP_NO_MEMORY, "%llu triangle-band pairs exceed the index",
                        (unsigned long long)total);
-    }
     j->bin = op_mem_array(a, total ? (size_t)total : 1, sizeof(uint32_t));
-    if (!j->bin) {
-        op_mem_free(a, range);
+    if (!j->bin)
         return op_fail(ctx, OP_NO_MEMORY, "out of memory binning triangles (%llu entries)",
                        (unsigned long long)total);
-    }
     uint32_t sum = 0;
     for (uint32_t b = 0; b < j->nbands; b++) {
         const uint32_t c = j->bin_first[b + 1];
         j->bin_first[b + 1] = sum;
         sum += c;
     }
-    for (uint32_t k = 0; k < j->valid; k++)
-        for (uint32_t b = range[2 * k]; b <= range[2 * k + 1]; b++)
+    for (uint32_t k = 0; k < j->valid; k++) {
+        const int z0 = j->rows[2 * (size_t)k], z1 = j->rows[2 * (size_t)k + 1];
+        if (z0 > z1)
+            continue;
+        const uint32_t b1 = band_of(j, z1 < j->z_hi ? z1 : j->z_hi);
+        for (uint32_t b = band_of(j, z0); b <= b1; b++)
             j->bin[j->bin_first[b + 1]++] = k;
-    op_mem_free(a, range);
+    }
     return OP_OK;
 }
 
@@ -643,8 +663,8 @@ static void do_band(const raster_job *j, band_worker *wk, uint32_t b, int resume
             ci++;
         if (ci < wk->ncin && wk->cin[ci].k == k)
             st = wk->cin[ci++].st;
-        else if (!start_tri(j, k, &st))
-            continue;
+        else
+            start_tri(j, k, &st);
         const int zl = st.z1 < zb1 ? st.z1 : zb1; /* its last row in this band */
         if (j->batch && zl - st.z < OP_CLIP_BATCH_ROWS && st.n <= OP_CLIP_BATCH_VERTS) {
             float mnx = st.v[0], mxx = st.v[0];
@@ -988,6 +1008,7 @@ static op_status rasterize(raster_job *j)
     op_mem_free(a, old_count);
     op_mem_free(a, j->bin_first);
     op_mem_free(a, j->bin);
+    op_mem_free(a, j->rows);
     return st;
 }
 
