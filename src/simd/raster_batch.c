@@ -75,12 +75,11 @@ typedef struct rb_poly {
 
 OP_VINLINE int rb_hmax(vi v)
 {
-    int32_t t[8];
-    simde_mm256_storeu_si256((void *)t, v);
-    int m = t[0];
-    for (int i = 1; i < 8; i++)
-        m = t[i] > m ? t[i] : m;
-    return m;
+    simde__m128i m = simde_mm_max_epi32(simde_mm256_castsi256_si128(v),
+                                        simde_mm256_extracti128_si256(v, 1));
+    m = simde_mm_max_epi32(m, simde_mm_shuffle_epi32(m, SIMDE_MM_SHUFFLE(1, 0, 3, 2)));
+    m = simde_mm_max_epi32(m, simde_mm_shuffle_epi32(m, SIMDE_MM_SHUFFLE(2, 3, 0, 1)));
+    return simde_mm_cvtsi128_si32(m);
 }
 
 /* (int)f clamped to [lo, hi] as op_clip_trunc_clamp (no NaN here). */
@@ -157,7 +156,7 @@ OP_VINLINE void rb_compact(const rb_poly *p, const rb_edges *e, int side, int nc
 {
     const int top = p->top;
     const unsigned am = (unsigned)simde_mm256_movemask_ps(simde_mm256_castsi256_ps(act));
-    int m = 0, lo = -1, jd = 0;
+    int m = 0, lo = -1, jd = 0, filled = -1;
     vi pos = simde_mm256_setzero_si256();
     for (int j = 0; j < 2 * top; j++) {
         const int i = j >> 1;
@@ -181,19 +180,26 @@ OP_VINLINE void rb_compact(const rb_poly *p, const rb_edges *e, int side, int nc
             }
             lo = m;
             jd = j;
+            filled = m - 1;
             pos = rb_set(m);
-            for (int q = m; q < K; q++)
-                for (int c = 0; c < nc; c++)
-                    o->c[c][q] = simde_mm256_setzero_ps();
         }
         if (!rb_any(v))
             continue;
         const int hi = lo + (j - jd) < K - 1 ? lo + (j - jd) : K - 1;
         for (int q = lo; q <= hi; q++) {
+            if (q > filled) {
+                /* The slot's first write: lanes that take another candidate later get
+                 * it then, lanes that never reach the slot never read it. */
+                for (int c = 0; c < nc; c++)
+                    o->c[c][q] = j & 1 ? p->c[c][i] : e->cp[c][i];
+                continue;
+            }
             const vi w = rb_and(v, rb_eq(pos, rb_set(q)));
             for (int c = 0; c < nc; c++)
                 o->c[c][q] = rb_sel(o->c[c][q], j & 1 ? p->c[c][i] : e->cp[c][i], w);
         }
+        if (hi > filled)
+            filled = hi;
         pos = simde_mm256_sub_epi32(pos, v);
     }
     if (lo < 0)
