@@ -475,23 +475,42 @@ static int clip_one(const raster_job *j, band_worker *wk, uint32_t k, op_clip_st
     return 1;
 }
 
-/* Small triangles waiting for the batch kernel, in input order. They are clipped in
- * batches of triangles of like shape (sorted by a key: which vertex is lowest and
- * highest in z and x, and the rows): lanes that keep the same candidates compact them
- * without blends (src/simd/raster_batch.c). Their pieces are then merged in input order. */
+/* Small triangles waiting for the batch kernel, in input order. Each is written once,
+ * into the open batch of its shape class (a key: which vertex is lowest and highest in
+ * z and x, the rows and the vertex count), so that lanes keep the same candidates and
+ * compact them without blends (src/simd/raster_batch.c); a batch is clipped as soon as
+ * its lanes are full, the others when the window is flushed. Their pieces are then
+ * merged in input order. */
 #define WIN 64
+#define WIN_BATCHES 16
 struct tri_window {
-    float v[WIN][3 * OP_CLIP_BATCH_VERTS]; /* triangles, or polygons carried from the last band */
-    int32_t nv[WIN];
-    int32_t z0[WIN], z1[WIN]; /* rows of this band */
-    int32_t last[WIN];        /* the triangle's last row */
-    uint32_t k[WIN];
-    uint16_t key[WIN];
-    uint8_t at[WIN]; /* batch * OP_CLIP_BATCH + lane of window slot i */
-    int n;
-    op_clip_batch bt[WIN / OP_CLIP_BATCH];
+    uint32_t k[WIN];     /* list positions, in input order */
+    int32_t last[WIN];   /* the triangle's last row */
+    uint8_t at[WIN];     /* batch * OP_CLIP_BATCH + lane of entry i */
+    int n;               /* entries */
+    int nb;              /* batches in use */
+    int nclass;          /* classes with an open batch */
+    uint16_t ckey[WIN_BATCHES];
+    uint8_t cbatch[WIN_BATCHES]; /* the class's open batch */
+    uint8_t lanes[WIN_BATCHES];  /* lanes written */
+    uint8_t clipped[WIN_BATCHES];
+    unsigned left[WIN_BATCHES];  /* lanes the kernel left */
+    op_clip_batch bt[WIN_BATCHES];
 };
 typedef struct tri_window tri_window;
+
+static inline uint16_t shape_key3(const float *v0, const float *v1, const float *v2, int rows)
+{
+    /* The first of equal vertices, as a scan from vertex 0 with strict tests. */
+    int lo_z = v1[2] < v0[2], hi_z = v1[2] > v0[2], lo_x = v1[0] < v0[0], hi_x = v1[0] > v0[0];
+    const float *lz = lo_z ? v1 : v0, *hz = hi_z ? v1 : v0, *lx = lo_x ? v1 : v0,
+                *hx = hi_x ? v1 : v0;
+    lo_z = v2[2] < lz[2] ? 2 : lo_z;
+    hi_z = v2[2] > hz[2] ? 2 : hi_z;
+    lo_x = v2[0] < lx[0] ? 2 : lo_x;
+    hi_x = v2[0] > hx[0] ? 2 : hi_x;
+    return (uint16_t)(lo_z + 3 * hi_z + 9 * lo_x + 27 * hi_x + 81 * rows + 324 * 3);
+}
 
 static uint16_t shape_key(const float *v, int n, int rows)
 {
@@ -513,61 +532,33 @@ static int flush_window(const raster_job *j, band_worker *wk, tri_window *w, int
     const op_allocator *a = &j->hf->alloc;
     const uint32_t bw = j->hf->width;
     const int n = w->n;
-    w->n = 0;
-    /* A stable counting sort by class: the first 7 distinct keys, then the rest. */
-    uint16_t uk[7];
-    int nu = 0, start[9] = {0};
-    uint8_t cls[WIN], ord[WIN];
-    for (int i = 0; i < n; i++) {
-        int c = 0;
-        while (c < nu && uk[c] != w->key[i])
-            c++;
-        if (c == nu && nu < 7)
-            uk[nu++] = w->key[i];
-        cls[i] = (uint8_t)c;
-        start[c + 1]++;
-    }
-    for (int c = 1; c < 9; c++)
-        start[c] += start[c - 1];
-    for (int i = 0; i < n; i++)
-        ord[start[cls[i]]++] = (uint8_t)i;
-    unsigned left[WIN / OP_CLIP_BATCH];
-    for (int s = 0, nb = 0; s < n; s += OP_CLIP_BATCH, nb++) {
-        const int cnt = n - s < OP_CLIP_BATCH ? n - s : OP_CLIP_BATCH;
-        op_clip_batch *bt = &w->bt[nb];
-        for (int l = 0; l < cnt; l++) {
-            const int i = ord[s + l];
-            for (int q = 0; q < 3 * w->nv[i]; q++)
-                bt->v[q][l] = w->v[i][q];
-            bt->n[l] = w->nv[i];
-            bt->z0[l] = w->z0[i];
-            bt->z1[l] = w->z1[i];
-            w->at[i] = (uint8_t)(nb * OP_CLIP_BATCH + l);
-        }
-        left[nb] = j->batch(&j->g, bt, cnt, z_emit, j->x_lo, j->x_hi);
-    }
+    for (int nb = 0; nb < w->nb; nb++)
+        if (!w->clipped[nb])
+            w->left[nb] = j->batch(&j->g, &w->bt[nb], w->lanes[nb], z_emit, j->x_lo, j->x_hi);
+    w->n = w->nb = w->nclass = 0;
     for (int i = 0; i < n; i++) {
         const uint32_t k = w->k[i];
         if (wk->fail_status != OP_OK && k >= wk->fail_k)
             return 1;
         const int nb = w->at[i] / OP_CLIP_BATCH, l = w->at[i] % OP_CLIP_BATCH;
         const op_clip_batch *bt = &w->bt[nb];
-        if (left[nb] >> l & 1) {
+        if (w->left[nb] >> l & 1) {
             op_clip_state st;
-            st.n = w->nv[i];
-            memcpy(st.v, w->v[i], (size_t)st.n * 3 * sizeof(float));
-            st.z = w->z0[i];
+            st.n = bt->n[l];
+            for (int q = 0; q < 3 * st.n; q++)
+                st.v[q] = bt->v[q][l];
+            st.z = bt->z0[l];
             st.z1 = w->last[i];
             if (!clip_one(j, wk, k, &st, zb0, zb1))
                 return 0;
             continue;
         }
         const uint8_t area = j->tri_areas[tri_of(j, k)];
+        const uint32_t row0 = (uint32_t)(bt->z0[l] - zb0) * bw - (uint32_t)j->ox;
         for (uint32_t m = bt->mask[l]; m; m &= m - 1) {
             const int bit = __builtin_ctz(m);
             const int r = bit / OP_CLIP_BATCH_COLS, c = bit % OP_CLIP_BATCH_COLS;
-            const uint32_t cell = (uint32_t)(bt->x0[r][l] + c - j->ox) +
-                                  (uint32_t)(bt->z0[l] + r - zb0) * bw;
+            const uint32_t cell = row0 + (uint32_t)r * bw + (uint32_t)(bt->x0[r][l] + c);
             if (!band_add(a, &wk->pool, cell, (uint16_t)bt->smin[bit][l],
                           (uint16_t)bt->smax[bit][l], area, j->climb)) {
                 worker_fail(wk, 0, OP_NO_MEMORY, "out of memory in a band of spans");
@@ -576,12 +567,13 @@ static int flush_window(const raster_job *j, band_worker *wk, tri_window *w, int
         }
         /* Rows left for the next band; a polygon of at most one vertex can make no piece
          * there (nor fail). */
-        if (w->last[i] > w->z1[i] && w->z1[i] < j->z_hi && bt->rest_n[l] > 1) {
+        const int z1 = bt->z1[l];
+        if (w->last[i] > z1 && z1 < j->z_hi && bt->rest_n[l] > 1) {
             op_clip_state st;
             st.n = bt->rest_n[l];
             for (int q = 0; q < 3 * st.n; q++)
                 st.v[q] = bt->rest[q][l];
-            st.z = w->z1[i] + 1;
+            st.z = z1 + 1;
             st.z1 = w->last[i];
             if (!carry_push(a, wk, k, &st)) {
                 worker_fail(wk, 0, OP_NO_MEMORY, "out of memory carrying triangles between bands");
@@ -590,6 +582,47 @@ static int flush_window(const raster_job *j, band_worker *wk, tri_window *w, int
         }
     }
     return 1;
+}
+
+/* The lane for the next triangle of class `key` (its open batch, or a new one), or -1
+ * when the window must be flushed first. */
+static inline int window_lane(tri_window *w, uint16_t key, int *cls)
+{
+    int c = 0;
+    while (c < w->nclass && w->ckey[c] != key)
+        c++;
+    if (c == w->nclass) {
+        if (w->nb == WIN_BATCHES)
+            return -1;
+        w->ckey[c] = key;
+        w->cbatch[c] = (uint8_t)w->nb;
+        w->lanes[w->nb] = 0;
+        w->clipped[w->nb] = 0;
+        w->nb++;
+        w->nclass++;
+    }
+    *cls = c;
+    const int nb = w->cbatch[c];
+    return nb * OP_CLIP_BATCH + w->lanes[nb]++;
+}
+
+/* Entry bookkeeping after a lane is written; a full batch is clipped at once and its
+ * class closed (the next triangle of the class opens a new batch). */
+static inline void window_added(const raster_job *j, tri_window *w, int cls, int at, uint32_t k,
+                                int last, int z_emit)
+{
+    const int i = w->n++;
+    w->k[i] = k;
+    w->last[i] = last;
+    w->at[i] = (uint8_t)at;
+    const int nb = at / OP_CLIP_BATCH;
+    if (w->lanes[nb] == OP_CLIP_BATCH) {
+        w->left[nb] = j->batch(&j->g, &w->bt[nb], OP_CLIP_BATCH, z_emit, j->x_lo, j->x_hi);
+        w->clipped[nb] = 1;
+        w->nclass--;
+        w->ckey[cls] = w->ckey[w->nclass];
+        w->cbatch[cls] = w->cbatch[w->nclass];
+    }
 }
 
 /* Rasterizes band b (rows [zb0, zb1]) into wk's packed spans and writes the columns'
@@ -652,8 +685,9 @@ static void do_band(const raster_job *j, band_worker *wk, uint32_t b, int resume
      * at a time; the others (and the lanes it leaves) one by one. Either way each
      * triangle's pieces are merged in input order. */
     tri_window *w = wk->win;
-    w->n = 0;
+    w->n = w->nb = w->nclass = 0;
     const float small = (float)(OP_CLIP_BATCH_COLS - 1) * j->g.cs; /* a guess: the kernel decides */
+    const float *verts = j->mesh->verts;
     for (uint32_t e = j->bin_first[b]; e < j->bin_first[b + 1]; e++) {
         const uint32_t k = j->bin[e];
         if (wk->fail_status != OP_OK && k >= wk->fail_k)
@@ -661,30 +695,71 @@ static void do_band(const raster_job *j, band_worker *wk, uint32_t b, int resume
         op_clip_state st;
         while (ci < wk->ncin && wk->cin[ci].k < k)
             ci++;
-        if (ci < wk->ncin && wk->cin[ci].k == k)
+        if (ci < wk->ncin && wk->cin[ci].k == k) {
             st = wk->cin[ci++].st;
-        else
+            const int zl = st.z1 < zb1 ? st.z1 : zb1; /* its last row in this band */
+            if (j->batch && zl - st.z < OP_CLIP_BATCH_ROWS && st.n <= OP_CLIP_BATCH_VERTS) {
+                float mnx = st.v[0], mxx = st.v[0];
+                for (int q = 1; q < st.n; q++) {
+                    mnx = mnx < st.v[3 * q] ? mnx : st.v[3 * q];
+                    mxx = mxx > st.v[3 * q] ? mxx : st.v[3 * q];
+                }
+                if (mxx - mnx <= small) {
+                    const uint16_t key = shape_key(st.v, st.n, zl - st.z);
+                    int cls = 0, at = window_lane(w, key, &cls);
+                    if (at < 0) {
+                        if (!flush_window(j, wk, w, zb0, zb1, z_emit))
+                            return;
+                        at = window_lane(w, key, &cls);
+                    }
+                    op_clip_batch *bt = &w->bt[at / OP_CLIP_BATCH];
+                    const int l = at % OP_CLIP_BATCH;
+                    for (int q = 0; q < 3 * st.n; q++)
+                        bt->v[q][l] = st.v[q];
+                    bt->n[l] = st.n;
+                    bt->z0[l] = st.z;
+                    bt->z1[l] = zl;
+                    window_added(j, w, cls, at, k, st.z1, z_emit);
+                    if (w->n == WIN && !flush_window(j, wk, w, zb0, zb1, z_emit))
+                        return;
+                    continue;
+                }
+            }
+        } else {
+            const uint32_t *t = j->mesh->tris + 3 * (size_t)tri_of(j, k);
+            const float *v0 = verts + 3 * (size_t)t[0], *v1 = verts + 3 * (size_t)t[1],
+                        *v2 = verts + 3 * (size_t)t[2];
+            const int z0 = j->rows[2 * (size_t)k], z1 = j->rows[2 * (size_t)k + 1];
+            const int zl = z1 < zb1 ? z1 : zb1; /* its last row in this band */
+            if (j->batch && zl - z0 < OP_CLIP_BATCH_ROWS) {
+                float mnx = v0[0] < v1[0] ? v0[0] : v1[0], mxx = v0[0] > v1[0] ? v0[0] : v1[0];
+                mnx = mnx < v2[0] ? mnx : v2[0];
+                mxx = mxx > v2[0] ? mxx : v2[0];
+                if (mxx - mnx <= small) {
+                    const uint16_t key = shape_key3(v0, v1, v2, zl - z0);
+                    int cls = 0, at = window_lane(w, key, &cls);
+                    if (at < 0) {
+                        if (!flush_window(j, wk, w, zb0, zb1, z_emit))
+                            return;
+                        at = window_lane(w, key, &cls);
+                    }
+                    op_clip_batch *bt = &w->bt[at / OP_CLIP_BATCH];
+                    const int l = at % OP_CLIP_BATCH;
+                    for (int q = 0; q < 3; q++) {
+                        bt->v[q][l] = v0[q];
+                        bt->v[3 + q][l] = v1[q];
+                        bt->v[6 + q][l] = v2[q];
+                    }
+                    bt->n[l] = 3;
+                    bt->z0[l] = z0;
+                    bt->z1[l] = zl;
+                    window_added(j, w, cls, at, k, z1, z_emit);
+                    if (w->n == WIN && !flush_window(j, wk, w, zb0, zb1, z_emit))
+                        return;
+                    continue;
+                }
+            }
             start_tri(j, k, &st);
-        const int zl = st.z1 < zb1 ? st.z1 : zb1; /* its last row in this band */
-        if (j->batch && zl - st.z < OP_CLIP_BATCH_ROWS && st.n <= OP_CLIP_BATCH_VERTS) {
-            float mnx = st.v[0], mxx = st.v[0];
-            for (int q = 1; q < st.n; q++) {
-                mnx = mnx < st.v[3 * q] ? mnx : st.v[3 * q];
-                mxx = mxx > st.v[3 * q] ? mxx : st.v[3 * q];
-            }
-            if (mxx - mnx <= small) {
-                const int i = w->n++;
-                memcpy(w->v[i], st.v, (size_t)st.n * 3 * sizeof(float));
-                w->nv[i] = st.n;
-                w->z0[i] = st.z;
-                w->z1[i] = zl;
-                w->last[i] = st.z1;
-                w->k[i] = k;
-                w->key[i] = shape_key(st.v, st.n, zl - st.z);
-                if (w->n == WIN && !flush_window(j, wk, w, zb0, zb1, z_emit))
-                    return;
-                continue;
-            }
         }
         /* In input order: the waiting ones first. */
         if (w->n) {
