@@ -29,9 +29,15 @@
 #include <simde/x86/sse4.1.h>
 #include <simde/x86/ssse3.h>
 
-#include "simd/raster_clip_tables.h"
-
 OP_CLIP_ROWS_FN(OP_FN(op_clip_rows));
+
+#if OP_VEC_BITS >= 256
+/* Variants of 256-bit vectors and more keep a polygon of up to eight vertices in one
+ * vector per coordinate (raster_clip8.h): the same splits, without the scalar twin's
+ * hand-over of the common five- and six-vertex row pieces of large triangles. */
+#include "simd/raster_clip8.h"
+#else
+#include "simd/raster_clip_tables.h"
 
 typedef simde__m128 v4;
 
@@ -241,3 +247,4 @@ OP_CLIP_ROWS_FN(OP_FN(op_clip_rows))
     st->z = z;
     return np;
 }
+#endif
