@@ -69,6 +69,7 @@ typedef struct raster_job {
     uint32_t nbands;
     uint32_t *bin_first; /* nbands + 1 */
     uint32_t *bin;       /* list positions, band by band, in input order */
+    uint32_t *band_at;   /* band of each window row z_lo .. z_hi (no division per triangle) */
     uint32_t valid;      /* list positions [0, valid) passed the checks */
     int32_t *rows;       /* per list position: first and last row (first > last: none) */
     op_status bad_status;
@@ -123,9 +124,10 @@ static void start_tri(const raster_job *j, uint32_t k, op_clip_state *st)
     st->z1 = j->rows[2 * (size_t)k + 1];
 }
 
-static uint32_t band_of(const raster_job *j, int z)
+/* The band of row z <= z_hi. */
+static inline uint32_t band_of(const raster_job *j, int z)
 {
-    return z <= j->z_lo ? 0 : (uint32_t)((z - j->z_lo) / j->band);
+    return z <= j->z_lo ? 0 : j->band_at[z - j->z_lo];
 }
 
 /* Bins the listed triangles to the bands their rows touch (a counting sort in input
@@ -143,6 +145,12 @@ static op_status bin_triangles(raster_job *j)
     if (!j->bin_first)
         return op_fail(ctx, OP_NO_MEMORY, "out of memory binning triangles to %u bands",
                        j->nbands);
+    const size_t nrows = (size_t)(j->z_hi - j->z_lo) + 1;
+    j->band_at = op_mem_array(a, nrows, sizeof(uint32_t));
+    if (!j->band_at)
+        return op_fail(ctx, OP_NO_MEMORY, "out of memory binning %zu rows to bands", nrows);
+    for (size_t r = 0; r < nrows; r++)
+        j->band_at[r] = (uint32_t)(r / (size_t)j->band);
     /* Pass 1 counts into bin_first[b + 1] and keeps each triangle's rows; the counts
      * become the starts (shifted by one), and pass 2 advances them to the ends, so
      * bin_first[b] .. bin_first[b + 1] is band b. */
@@ -164,11 +172,15 @@ static op_status bin_triangles(raster_job *j)
             else {
                 const float *v0 = verts + 3 * (size_t)t[0], *v1 = verts + 3 * (size_t)t[1],
                             *v2 = verts + 3 * (size_t)t[2];
-                /* isfinite of all nine at once: a float is finite iff x - x == 0. */
-                float f = 0.0f;
-                for (int q = 0; q < 3; q++)
-                    f += (v0[q] - v0[q]) + (v1[q] - v1[q]) + (v2[q] - v2[q]);
-                if (f != 0.0f)
+                /* isfinite of all nine at once, on the bits: an exponent of all ones
+                 * carries into bit 31 when one more is added to it. */
+                uint32_t bits[9], inf = 0;
+                memcpy(bits, v0, 12);
+                memcpy(bits + 3, v1, 12);
+                memcpy(bits + 6, v2, 12);
+                for (int q = 0; q < 9; q++)
+                    inf |= (bits[q] & 0x7f800000u) + 0x00800000u;
+                if (inf & 0x80000000u)
                     j->bad_status = check_tri(ctx, j->mesh, i);
                 else {
                     int z0 = 1, z1 = 0; /* none */
@@ -1084,6 +1096,7 @@ static op_status rasterize(raster_job *j)
     op_mem_free(a, j->bin_first);
     op_mem_free(a, j->bin);
     op_mem_free(a, j->rows);
+    op_mem_free(a, j->band_at);
     return st;
 }
 
