@@ -788,27 +788,39 @@ static void do_band(const raster_job *j, band_worker *wk, uint32_t b, int resume
     if (w->n && !flush_window(j, wk, w, zb0, zb1, z_emit))
         return;
 
-    /* The band's columns, appended in cell order. */
-    uint64_t n = 0;
-    for (uint32_t c = 0; c < cells; c++)
-        if (p->s[c].smin <= p->s[c].smax)
-            for (uint32_t s = c; s != BAND_NONE; s = p->s[s].next)
-                n++;
-    if (!worker_reserve(a, wk, (uint64_t)wk->used + n)) {
-        worker_fail(wk, 0, OP_NO_MEMORY, "out of memory for the spans of a band");
-        return;
+    /* The band's columns, appended in cell order, in one pass: the pool's slots taken
+     * bound the band's spans (the exact count only when that bound cannot be had). */
+    if (!worker_reserve(a, wk, (uint64_t)wk->used + p->used)) {
+        uint64_t n = 0;
+        for (uint32_t c = 0; c < cells; c++)
+            if (p->s[c].smin <= p->s[c].smax)
+                for (uint32_t s = c; s != BAND_NONE; s = p->s[s].next)
+                    n++;
+        if (!worker_reserve(a, wk, (uint64_t)wk->used + n)) {
+            worker_fail(wk, 0, OP_NO_MEMORY, "out of memory for the spans of a band");
+            return;
+        }
     }
+    const pool_span *ps = p->s;
+    uint16_t *omin = wk->smin, *omax = wk->smax;
+    uint8_t *oarea = wk->area;
+    uint32_t used = wk->used;
     for (uint32_t c = 0; c < cells; c++) {
-        const uint32_t first = wk->used;
-        for (uint32_t s = p->s[c].smin <= p->s[c].smax ? c : BAND_NONE; s != BAND_NONE; s = p->s[s].next) {
-            wk->smin[wk->used] = p->s[s].smin;
-            wk->smax[wk->used] = p->s[s].smax;
-            wk->area[wk->used] = p->s[s].area;
-            wk->used++;
+        const uint32_t first = used;
+        if (ps[c].smin <= ps[c].smax) {
+            uint32_t s = c;
+            do {
+                omin[used] = ps[s].smin;
+                omax[used] = ps[s].smax;
+                oarea[used] = ps[s].area;
+                used++;
+                s = ps[s].next;
+            } while (s != BAND_NONE);
         }
         hf->first[c0 + c] = first;
-        hf->count[c0 + c] = wk->used - first;
+        hf->count[c0 + c] = used - first;
     }
+    wk->used = used;
 }
 
 static void worker_free(const op_allocator *a, band_worker *wk)
