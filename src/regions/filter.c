@@ -32,11 +32,12 @@ static op_status merge_small(op_ctx *ctx, const op_regions_graph *g, uint32_t me
     const uint8_t *rarea = g->rarea;
     const size_t nr = (size_t)maxid + 1;
     const size_t nl = g->nlink;
-    /* CSR of the links by their region r, in scan order. */
+    /* CSR of the link ends by their region, in scan order (a link is listed once: its
+     * end at r, then its end at q). */
     uint32_t *first = op_scratch(ctx, nr + 1, sizeof *first);
-    uint32_t *q = op_scratch(ctx, nl ? nl : 1, sizeof *q);
-    uint32_t *cntl = op_scratch(ctx, nl ? nl : 1, sizeof *cntl);
-    uint8_t *la = op_scratch(ctx, nl ? nl : 1, 1);
+    uint32_t *q = op_scratch(ctx, nl ? 2 * nl : 1, sizeof *q);
+    uint32_t *cntl = op_scratch(ctx, nl ? 2 * nl : 1, sizeof *cntl);
+    uint8_t *la = op_scratch(ctx, nl ? 2 * nl : 1, 1);
     uint32_t *next = op_scratch(ctx, nr, sizeof *next); /* member lists of regions */
     uint32_t *tail = op_scratch(ctx, nr, sizeof *tail);
     uint32_t *cnt = op_scratch(ctx, nr, sizeof *cnt);
@@ -44,8 +45,10 @@ static op_status merge_small(op_ctx *ctx, const op_regions_graph *g, uint32_t me
     if (!first || !q || !cntl || !la || !next || !tail || !cnt || !touched)
         return OP_NO_MEMORY;
     memset(first, 0, (nr + 1) * sizeof *first);
-    for (size_t i = 0; i < nl; i++)
+    for (size_t i = 0; i < nl; i++) {
         first[g->link[i].r + 1]++;
+        first[g->link[i].q + 1]++;
+    }
     for (size_t r = 1; r <= nr; r++)
         first[r] += first[r - 1];
     for (size_t i = 0; i < nl; i++) {
@@ -54,6 +57,10 @@ static op_status merge_small(op_ctx *ctx, const op_regions_graph *g, uint32_t me
         q[k] = e->q;
         cntl[k] = e->n;
         la[k] = e->a;
+        const uint32_t j = first[e->q]++;
+        q[j] = e->r;
+        cntl[j] = e->n;
+        la[j] = e->b;
     }
     /* first[r] is now the end of r's links, i.e. the start of r + 1's. */
     for (size_t r = 0; r < nr; r++) {

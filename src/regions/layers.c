@@ -194,14 +194,14 @@ static op_status layers_general(op_ctx *ctx, const op_chf *chf, uint32_t min_are
     /* Adjacency: every link end (r, q), whatever the areas; overlaps: the pairs. */
     int ok = 1;
     if (gr.nlink) {
-        /* the r and q of each link end, as u32 arrays with the struct's stride */
-        uint32_t *ends = op_scratch(ctx, 2 * gr.nlink, sizeof *ends);
+        /* both ends (r, q) and (q, r) of each link, in list order */
+        uint32_t *ends = op_scratch(ctx, 4 * gr.nlink, sizeof *ends);
         ok = ends != NULL;
         for (size_t i = 0; ok && i < gr.nlink; i++) {
-            ends[2 * i] = gr.link[i].r;
-            ends[2 * i + 1] = gr.link[i].q;
+            ends[4 * i] = ends[4 * i + 3] = gr.link[i].r;
+            ends[4 * i + 1] = ends[4 * i + 2] = gr.link[i].q;
         }
-        ok = ok && lists_from_pairs(ctx, ends, ends + 1, gr.nlink, 2, m, g.adj);
+        ok = ok && lists_from_pairs(ctx, ends, ends + 1, 2 * gr.nlink, 2, m, g.adj);
     } else {
         ok = lists_from_pairs(ctx, NULL, NULL, 0, 2, m, g.adj);
     }

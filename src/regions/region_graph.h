@@ -7,12 +7,13 @@
 
 #include "regions/regions_internal.h"
 
-/* One end of a mutual link between partition regions r != q (neither 0 nor the band)
- * whose span in q has area a, counted n times (a run of spans along one border). Every
- * link is listed at both ends, (r, q, ., area of q's span) and (q, r, ., area of r's). */
+/* A mutual link between partition regions r != q (neither 0 nor the band) whose span in
+ * q has area a and whose span in r has area b, counted n times (a run of spans along one
+ * border). Listed once, for both ends (16 bytes a link; the former list held each link
+ * at both ends, twice the bytes at the watershed's peak). */
 typedef struct op_regions_link {
     uint32_t r, q, n;
-    uint8_t a;
+    uint8_t a, b;
 } op_regions_link;
 
 typedef struct op_regions_graph {
@@ -44,8 +45,8 @@ op_status op_regions_graph_init(op_ctx *ctx, op_regions_graph *g, uint32_t maxid
 int op_regions_graph_grow_ids(op_ctx *ctx, op_regions_graph *g, uint32_t maxid);
 void op_regions_graph_free(op_ctx *ctx, op_regions_graph *g);
 
-/* Both ends of n links between r and q (a: area of q's span, b: of r's). Returns 0 when
- * out of memory. */
+/* n links between r and q (a: area of q's span, b: of r's). Returns 0 when out of
+ * memory. */
 static inline int op_regions_graph_link(op_ctx *ctx, op_regions_graph *g, uint32_t r, uint32_t q,
                                        uint32_t n, uint8_t a, uint8_t b);
 /* Both ways round. Returns 0 when out of memory. */
@@ -102,10 +103,9 @@ int op_regions_graph_grow_links(op_ctx *ctx, op_regions_graph *g, size_t need);
 static inline int op_regions_graph_link(op_ctx *ctx, op_regions_graph *g, uint32_t r, uint32_t q,
                                        uint32_t n, uint8_t a, uint8_t b)
 {
-    if (g->nlink + 2 > g->caplink && !op_regions_graph_grow_links(ctx, g, g->nlink + 2))
+    if (g->nlink + 1 > g->caplink && !op_regions_graph_grow_links(ctx, g, g->nlink + 1))
         return 0;
-    g->link[g->nlink++] = (op_regions_link){r, q, n, a};
-    g->link[g->nlink++] = (op_regions_link){q, r, n, b};
+    g->link[g->nlink++] = (op_regions_link){r, q, n, a, b};
     return 1;
 }
 
@@ -174,9 +174,8 @@ static inline int op_regions_graph_span(op_ctx *ctx, op_regions_graph *g,
         const uint8_t at = area[t];
         if (sc->last[k] != SIZE_MAX) {
             op_regions_link *e = &g->link[sc->last[k]];
-            if (e[0].r == r && e[0].q == q && e[0].a == at && e[1].a == as) {
-                e[0].n++;
-                e[1].n++;
+            if (e->r == r && e->q == q && e->a == at && e->b == as) {
+                e->n++;
                 continue;
             }
         }

@@ -276,13 +276,17 @@ static int cmp_link(const void *x, const void *y)
 
 static size_t sum_links(const op_regions_graph *g, link_sum **out)
 {
-    link_sum *v = malloc((g->nlink ? g->nlink : 1) * sizeof *v);
+    const size_t ne = 2 * g->nlink; /* both ends of every link */
+    link_sum *v = malloc((ne ? ne : 1) * sizeof *v);
     assert_non_null(v);
-    for (size_t i = 0; i < g->nlink; i++)
-        v[i] = (link_sum){g->link[i].r, g->link[i].q, g->link[i].a, g->link[i].n};
-    qsort(v, g->nlink, sizeof *v, cmp_link);
-    size_t k = 0;
     for (size_t i = 0; i < g->nlink; i++) {
+        const op_regions_link *e = &g->link[i];
+        v[2 * i] = (link_sum){e->r, e->q, e->a, e->n};
+        v[2 * i + 1] = (link_sum){e->q, e->r, e->b, e->n};
+    }
+    qsort(v, ne, sizeof *v, cmp_link);
+    size_t k = 0;
+    for (size_t i = 0; i < ne; i++) {
         if (k && !cmp_link(&v[k - 1], &v[i]))
             v[k - 1].n += v[i].n;
         else
