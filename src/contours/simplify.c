@@ -3,6 +3,7 @@
  * borders, the MaxEdgeLength split of walls, merging of duplicates, and the fallbacks
  * (MaxError 0, every stretch refined, raw). */
 #include "contours/contours_internal.h"
+#include "core/kernels.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -258,10 +259,82 @@ static size_t farthest(const op_contour_vert *raw, uint32_t n, size_t ia, size_t
     return best;
 }
 
+/* The loop's points as coordinate arrays for the farthest-point kernels, when every
+ * coordinate difference in the loop is below 2^15 (fast; else farthest() alone). */
+typedef struct simp_pts {
+    const op_kernels *k;
+    const int32_t *x, *z;
+    int fast;
+} simp_pts;
+
+/* farthest() through the kernels: the largest key of each kind over the stretch's (at
+ * most two) runs gives *bd_out, the same d² farthest() finds (within a kind d² grows
+ * with the key; a kind-2 key below 2^25 has cross² below 2^50, where distinct keys give
+ * distinct d², see farthest()). Only when bd > me2 is the point needed: the first, in
+ * stretch order, among the smallest (x, z) of those whose kind reaches bd with its
+ * largest key, which is farthest()'s rule. Returns 0 with *done = 0 when the kernel's
+ * bounds do not hold (the caller runs farthest()). */
+static size_t farthest_k(const op_contour_vert *raw, const simp_pts *pt, uint32_t n,
+                         size_t ia, size_t ib, double me2, double *bd_out, int *done)
+{
+    const op_contour_vert *a = &raw[wrap(ia, n)], *b = &raw[wrap(ib, n)];
+    const int32_t seg[4] = {a->x, a->z, b->x, b->z};
+    /* the runs [lo[r], hi[r]) of raw indices, in stretch order, and their stretch index */
+    size_t lo[2], hi[2], base[2];
+    int runs = 0;
+    for (size_t l = ia + 1; l < ib; runs++) {
+        const size_t h = l < n && ib > n ? n : ib;
+        const size_t off = l < n ? 0 : n;
+        lo[runs] = l - off;
+        hi[runs] = h - off;
+        base[runs] = off;
+        l = h;
+    }
+    int32_t keys[3] = {-1, -1, -1};
+    for (int r = 0; r < runs; r++) {
+        int32_t kr[3];
+        pt->k->contour.farthest_keys(pt->x + lo[r], pt->z + lo[r], (uint32_t)(hi[r] - lo[r]),
+                                     seg, kr);
+        for (int k = 0; k < 3; k++)
+            keys[k] = kr[k] > keys[k] ? kr[k] : keys[k];
+    }
+    if (keys[2] >= (1 << 25)) {
+        *done = 0;
+        return 0;
+    }
+    const int64_t dx = (int64_t)b->x - a->x, dz = (int64_t)b->z - a->z;
+    double d[3];
+    d[0] = keys[0] >= 0 ? (double)keys[0] : -1.0;
+    d[1] = keys[1] >= 0 ? (double)keys[1] : -1.0;
+    d[2] = keys[2] >= 0 ? cross2(keys[2]) / (double)(dx * dx + dz * dz) : -1.0;
+    double bd = d[0] > d[1] ? d[0] : d[1];
+    bd = d[2] > bd ? d[2] : bd;
+    *bd_out = bd;
+    *done = 1;
+    if (!(bd > me2))
+        return 0;
+    const int32_t want[3] = {d[0] == bd ? keys[0] : -1, d[1] == bd ? keys[1] : -1,
+                             d[2] == bd ? keys[2] : -1};
+    size_t best = SIZE_MAX;
+    for (int r = 0; r < runs; r++) {
+        const uint32_t m = (uint32_t)(hi[r] - lo[r]);
+        const uint32_t j = pt->k->contour.farthest_pick(pt->x + lo[r], pt->z + lo[r], m, seg,
+                                                        want);
+        if (j == m)
+            continue;
+        const size_t i = lo[r] + j;
+        if (best == SIZE_MAX || lex_less(&raw[i], &raw[wrap(best, n)]))
+            best = i + base[r];
+    }
+    if (best == SIZE_MAX)
+        *done = 0; /* not reached: some point has d² = bd */
+    return best;
+}
+
 /* One simplification attempt (§6 steps 1–3, without the fallbacks). */
 static void simplify_once(const op_contour_vert *raw, uint32_t n, const op_csimp *p,
-                          double max_error, int straight, uint8_t *keep, size_t *stack,
-                          op_contour_vert *out, uint32_t *out_n, uint32_t *kidx)
+                          const simp_pts *pt, double max_error, int straight, uint8_t *keep,
+                          size_t *stack, op_contour_vert *out, uint32_t *out_n, uint32_t *kidx)
 {
     /* 1. Portals: a vertex whose neighbour differs from its predecessor's. */
     uint32_t kept = 0;
@@ -304,7 +377,10 @@ static void simplify_once(const op_contour_vert *raw, uint32_t n, const op_csimp
             continue;
         const op_contour_vert *a = &raw[wrap(ia, n)], *b = &raw[wrap(ib, n)];
         double bd;
-        size_t best = farthest(raw, n, ia, ib, &bd);
+        int done = 0;
+        size_t best = pt->fast ? farthest_k(raw, pt, n, ia, ib, me2, &bd, &done) : 0;
+        if (!done)
+            best = farthest(raw, n, ia, ib, &bd);
         if (!(bd > me2)) {
             /* §6 + supplement §9.8: a wall stretch the error step kept nothing of is
              * split in the middle while its chord exceeds MaxEdgeLength. */
@@ -376,17 +452,29 @@ op_status op__contour_simplify(op_ctx *ctx, const op_contour_vert *raw, uint32_t
     uint8_t *keep = op_scratch(ctx, n, 1);
     size_t *stack = op_scratch(ctx, 2 * (size_t)n + 4, sizeof *stack);
     uint32_t *kidx = op_scratch(ctx, n, sizeof *kidx);
-    if (!keep || !stack || !kidx) {
+    int32_t *px = op_scratch(ctx, n, sizeof *px), *pz = op_scratch(ctx, n, sizeof *pz);
+    if (!keep || !stack || !kidx || !px || !pz) {
         op_arena_release(&ctx->arena, mark);
         return OP_NO_MEMORY;
     }
+    simp_pts pt = {ctx->k, px, pz, 0};
+    int32_t x0 = raw[0].x, x1 = x0, z0 = raw[0].z, z1 = z0;
+    for (uint32_t i = 0; i < n; i++) {
+        px[i] = raw[i].x;
+        pz[i] = raw[i].z;
+        x0 = px[i] < x0 ? px[i] : x0;
+        x1 = px[i] > x1 ? px[i] : x1;
+        z0 = pz[i] < z0 ? pz[i] : z0;
+        z1 = pz[i] > z1 ? pz[i] : z1;
+    }
+    pt.fast = (int64_t)x1 - x0 < 32768 && (int64_t)z1 - z0 < 32768;
     /* supplement §9.11: straight borders are in effect only with MaxError > 0. */
     const int straight = p->straight && p->max_error > 0;
-    simplify_once(raw, n, p, p->max_error, straight, keep, stack, out, out_n, kidx);
+    simplify_once(raw, n, p, &pt, p->max_error, straight, keep, stack, out, out_n, kidx);
     *kind = OP_SIMP_PLAIN;
     int crosses = 0;
     if (degenerate(out, *out_n, raw_area2)) {
-        simplify_once(raw, n, p, 0.0, 0, keep, stack, out, out_n, kidx);
+        simplify_once(raw, n, p, &pt, 0.0, 0, keep, stack, out, out_n, kidx);
         *kind = OP_SIMP_RETRY0;
         if (degenerate(out, *out_n, raw_area2))
             *kind = OP_SIMP_RAW;
@@ -403,7 +491,7 @@ op_status op__contour_simplify(op_ctx *ctx, const op_contour_vert *raw, uint32_t
             return OP_NO_MEMORY;
         }
         if (crosses) {
-            simplify_once(raw, n, p, p->max_error, 0, keep, stack, out, out_n, kidx);
+            simplify_once(raw, n, p, &pt, p->max_error, 0, keep, stack, out, out_n, kidx);
             *kind = OP_SIMP_REFINED;
             if (degenerate(out, *out_n, raw_area2))
                 *kind = OP_SIMP_RAW;

@@ -278,6 +278,50 @@ static void grid_label_init(op_grid_label_kernels *f, uint32_t flags)
     (void)flags;
 }
 
+/* Contour simplification's farthest point (regions-contours §6, supplement §9.10). The
+ * SSE2 rung keeps the scalar twin (SSE2 has no 32-bit multiply). */
+static void contour_init(op_contour_kernels *f, uint32_t flags)
+{
+    f->farthest_keys = op_farthest_keys_scalar;
+    f->farthest_pick = op_farthest_pick_scalar;
+#if OP_HAVE_ISA_PORTABLE
+    if (flags & OP_CPU_PORTABLE) {
+        f->farthest_keys = op_farthest_keys_portable;
+        f->farthest_pick = op_farthest_pick_portable;
+        return;
+    }
+#endif
+#if OP_HAVE_ISA_NEON
+    if (!(flags & OP_CPU_NEON))
+        return;
+    f->farthest_keys = op_farthest_keys_neon;
+    f->farthest_pick = op_farthest_pick_neon;
+#endif
+#if OP_HAVE_ISA_SSE2
+    if (!(flags & OP_CPU_SSE2))
+        return;
+#endif
+#if OP_HAVE_ISA_SSE41
+    if (!(flags & OP_CPU_SSE41))
+        return;
+    f->farthest_keys = op_farthest_keys_sse41;
+    f->farthest_pick = op_farthest_pick_sse41;
+#endif
+#if OP_HAVE_ISA_AVX2
+    if (!(flags & OP_CPU_AVX2))
+        return;
+    f->farthest_keys = op_farthest_keys_avx2;
+    f->farthest_pick = op_farthest_pick_avx2;
+#endif
+#if OP_HAVE_ISA_AVX512
+    if (!(flags & OP_CPU_AVX512))
+        return;
+    f->farthest_keys = op_farthest_keys_avx512;
+    f->farthest_pick = op_farthest_pick_avx512;
+#endif
+    (void)flags;
+}
+
 void op_kernels_init(op_kernels *k, op_isa isa, uint32_t flags)
 {
     k->isa = isa;
@@ -287,6 +331,7 @@ void op_kernels_init(op_kernels *k, op_isa isa, uint32_t flags)
     raster_init(&k->raster, flags);
     spans_init(&k->spans, flags);
     grid_label_init(&k->grid_label, flags);
+    contour_init(&k->contour, flags);
 }
 
 /* Family by family: a struct of function pointers has no padding to compare. */
@@ -297,5 +342,6 @@ int op_kernels_same(const op_kernels *a, const op_kernels *b)
            !memcmp(&a->label, &b->label, sizeof a->label) &&
            !memcmp(&a->raster, &b->raster, sizeof a->raster) &&
            !memcmp(&a->spans, &b->spans, sizeof a->spans) &&
-           !memcmp(&a->grid_label, &b->grid_label, sizeof a->grid_label);
+           !memcmp(&a->grid_label, &b->grid_label, sizeof a->grid_label) &&
+           !memcmp(&a->contour, &b->contour, sizeof a->contour);
 }

@@ -165,6 +165,32 @@ typedef struct op_grid_label_kernels {
 /* Scratch bytes every variant of the family needs for one chunk shape. */
 size_t op_grid_label_scratch_size(uint32_t cx, uint32_t cy, uint32_t cz);
 
+/* ---- contour simplification ------------------------------------------------------- */
+
+/* The farthest point of a simplification stretch (regions-contours §6 step 2,
+ * supplement §9.10) over the points (x[i], z[i]), i in [0, n), against the chord
+ * seg = {ax, az, bx, bz}. With dot = (p - a)·(b - a) and len2 = |b - a|², a point is of
+ * kind 0 when len2 = 0 or dot < 0 (key |p - a|²), of kind 1 when dot > len2 (key
+ * |p - b|²), else of kind 2 (key |(p - a) x (b - a)|: d² = key² / len2). The caller
+ * keeps every coordinate difference among the points, a and b below 2^15 in magnitude
+ * (every value fits int32). keys: keys[k] = the largest key of kind k (-1: none). */
+#define OP_FARTHEST_KEYS_FN(name)                                          \
+    void name(const int32_t *x, const int32_t *z, uint32_t n, const int32_t seg[4], \
+              int32_t keys[3])
+/* pick: the index of the first point, among those with the smallest (x, z), whose key
+ * equals want[kind] (want[k] = -1 wants nothing of kind k); n when there is none. */
+#define OP_FARTHEST_PICK_FN(name)                                              \
+    uint32_t name(const int32_t *x, const int32_t *z, uint32_t n, const int32_t seg[4], \
+                  const int32_t want[3])
+
+typedef OP_FARTHEST_KEYS_FN((*op_farthest_keys_fn));
+typedef OP_FARTHEST_PICK_FN((*op_farthest_pick_fn));
+
+typedef struct op_contour_kernels {
+    op_farthest_keys_fn farthest_keys;
+    op_farthest_pick_fn farthest_pick;
+} op_contour_kernels;
+
 /* ---- the table -------------------------------------------------------------------- */
 
 typedef struct op_kernels {
@@ -175,6 +201,7 @@ typedef struct op_kernels {
     op_raster_kernels raster;
     op_spans_kernels spans;
     op_grid_label_kernels grid_label;
+    op_contour_kernels contour;
 } op_kernels;
 
 /* CPU flags, one per SIMD variant: set when the CPU runs everything that variant is
@@ -214,6 +241,8 @@ OP_LABEL_COMPONENTS_FN(op_label_components_scalar);
 OP_LEDGE_ROW_FN(op_ledge_row_scalar);
 OP_LINK_ROW_FN(op_link_row_scalar);
 OP_GRID_LABEL_FN(op_grid_label_scalar);
+OP_FARTHEST_KEYS_FN(op_farthest_keys_scalar);
+OP_FARTHEST_PICK_FN(op_farthest_pick_scalar);
 
 /* The suffixed entry points of one SIMD variant (src/simd/; OP_FN in simd_width.h).
  * Declared for every variant the build has, also where a ladder leaves one out. */
@@ -227,6 +256,8 @@ OP_GRID_LABEL_FN(op_grid_label_scalar);
     OP_CLIP_BATCH_FN(op_clip_batch_##sfx);         \
     OP_LEDGE_ROW_FN(op_ledge_row_##sfx);           \
     OP_LINK_ROW_FN(op_link_row_##sfx);             \
-    OP_GRID_LABEL_FN(op_grid_label_##sfx)
+    OP_GRID_LABEL_FN(op_grid_label_##sfx);         \
+    OP_FARTHEST_KEYS_FN(op_farthest_keys_##sfx);   \
+    OP_FARTHEST_PICK_FN(op_farthest_pick_##sfx)
 
 #endif

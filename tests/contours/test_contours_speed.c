@@ -321,6 +321,8 @@ static void test_crossing_and_distance(void **state)
     (void)state;
     op_ctx ctx;
     assert_int_equal(op_ctx_init(&ctx, OP_ISA_SCALAR), OP_OK);
+    op_ctx actx;
+    assert_int_equal(op_ctx_init(&actx, OP_ISA_AUTO), OP_OK);
     op_rng rng = {12345};
     for (int it = 0; it < 4000; it++) {
         const uint32_t n = 4 + op_rng_below(&rng, it % 10 == 0 ? 1200 : 80);
@@ -348,6 +350,15 @@ static void test_crossing_and_distance(void **state)
                 v[i].x = v[i].x * 40000 + (int32_t)op_rng_below(&rng, 3);
                 v[i].z = v[i].z * 30011;
             }
+        /* extents up to 2^15 (the farthest-point kernels' int32 keys; |cross| beyond
+         * 2^25 goes back to the exact search) */
+        if (it % 8 == 1) {
+            const int32_t scale = 30000 / (2 * span + 6);
+            for (uint32_t i = 0; i < n; i++) {
+                v[i].x = v[i].x * scale + (int32_t)op_rng_below(&rng, 3);
+                v[i].z = v[i].z * scale + (int32_t)op_rng_below(&rng, 3);
+            }
+        }
         for (uint32_t i = 0; i < n; i++)
             v[i].neighbour = op_rng_below(&rng, 4) ? 0 : 1 + op_rng_below(&rng, 2);
         const int64_t area2 = ref_loop_area2(v, n);
@@ -359,9 +370,15 @@ static void test_crossing_and_distance(void **state)
             uint32_t an = 0, bn = 0;
             int ak = -1, bk = -2;
             assert_int_equal(ref_contour_simplify(&ctx, v, n, area2, &ps, sa, &an, &ak), OP_OK);
-            assert_int_equal(op__contour_simplify(&ctx, v, n, area2, &ps, sb, &bn, &bk), OP_OK);
-            if (ak != bk || an != bn || memcmp(sa, sb, an * sizeof *sa))
-                fail_msg("polygon %d: simplification differs", it);
+            /* the scalar twin and this CPU's farthest-point kernels */
+            for (int c = 0; c < 2; c++) {
+                assert_int_equal(op__contour_simplify(c ? &actx : &ctx, v, n, area2, &ps, sb,
+                                                      &bn, &bk),
+                                 OP_OK);
+                if (ak != bk || an != bn || memcmp(sa, sb, an * sizeof *sa))
+                    fail_msg("polygon %d (%s): simplification differs", it,
+                             c ? "auto" : "scalar");
+            }
             free(sa);
             free(sb);
         }
@@ -387,6 +404,7 @@ static void test_crossing_and_distance(void **state)
         const double a = ref_seg_dist2(&p[0], &p[1], &p[2]), b = op__seg_dist2(&p[0], &p[1], &p[2]);
         assert_memory_equal(&a, &b, sizeof a);
     }
+    op_ctx_free(&actx);
     op_ctx_free(&ctx);
 }
 
