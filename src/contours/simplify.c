@@ -336,11 +336,14 @@ static void simplify_once(const op_contour_vert *raw, uint32_t n, const op_csimp
                           const simp_pts *pt, double max_error, int straight, uint8_t *keep,
                           size_t *stack, op_contour_vert *out, uint32_t *out_n, uint32_t *kidx)
 {
-    /* 1. Portals: a vertex whose neighbour differs from its predecessor's. */
+    /* 1. Portals: a vertex whose neighbour differs from its predecessor's, listed in
+     * kidx (stores without branches: a portal is unpredictable). */
     uint32_t kept = 0;
     for (uint32_t i = 0, j = n - 1; i < n; j = i++) {
-        keep[i] = raw[i].neighbour != raw[j].neighbour;
-        kept += keep[i];
+        const uint8_t k = raw[i].neighbour != raw[j].neighbour;
+        keep[i] = k;
+        kidx[kept] = i;
+        kept += k;
     }
     if (kept == 0) {
         uint32_t lo = 0, hi = 0;
@@ -351,25 +354,22 @@ static void simplify_once(const op_contour_vert *raw, uint32_t n, const op_csimp
                 hi = i;
         }
         keep[lo] = keep[hi] = 1;
+        kidx[0] = lo < hi ? lo : hi;
+        kidx[1] = lo < hi ? hi : lo;
+        kept = lo == hi ? 1 : 2;
     }
-    /* 2. Refinement of each stretch between consecutive kept vertices. */
-    uint32_t first = 0;
-    while (!keep[first])
-        first++;
+    /* 2. Refinement of each stretch between consecutive kept vertices (the last one
+     * wraps around to the first). */
     const double me2 = max_error * max_error;
     const int64_t mel2 = (int64_t)p->max_edge_len * p->max_edge_len;
     size_t sp = 0;
-    for (uint32_t ia = first;;) {
-        uint32_t ib = ia + 1;
-        while (ib < first + n && !keep[wrap(ib, n)])
-            ib++;
+    for (uint32_t t = 0; t < kept; t++) {
+        const uint32_t ia = kidx[t];
+        const size_t ib = t + 1 < kept ? kidx[t + 1] : (size_t)kidx[0] + n;
         if (!(straight && op__straight_stretch(p, raw[ia].neighbour))) {
             stack[sp++] = ia;
             stack[sp++] = ib;
         }
-        if (ib >= first + n)
-            break;
-        ia = ib;
     }
     while (sp) {
         const size_t ib = stack[--sp], ia = stack[--sp];
@@ -399,11 +399,12 @@ static void simplify_once(const op_contour_vert *raw, uint32_t n, const op_csimp
     /* 3. Merge runs of kept vertices at the same (x, z), cyclically (supplement §9.9):
      * the first stays with its position and takes the neighbour of the run's last. */
     uint32_t m = 0;
-    for (uint32_t i = 0; i < n; i++)
-        if (keep[i])
-            kidx[m++] = i;
+    for (uint32_t i = 0; i < n; i++) { /* (without branches, as in step 1) */
+        kidx[m] = i;
+        m += keep[i];
+    }
     uint32_t start = 0;
-    while (start < m && op__same_pos(&raw[kidx[start]], &raw[kidx[(start + m - 1) % m]]))
+    while (start < m && op__same_pos(&raw[kidx[start]], &raw[kidx[start ? start - 1 : m - 1]]))
         start++;
     if (start == m) { /* every kept vertex at one position */
         *out_n = 1;
@@ -411,12 +412,14 @@ static void simplify_once(const op_contour_vert *raw, uint32_t n, const op_csimp
         return;
     }
     uint32_t o = 0, best_o = 0, best_raw = UINT32_MAX;
+    /* kept vertex k from start: kidx[at(k)] */
+#define AT(k) ((start + (k)) < m ? (start + (k)) : (start + (k)) - m)
     for (uint32_t k = 0; k < m;) {
-        const uint32_t i0 = kidx[(start + k) % m];
+        const uint32_t i0 = kidx[AT(k)];
         uint32_t last = i0;
         k++;
-        while (k < m && op__same_pos(&raw[kidx[(start + k) % m]], &raw[i0])) {
-            last = kidx[(start + k) % m];
+        while (k < m && op__same_pos(&raw[kidx[AT(k)]], &raw[i0])) {
+            last = kidx[AT(k)];
             k++;
         }
         out[o] = raw[i0];
@@ -427,6 +430,7 @@ static void simplify_once(const op_contour_vert *raw, uint32_t n, const op_csimp
         }
         o++;
     }
+#undef AT
     /* supplement §9.7: start at the kept vertex with the lowest raw index. */
     if (best_o) { /* rotate left by best_o: three reversals */
         reverse(out, 0, best_o);
@@ -452,7 +456,9 @@ op_status op__contour_simplify(op_ctx *ctx, const op_contour_vert *raw, uint32_t
     uint8_t *keep = op_scratch(ctx, n, 1);
     size_t *stack = op_scratch(ctx, 2 * (size_t)n + 4, sizeof *stack);
     uint32_t *kidx = op_scratch(ctx, n, sizeof *kidx);
-    int32_t *px = op_scratch(ctx, n, sizeof *px), *pz = op_scratch(ctx, n, sizeof *pz);
+    /* (15 elements of padding: the kernels' vector steps may read them) */
+    int32_t *px = op_scratch(ctx, (size_t)n + 15, sizeof *px),
+            *pz = op_scratch(ctx, (size_t)n + 15, sizeof *pz);
     if (!keep || !stack || !kidx || !px || !pz) {
         op_arena_release(&ctx->arena, mark);
         return OP_NO_MEMORY;
@@ -467,6 +473,8 @@ op_status op__contour_simplify(op_ctx *ctx, const op_contour_vert *raw, uint32_t
         z0 = pz[i] < z0 ? pz[i] : z0;
         z1 = pz[i] > z1 ? pz[i] : z1;
     }
+    memset(px + n, 0, 15 * sizeof *px);
+    memset(pz + n, 0, 15 * sizeof *pz);
     pt.fast = (int64_t)x1 - x0 < 32768 && (int64_t)z1 - z0 < 32768;
     /* supplement §9.11: straight borders are in effect only with MaxError > 0. */
     const int straight = p->straight && p->max_error > 0;

@@ -7,7 +7,7 @@
  * boxes at the 2^15 limit, coordinates near the ends of int32 (only differences count),
  * zero chords, points on the chord's ends and on the perpendiculars through them
  * (dot = 0, dot = len2), staircase walls, and wanted keys that match nothing, one kind,
- * or several kinds at once. */
+ * or several kinds at once; the padding past n that vector steps read is random. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -89,9 +89,13 @@ static uint32_t ref_pick(const int32_t *x, const int32_t *z, uint32_t n, const i
 
 /* One input: the scalar twin against the reference, every variant against the scalar
  * twin (keys, then picks for several wanted keys). */
-static void check_all(const int32_t *x, const int32_t *z, uint32_t n, const int32_t s[4],
-                      op_rng *r)
+static void check_all(int32_t *x, int32_t *z, uint32_t n, const int32_t s[4], op_rng *r)
 {
+    /* the 15 elements past n that a vector step may read: anything */
+    for (uint32_t i = n; i < n + 15; i++) {
+        x[i] = (int32_t)(uint32_t)op_rng_next(r);
+        z[i] = i & 1 ? x[i] : s[i & 3];
+    }
     int32_t keys[3];
     op_farthest_keys_scalar(x, z, n, s, keys);
     check_ref(x, z, n, s, keys);
@@ -130,7 +134,7 @@ static void test_random(void **state)
 {
     (void)state;
     op_rng r = {0x5eed1234u};
-    int32_t x[MAXN], z[MAXN];
+    int32_t x[MAXN + 16], z[MAXN + 16];
     static const int32_t boxes[] = {1, 3, 8, 40, 1000, 32767};
     for (int round = 0; round < 4000; round++) {
         const uint32_t n = round < 71 * 6 ? (uint32_t)(round % 71) : op_rng_below(&r, MAXN + 1);
@@ -163,7 +167,7 @@ static void test_adversarial(void **state)
 {
     (void)state;
     op_rng r = {77};
-    int32_t x[MAXN], z[MAXN];
+    int32_t x[MAXN + 16], z[MAXN + 16];
     for (int round = 0; round < 600; round++) {
         const uint32_t n = (uint32_t)(round % 71) + (round % 3 == 0 ? 100 : 0);
         int32_t s[4] = {0, 0, 0, 0};
