@@ -473,8 +473,10 @@ op_status op__contour_simplify(op_ctx *ctx, const op_contour_vert *raw, uint32_t
         z0 = pz[i] < z0 ? pz[i] : z0;
         z1 = pz[i] > z1 ? pz[i] : z1;
     }
-    memset(px + n, 0, 15 * sizeof *px);
-    memset(pz + n, 0, 15 * sizeof *pz);
+    for (uint32_t i = n; i < n + 15; i++) { /* padding inside the loop's bounds */
+        px[i] = x0;
+        pz[i] = z0;
+    }
     pt.fast = (int64_t)x1 - x0 < 32768 && (int64_t)z1 - z0 < 32768;
     /* supplement §9.11: straight borders are in effect only with MaxError > 0. */
     const int straight = p->straight && p->max_error > 0;

@@ -173,8 +173,9 @@ size_t op_grid_label_scratch_size(uint32_t cx, uint32_t cy, uint32_t cz);
  * kind 0 when len2 = 0 or dot < 0 (key |p - a|²), of kind 1 when dot > len2 (key
  * |p - b|²), else of kind 2 (key |(p - a) x (b - a)|: d² = key² / len2). The caller
  * keeps every coordinate difference among the points, a and b below 2^15 in magnitude
- * (every value fits int32), and x, z have 15 readable elements past n (any values: a
- * vector step may load them). keys: keys[k] = the largest key of kind k (-1: none). */
+ * (every value fits int32), and x, z have 15 readable elements past n within the same
+ * bounds (a vector step may load them; their lanes are ignored). keys: keys[k] = the
+ * largest key of kind k (-1: none). */
 #define OP_FARTHEST_KEYS_FN(name)                                          \
     void name(const int32_t *x, const int32_t *z, uint32_t n, const int32_t seg[4], \
               int32_t keys[3])

@@ -3,7 +3,8 @@
  * products (exact: coordinate differences below 2^15), the largest key per kind kept
  * per lane (a lane of another kind contributes -1), and for the pick the lanes whose
  * key is the wanted one of their kind, taken in order by the scalar tie rule. The last
- * step reads up to VW - 1 elements of padding past n (OP_FARTHEST_KEYS_FN), masked. */
+ * step reads up to VW - 1 elements of padding past n (OP_FARTHEST_KEYS_FN; inside the
+ * same bounds, so no lane overflows, not even in SIMDe's portable C), masked. */
 #include "simd/simd_width.h"
 
 #if OP_VEC_BITS == 512

@@ -7,7 +7,8 @@
  * boxes at the 2^15 limit, coordinates near the ends of int32 (only differences count),
  * zero chords, points on the chord's ends and on the perpendiculars through them
  * (dot = 0, dot = len2), staircase walls, and wanted keys that match nothing, one kind,
- * or several kinds at once; the padding past n that vector steps read is random. */
+ * or several kinds at once; the padding past n that vector steps read holds random
+ * points of the input. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -91,10 +92,12 @@ static uint32_t ref_pick(const int32_t *x, const int32_t *z, uint32_t n, const i
  * twin (keys, then picks for several wanted keys). */
 static void check_all(int32_t *x, int32_t *z, uint32_t n, const int32_t s[4], op_rng *r)
 {
-    /* the 15 elements past n that a vector step may read: anything */
+    /* the 15 elements past n that a vector step may read: any point within the bounds
+     * (a chord end, or one of the points) */
     for (uint32_t i = n; i < n + 15; i++) {
-        x[i] = (int32_t)(uint32_t)op_rng_next(r);
-        z[i] = i & 1 ? x[i] : s[i & 3];
+        const uint32_t k = n ? op_rng_below(r, n) : 0;
+        x[i] = n && (i & 1) ? x[k] : s[(i & 2)];
+        z[i] = n && (i & 1) ? z[k] : s[(i & 2) + 1];
     }
     int32_t keys[3];
     op_farthest_keys_scalar(x, z, n, s, keys);
