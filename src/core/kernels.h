@@ -134,8 +134,10 @@ typedef struct op_raster_kernels {
               int32_t walkable_height, int32_t walkable_climb, int all3)
 /* The link rule (supplement §1.5) for the spans of row z of a compact heightfield:
  * link[d][s] for every direction (OP_NO_LINK off the grid); the cells and spans of rows
- * z - 1 .. z + 1 are in place. */
-#define OP_LINK_ROW_FN(name) void name(op_chf *chf, uint32_t z)
+ * z - 1 .. z + 1 are in place. mutual != NULL: also mutual[s] for the row's spans (bit d
+ * when link[d][s] = t and link[(d+2)&3][t] = s), from the cells alone; only for a field
+ * whose cells own disjoint span ranges (spans/spans_internal.h, op_link_cells). */
+#define OP_LINK_ROW_FN(name) void name(op_chf *chf, uint32_t z, uint8_t *mutual)
 
 typedef OP_LEDGE_ROW_FN((*op_ledge_row_fn));
 typedef OP_LINK_ROW_FN((*op_link_row_fn));

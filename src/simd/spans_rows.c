@@ -12,7 +12,7 @@
 
 void OP_FN(op_ledge_row)(const op_heightfield *hf, uint32_t z, uint32_t x0, uint32_t x1,
                          int32_t walkable_height, int32_t walkable_climb, int all3);
-void OP_FN(op_link_row)(op_chf *chf, uint32_t z);
+void OP_FN(op_link_row)(op_chf *chf, uint32_t z, uint8_t *mutual);
 
 /* u16 lanes widened to u32, signed 32-bit compares and min/max. */
 #if OP_VEC_BITS == 512
@@ -152,13 +152,80 @@ void OP_FN(op_ledge_row)(const op_heightfield *hf, uint32_t z, uint32_t x0, uint
     op_simd_leave();
 }
 
+/* Direction loops over vectors fully unrolled (the vectors stay in registers). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define OP_UNROLL4 _Pragma("GCC unroll 4")
+#elif defined(__clang__)
+#define OP_UNROLL4 _Pragma("unroll 4")
+#else
+#define OP_UNROLL4
+#endif
+
 /* ---- Links ------------------------------------------------------------------------------ */
 
-void OP_FN(op_link_row)(op_chf *chf, uint32_t z)
+/* The cells [xa, xb) of row z, none on the grid's border: per cell and direction the
+ * neighbour's spans (at most VW) are loaded once into the lanes, and each span of the cell
+ * tests them all at once; the lowest passing lane is the link (the scalar twin's first
+ * match in bottom-up order). The mutual bits as op_link_cells derives them: a passing
+ * lane that a lower span of the cell also passed links back to that lower span. A cell
+ * whose neighbour holds more than VW spans, or whose loads would leave the arrays, takes
+ * the scalar code. */
+static void link_cells_lanes(op_chf *chf, uint32_t z, uint32_t xa, uint32_t xb, uint8_t *mutual,
+                             vu32 whm1, vu32 vwc, vu32 nwc)
+{
+    const uint32_t w = chf->width, n = chf->span_count;
+    const uint32_t *cf = chf->cell_first, *cc = chf->cell_count;
+    const uint16_t *Y = chf->y, *H = chf->h;
+    for (uint32_t x = xa; x < xb; x++) {
+        const size_t c = (size_t)x + (size_t)z * w;
+        const uint32_t s0 = cf[c], s1 = s0 + cc[c];
+        if (s0 == s1)
+            continue;
+        const size_t nc[4] = {c - 1, c + w, c + 1, c - w};
+        uint32_t t0[4], valid[4];
+        int fits = 1;
+        for (int d = 0; d < 4; d++) {
+            t0[d] = cf[nc[d]];
+            const uint32_t m = cc[nc[d]];
+            fits &= (m <= VW) & ((uint64_t)t0[d] + VW <= n);
+            valid[d] = (uint32_t)((1ull << (m <= VW ? m : 0)) - 1);
+        }
+        if (!fits) {
+            op_link_cells(chf, z, x, x + 1, mutual);
+            continue;
+        }
+        vu32 ty[4], ttop[4];
+        OP_UNROLL4
+        for (int d = 0; d < 4; d++) {
+            ty[d] = v_load_u16(Y + t0[d]);
+            ttop[d] = v_add(ty[d], v_load_u16(H + t0[d]));
+        }
+        uint32_t below[4] = {0, 0, 0, 0}; /* lanes a lower span of the cell passed */
+        for (uint32_t s = s0; s < s1; s++) {
+            const vu32 sy = v_set1(Y[s]), stop = v_set1((uint32_t)Y[s] + H[s]);
+            unsigned mb = 0;
+            OP_UNROLL4
+            for (int d = 0; d < 4; d++) {
+                const vu32 gap = v_sub(v_smin(stop, ttop[d]), v_smax(sy, ty[d]));
+                const vu32 dy = v_sub(ty[d], sy);
+                const vu32 ok = v_andnot(v_or(v_gt(dy, vwc), v_gt(nwc, dy)), v_gt(gap, whm1));
+                const uint32_t bits = v_nz(ok) & valid[d];
+                const uint32_t low = bits & (0u - bits);
+                chf->link[d][s] = bits ? t0[d] + (uint32_t)__builtin_ctz(bits) : OP_NO_LINK;
+                mb |= (unsigned)(low && !(below[d] & low)) << d;
+                below[d] |= bits;
+            }
+            if (mutual)
+                mutual[s] = (uint8_t)mb;
+        }
+    }
+}
+
+void OP_FN(op_link_row)(op_chf *chf, uint32_t z, uint8_t *mutual)
 {
     const uint32_t w = chf->width, dpt = chf->depth;
     if (z == 0 || z + 1 >= dpt || w < 3) {
-        op_link_cells(chf, z, 0, w);
+        op_link_cells(chf, z, 0, w, mutual);
         return;
     }
     const int32_t wh = chf->walkable_height, wc = chf->walkable_climb;
@@ -167,7 +234,8 @@ void OP_FN(op_link_row)(op_chf *chf, uint32_t z)
     const uint16_t *Y = chf->y, *H = chf->h;
     const vu32 iota = v_iota(), whm1 = v_set1((uint32_t)(wh - 1)), vwc = v_set1((uint32_t)wc);
     const vu32 nwc = v_set1((uint32_t)-wc), none = v_set1(OP_NO_LINK);
-    op_link_cells(chf, z, 0, 1); /* the first cell: -x is off the grid */
+    const vu32 bit[4] = {v_set1(1), v_set1(2), v_set1(4), v_set1(8)};
+    op_link_cells(chf, z, 0, 1, mutual); /* the first cell: -x is off the grid */
     uint32_t x = 1;
     while (x < w - 1) {
         const size_t c = (size_t)x + (size_t)z * w;
@@ -177,7 +245,7 @@ void OP_FN(op_link_row)(op_chf *chf, uint32_t z)
              * prefix sum: in a prefix of such lanes the spans are consecutive, and so are
              * those of the rows above and below. The prefix runs in the vector (when
              * every load stays inside the arrays), the cells before the next such lane
-             * take the scalar code. */
+             * take the per-cell lanes. */
             const uint32_t m =
                 v_nz(v_and(v_and(v_one(cc + c), v_one(cc + c - 1)),
                            v_and(v_one(cc + c + 1), v_and(v_one(cc + c + w), v_one(cc + c - w)))));
@@ -187,6 +255,7 @@ void OP_FN(op_link_row)(op_chf *chf, uint32_t z)
                                           (uint64_t)su + VW <= n && (uint64_t)sd + VW <= n))) {
                 const vu32 sy = v_load_u16(Y + s), stop = v_add(sy, v_load_u16(H + s));
                 const uint32_t nb[4] = {s - 1, su, s + 1, sd};
+                vu32 mb = v_set1(0);
                 for (int d = 0; d < 4; d++) {
                     const vu32 ty = v_load_u16(Y + nb[d]);
                     const vu32 ttop = v_add(ty, v_load_u16(H + nb[d]));
@@ -194,6 +263,8 @@ void OP_FN(op_link_row)(op_chf *chf, uint32_t z)
                     const vu32 dy = v_sub(ty, sy);
                     const vu32 ok = v_andnot(v_or(v_gt(dy, vwc), v_gt(nwc, dy)), v_gt(gap, whm1));
                     const vu32 l = v_select(ok, none, v_add(v_set1(nb[d]), iota));
+                    /* One span per cell on both sides: every link is mutual. */
+                    mb = v_or(mb, v_and(ok, bit[d]));
                     if (run == VW) {
                         v_store(chf->link[d] + s, l);
                     } else {
@@ -204,15 +275,27 @@ void OP_FN(op_link_row)(op_chf *chf, uint32_t z)
                             chf->link[d][s + i] = tmp[i];
                     }
                 }
+                if (mutual) {
+                    if (run == VW) {
+                        v_store_u8(mutual + s, mb);
+                    } else {
+                        uint32_t tmp[VW];
+                        v_store(tmp, mb);
+                        for (uint32_t i = 0; i < run; i++)
+                            mutual[s + i] = (uint8_t)tmp[i];
+                    }
+                }
                 x += run;
                 continue;
             }
             if (run == 0)
                 scalar_cells = m ? (uint32_t)__builtin_ctz(m) : VW;
+        } else {
+            scalar_cells = w - 1 - x;
         }
-        op_link_cells(chf, z, x, x + scalar_cells);
+        link_cells_lanes(chf, z, x, x + scalar_cells, mutual, whm1, vwc, nwc);
         x += scalar_cells;
     }
-    op_link_cells(chf, z, w - 1, w); /* the last cell: +x is off the grid */
+    op_link_cells(chf, z, w - 1, w, mutual); /* the last cell: +x is off the grid */
     op_simd_leave();
 }

@@ -1,7 +1,7 @@
 /* Compact heightfield from the solid heightfield (supplement §1.5), streamed by rows:
- * row z + 1's cells and spans are written, then row z's links (they read rows z - 1 ..
- * z + 1), then row z - 1's mutual links (they read the links of rows z - 2 .. z), so
- * each row is touched while it is in cache. */
+ * row z + 1's cells and spans are written, then row z's links and mutual links (they read
+ * the cells and spans of rows z - 1 .. z + 1: the link kernel derives the mutual bits from
+ * the cells, op_link_cells), so each row is touched while it is in cache. */
 #include "onepath/spans.h"
 #include "spans/spans_internal.h"
 #include "core/alloc.h"
@@ -11,7 +11,7 @@
 #include <string.h>
 
 /* Cells per block of the one-span path of fill_row. */
-#define OP_FILL_BLOCK 8
+#define OP_FILL_BLOCK 8 /* the constant blocks in fill_block have 8 entries */
 
 /* Cells [c, c + OP_FILL_BLOCK) hold one walkable span each, at consecutive slots (so
  * their compact spans are consecutive too, with h = 255): writes them as a block and
@@ -33,11 +33,16 @@ static int fill_block(const op_heightfield *hf, op_chf *out, size_t c, uint32_t 
     if (!ok)
         return 0;
     memcpy(y, hf->smax + s0, sizeof y);
-    for (int i = 0; i < OP_FILL_BLOCK; i++) {
-        out->cell_first[c + i] = idx + (uint32_t)i;
-        out->cell_count[c + i] = 1;
-        out->h[idx + i] = 255;
-    }
+    /* Whole blocks through local arrays: the output arrays may alias each other for the
+     * compiler, which then would store one element at a time. */
+    static const uint32_t ones[OP_FILL_BLOCK] = {1, 1, 1, 1, 1, 1, 1, 1};
+    static const uint16_t no_ceiling[OP_FILL_BLOCK] = {255, 255, 255, 255, 255, 255, 255, 255};
+    uint32_t first[OP_FILL_BLOCK];
+    for (int i = 0; i < OP_FILL_BLOCK; i++)
+        first[i] = idx + (uint32_t)i;
+    memcpy(out->cell_first + c, first, sizeof first);
+    memcpy(out->cell_count + c, ones, sizeof ones);
+    memcpy(out->h + idx, no_ceiling, sizeof no_ceiling);
     memcpy(out->y + idx, y, sizeof y);
     memcpy(out->area + idx, a, sizeof a);
     return 1;
@@ -92,7 +97,7 @@ static uint32_t fill_row(const op_heightfield *hf, op_chf *out, uint32_t z, uint
 }
 
 /* The cells and spans, links and mutual links of out, one thread: row z + 1's cells and
- * spans, then row z's links, then row z - 1's mutual links, while they are in cache.
+ * spans, then row z's links and mutual links, while they are in cache.
  * In place (out's cells and spans are hf's arrays) this is exact too: a compact span's
  * index is at most its solid span's (compact spans are a subset, in the same order), so
  * fill_row writes only slots it has read, and row z + 1's spans land before the first
@@ -100,20 +105,12 @@ static uint32_t fill_row(const op_heightfield *hf, op_chf *out, uint32_t z, uint
 static void compact_rows(const op_kernels *k, const op_heightfield *hf, op_chf *out)
 {
     const uint32_t dpt = hf->depth;
-    uint32_t rf[4] = {0, 0, 0, 0}; /* first span of row r at [r % 4] */
     uint32_t idx = fill_row(hf, out, 0, 0);
-    rf[1] = idx;
     for (uint32_t z = 0; z < dpt; z++) {
-        if (z + 1 < dpt) {
+        if (z + 1 < dpt)
             idx = fill_row(hf, out, z + 1, idx);
-            rf[(z + 2) % 4] = idx;
-        }
-        op_chf_link_rows(k, out, z, z + 1);
-        if (z >= 1)
-            k->links.mutual(out, out->mutual, rf[(z - 1) % 4], rf[z % 4]);
+        k->spans.link_row(out, z, out->mutual);
     }
-    /* The last row's mutual links. */
-    k->links.mutual(out, out->mutual, rf[(dpt - 1) % 4], out->span_count);
 }
 
 /* Bytes != 0 among area[0 .. n), eight at a time: a byte's high bit after adding 0x7f
@@ -289,16 +286,15 @@ op_status op_build_compact_heightfield(op_ctx *ctx, const op_heightfield *hf,
     set_grid(out, hf, walkable_height, walkable_climb);
 
     /* Cells x + z*width, spans bottom-up; cell_first is the running prefix sum, so an
-     * empty cell holds the index of the next span. row_first[k]: first span of row k,
-     * kept for the two rows behind. */
+     * empty cell holds the index of the next span. row_first[k]: first span of row k. */
     op_kernels scalar;
     const op_kernels *k = ctx ? ctx->k : op_spans_scalar_kernels(&scalar);
     if (T > 1) {
-        /* Three passes over rows split between the threads: cells and spans (each row
-         * knows where its spans start), links (they read the rows around), mutual
-         * links (they read the links around). */
+        /* Two passes over rows split between the threads: cells and spans (each row
+         * knows where its spans start), links and mutual links (they read the rows
+         * around). */
         const int chunks = 4 * T;
-        for (int pass = 0; pass < 3; pass++) {
+        for (int pass = 0; pass < 2; pass++) {
             OP_PRAGMA(omp parallel for num_threads(T) schedule(dynamic, 1))
             for (int q = 0; q < chunks; q++) {
                 const uint32_t z0 = (uint32_t)((uint64_t)dpt * (uint64_t)q / (uint64_t)chunks);
@@ -307,11 +303,9 @@ op_status op_build_compact_heightfield(op_ctx *ctx, const op_heightfield *hf,
                 for (uint32_t z = z0; z < z1; z++) {
                     if (pass == 0)
                         fill_row(hf, out, z, row_first[z]);
-                    else if (pass == 1)
-                        k->spans.link_row(out, z);
+                    else
+                        k->spans.link_row(out, z, out->mutual);
                 }
-                if (pass == 2 && z1 > z0)
-                    k->links.mutual(out, out->mutual, row_first[z0], row_first[z1]);
             }
         }
         op_mem_free(a, row_first);

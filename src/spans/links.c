@@ -3,17 +3,20 @@
 #include "spans/spans_internal.h"
 #include "core/kernels.h"
 
-void op_chf_link_rows(const op_kernels *k, op_chf *chf, uint32_t z0, uint32_t z1)
+void op_chf_link_rows(const op_kernels *k, op_chf *chf, uint32_t z0, uint32_t z1,
+                      uint8_t *mutual)
 {
     for (uint32_t z = z0; z < z1; z++)
-        k->spans.link_row(chf, z);
+        k->spans.link_row(chf, z, mutual);
 }
 
 op_status op_chf_build_links(op_ctx *ctx, op_chf *chf)
 {
     op_kernels scalar;
     const op_kernels *k = ctx ? ctx->k : op_spans_scalar_kernels(&scalar);
-    op_chf_link_rows(k, chf, 0, chf->depth);
+    /* A field from elsewhere need not own disjoint span ranges per cell: mutual links
+     * from the links themselves. */
+    op_chf_link_rows(k, chf, 0, chf->depth, NULL);
     op_chf_build_mutual(ctx, chf);
     return OP_OK;
 }

@@ -45,8 +45,10 @@ op_status op_hf_pack(op_ctx *ctx, op_heightfield *hf);
 
 struct op_kernels;
 /* The link rule (supplement §1.5) for the spans of rows [z0, z1) with k's link_row
- * (spans/links.c); the cells and spans of rows z0 - 1 .. z1 must be in place. */
-void op_chf_link_rows(const struct op_kernels *k, op_chf *chf, uint32_t z0, uint32_t z1);
+ * (spans/links.c); the cells and spans of rows z0 - 1 .. z1 must be in place. mutual:
+ * as for link_row (NULL: not written). */
+void op_chf_link_rows(const struct op_kernels *k, op_chf *chf, uint32_t z0, uint32_t z1,
+                      uint8_t *mutual);
 /* The three filters of supplement §1.4 in order, by rows on ctx's threads. */
 void op_spans_filters(op_ctx *ctx, op_heightfield *hf, int walkable_height, int walkable_climb);
 /* The ledge filter for rows [z0, z1) with k's ledge_row (spans/filters.c); with all3,
@@ -160,87 +162,111 @@ static inline void op_ledge_cells(const op_heightfield *hf, uint32_t z, uint32_t
     }
 }
 
-/* supplement §1.5 for the cells [xa, xb) of row z: the lowest span of the neighbour cell that leaves walkable_height of
- * clearance in the overlap and is within walkable_climb. The four neighbour cells' span
- * ranges are looked up once per cell; the test per pair is the rule's, in the same
- * bottom-up order, so the first match is the same span. A cell of one span whose
- * neighbour holds one span (most of an open world) takes the test directly. */
-static inline void op_link_cells(op_chf *chf, uint32_t z, uint32_t xa, uint32_t xb)
+/* The link test of supplement §1.5 between spans (sy, stop) and (ty, ttop): at least
+ * walkable_height of clearance in the overlap and a step of at most walkable_climb. It is
+ * symmetric in the two spans. */
+static inline int op_link_pass(int32_t sy, int32_t stop, int32_t ty, int32_t ttop, int32_t wh,
+                               int32_t wc)
+{
+    const int32_t top = stop < ttop ? stop : ttop;
+    const int32_t bot = sy > ty ? sy : ty;
+    const int32_t dy = ty - sy;
+    return top - bot >= wh && dy <= wc && -dy <= wc;
+}
+
+/* supplement §1.5 for the cells [xa, xb) of row z: the lowest span of the neighbour cell
+ * that leaves walkable_height of clearance in the overlap and is within walkable_climb.
+ * The four neighbour cells' span ranges are looked up once per cell; the test per pair is
+ * the rule's, in the same bottom-up order, so the first match is the same span. A cell of
+ * one span whose neighbour holds one span (most of an open world) takes the test directly.
+ *
+ * mutual (NULL: not written): bit d of mutual[s] when link[d][s] = t and link[(d+2)&3][t]
+ * = s, from this row alone. t's link back is the lowest span u of s's cell with the test
+ * (u, t) (the test is symmetric), so the bit is set exactly when no span of s's cell below
+ * s passes with t; a span alone in its cell has every link mutual. Valid for a field whose
+ * cells own disjoint span ranges (cell_first a prefix sum, as compaction builds it). */
+static inline void op_link_cells(op_chf *chf, uint32_t z, uint32_t xa, uint32_t xb,
+                                 uint8_t *mutual)
 {
     const int32_t wh = chf->walkable_height, wc = chf->walkable_climb;
     const uint32_t w = chf->width, dpt = chf->depth;
     const uint32_t *cf = chf->cell_first, *cc = chf->cell_count;
     const uint16_t *Y = chf->y, *H = chf->h;
     uint32_t *const link[4] = {chf->link[0], chf->link[1], chf->link[2], chf->link[3]};
-    {
-        for (uint32_t x = xa; x < xb; x++) {
-            const size_t c = (size_t)x + (size_t)z * w;
-            const uint32_t s0 = cf[c], s1 = s0 + cc[c];
-            if (s0 == s1)
-                continue;
-            /* Span ranges of the neighbour cells in directions 0 = -x, 1 = +z, 2 = +x,
-             * 3 = -z (op_dir_dx/op_dir_dz); empty off the grid. */
-            uint32_t t0[4] = {0, 0, 0, 0}, t1[4] = {0, 0, 0, 0};
-            if (x > 0) {
-                t0[0] = cf[c - 1];
-                t1[0] = t0[0] + cc[c - 1];
-            }
-            if (z + 1 < dpt) {
-                t0[1] = cf[c + w];
-                t1[1] = t0[1] + cc[c + w];
-            }
-            if (x + 1 < w) {
-                t0[2] = cf[c + 1];
-                t1[2] = t0[2] + cc[c + 1];
-            }
-            if (z > 0) {
-                t0[3] = cf[c - w];
-                t1[3] = t0[3] + cc[c - w];
-            }
-            if (s1 - s0 == 1) {
-                const int32_t sy = Y[s0], stop = sy + (int32_t)H[s0];
-                for (int d = 0; d < 4; d++) {
-                    uint32_t found = OP_NO_LINK;
-                    if (t1[d] - t0[d] == 1) {
-                        const uint32_t t = t0[d];
-                        const int32_t ty = Y[t], ttop = ty + (int32_t)H[t];
-                        const int32_t top = stop < ttop ? stop : ttop;
-                        const int32_t bot = sy > ty ? sy : ty;
-                        const int32_t dy = ty - sy;
-                        found = top - bot >= wh && dy <= wc && -dy <= wc ? t : OP_NO_LINK;
-                    } else {
-                        for (uint32_t t = t0[d]; t < t1[d]; t++) {
-                            const int32_t ty = Y[t], ttop = ty + (int32_t)H[t];
-                            const int32_t top = stop < ttop ? stop : ttop;
-                            const int32_t bot = sy > ty ? sy : ty;
-                            const int32_t dy = ty - sy;
-                            if (top - bot >= wh && dy <= wc && -dy <= wc) {
-                                found = t;
-                                break;
-                            }
-                        }
-                    }
-                    link[d][s0] = found;
-                }
-                continue;
-            }
-            for (uint32_t s = s0; s < s1; s++) {
-                const int32_t sy = Y[s], stop = sy + (int32_t)H[s];
-                for (int d = 0; d < 4; d++) {
-                    uint32_t found = OP_NO_LINK;
+    for (uint32_t x = xa; x < xb; x++) {
+        const size_t c = (size_t)x + (size_t)z * w;
+        const uint32_t s0 = cf[c], s1 = s0 + cc[c];
+        if (s0 == s1)
+            continue;
+        /* Span ranges of the neighbour cells in directions 0 = -x, 1 = +z, 2 = +x,
+         * 3 = -z (op_dir_dx/op_dir_dz); empty off the grid. */
+        uint32_t t0[4] = {0, 0, 0, 0}, t1[4] = {0, 0, 0, 0};
+        if (x > 0) {
+            t0[0] = cf[c - 1];
+            t1[0] = t0[0] + cc[c - 1];
+        }
+        if (z + 1 < dpt) {
+            t0[1] = cf[c + w];
+            t1[1] = t0[1] + cc[c + w];
+        }
+        if (x + 1 < w) {
+            t0[2] = cf[c + 1];
+            t1[2] = t0[2] + cc[c + 1];
+        }
+        if (z > 0) {
+            t0[3] = cf[c - w];
+            t1[3] = t0[3] + cc[c - w];
+        }
+        if (s1 - s0 == 1) {
+            const int32_t sy = Y[s0], stop = sy + (int32_t)H[s0];
+            unsigned m = 0;
+            for (int d = 0; d < 4; d++) {
+                uint32_t found = OP_NO_LINK;
+                if (t1[d] - t0[d] == 1) {
+                    const uint32_t t = t0[d];
+                    const int32_t ty = Y[t];
+                    found = op_link_pass(sy, stop, ty, ty + (int32_t)H[t], wh, wc) ? t
+                                                                                    : OP_NO_LINK;
+                } else {
                     for (uint32_t t = t0[d]; t < t1[d]; t++) {
-                        const int32_t ty = Y[t], ttop = ty + (int32_t)H[t];
-                        const int32_t top = stop < ttop ? stop : ttop;
-                        const int32_t bot = sy > ty ? sy : ty;
-                        const int32_t dy = ty - sy;
-                        if (top - bot >= wh && dy <= wc && -dy <= wc) {
+                        const int32_t ty = Y[t];
+                        if (op_link_pass(sy, stop, ty, ty + (int32_t)H[t], wh, wc)) {
                             found = t;
                             break;
                         }
                     }
-                    link[d][s] = found;
                 }
+                link[d][s0] = found;
+                m |= (unsigned)(found != OP_NO_LINK) << d;
             }
+            if (mutual)
+                mutual[s0] = (uint8_t)m;
+            continue;
+        }
+        for (uint32_t s = s0; s < s1; s++) {
+            const int32_t sy = Y[s], stop = sy + (int32_t)H[s];
+            unsigned m = 0;
+            for (int d = 0; d < 4; d++) {
+                uint32_t found = OP_NO_LINK;
+                for (uint32_t t = t0[d]; t < t1[d]; t++) {
+                    const int32_t ty = Y[t];
+                    if (op_link_pass(sy, stop, ty, ty + (int32_t)H[t], wh, wc)) {
+                        found = t;
+                        break;
+                    }
+                }
+                link[d][s] = found;
+                if (found == OP_NO_LINK || !mutual)
+                    continue;
+                /* Mutual unless a span of this cell below s passes with found. */
+                const int32_t ty = Y[found], ttop = ty + (int32_t)H[found];
+                unsigned back = 1;
+                for (uint32_t u = s0; u < s && back; u++)
+                    back = !op_link_pass(Y[u], Y[u] + (int32_t)H[u], ty, ttop, wh, wc);
+                m |= back << d;
+            }
+            if (mutual)
+                mutual[s] = (uint8_t)m;
         }
     }
 }

@@ -24,7 +24,7 @@ static op_isa variants[OP_ISA_COUNT];
 static int variant_count;
 static unsigned long compared[OP_ISA_COUNT][2];
 static op_ctx g_ctx;
-static unsigned long g_marked, g_kept, g_linked, g_unlinked, g_raised;
+static unsigned long g_marked, g_kept, g_linked, g_unlinked, g_raised, g_oneway;
 
 static int setup(void **state)
 {
@@ -158,6 +158,74 @@ static void edge_chf(op_chf *chf, uint64_t seed, uint32_t w, uint32_t d, uint32_
     free(cnt);
 }
 
+/* The links of every row by the scalar twin, and its mutual bits (checked against the
+ * mutual links derived from those links, op_mutual_links_scalar); then every variant with
+ * mutual bits (links and bits compared) and without (links compared, the bits' buffer
+ * untouched). Link and mutual arrays are pre-filled with sentinels, so an unwritten slot
+ * differs. tag: the field, for a failure. */
+static void compare_links(op_chf *chf, const char *tag)
+{
+    const uint32_t n = chf->span_count, d = chf->depth;
+    uint32_t *ref[4];
+    uint8_t *mref = malloc((size_t)n + 1), *mder = malloc((size_t)n + 1);
+    uint8_t *mv = malloc((size_t)n + 1);
+    memset(mref, 0xA5, (size_t)n + 1);
+    for (int dd = 0; dd < 4; dd++)
+        memset(chf->link[dd], 0xA5, (size_t)n * 4);
+    for (uint32_t z = 0; z < d; z++)
+        op_link_row_scalar(chf, z, mref);
+    for (int dd = 0; dd < 4; dd++) {
+        ref[dd] = malloc((size_t)n * 4 + 4);
+        memcpy(ref[dd], chf->link[dd], (size_t)n * 4);
+        for (uint32_t s = 0; s < n; s++) {
+            g_linked += ref[dd][s] != OP_NO_LINK;
+            g_unlinked += ref[dd][s] == OP_NO_LINK;
+            g_oneway += ref[dd][s] != OP_NO_LINK && !((mref[s] >> dd) & 1);
+        }
+    }
+    op_mutual_links_scalar(chf, mder, 0, n);
+    for (uint32_t s = 0; s < n; s++)
+        if (mref[s] != mder[s])
+            fail_msg("link_row scalar, %s: mutual[%u] = %#x, derived from the links %#x", tag,
+                     s, mref[s], mder[s]);
+    /* The scalar twin without mutual bits: the same links. */
+    for (int dd = 0; dd < 4; dd++)
+        memset(chf->link[dd], 0x3C, (size_t)n * 4);
+    for (uint32_t z = 0; z < d; z++)
+        op_link_row_scalar(chf, z, NULL);
+    for (int dd = 0; dd < 4; dd++)
+        if (memcmp(chf->link[dd], ref[dd], (size_t)n * 4) != 0)
+            fail_msg("link_row scalar without mutual, %s: link[%d] differs", tag, dd);
+    for (int vi = 0; vi < variant_count; vi++) {
+        op_kernels k;
+        op_kernels_init(&k, variants[vi], op_isa_flags(variants[vi]));
+        for (int with = 0; with < 2; with++) {
+            for (int dd = 0; dd < 4; dd++)
+                memset(chf->link[dd], 0x5A, (size_t)n * 4);
+            memset(mv, 0x5A, (size_t)n + 1);
+            for (uint32_t z = 0; z < d; z++)
+                k.spans.link_row(chf, z, with ? mv : NULL);
+            for (int dd = 0; dd < 4; dd++)
+                for (uint32_t s = 0; s < n; s++)
+                    if (chf->link[dd][s] != ref[dd][s])
+                        fail_msg("link_row %s (mutual %d), %s: link[%d][%u] = %u, scalar %u",
+                                 op_isa_name(variants[vi]), with, tag, dd, s,
+                                 chf->link[dd][s], ref[dd][s]);
+            for (uint32_t s = 0; s <= n; s++)
+                if (mv[s] != (with && s < n ? mref[s] : 0x5A))
+                    fail_msg("link_row %s (mutual %d), %s: mutual[%u] = %#x, scalar %#x",
+                             op_isa_name(variants[vi]), with, tag, s, mv[s],
+                             with && s < n ? mref[s] : 0x5A);
+        }
+        compared[variants[vi]][1]++;
+    }
+    for (int dd = 0; dd < 4; dd++)
+        free(ref[dd]);
+    free(mref);
+    free(mder);
+    free(mv);
+}
+
 static void check_links(uint64_t seed, uint32_t w, uint32_t d, uint32_t floors, uint32_t empty,
                         int32_t climb)
 {
@@ -173,38 +241,9 @@ static void check_links(uint64_t seed, uint32_t w, uint32_t d, uint32_t floors, 
     } else {
         edge_chf(&chf, seed, w, d, floors > 1 ? 15 : 2, empty, 3 + (int32_t)(seed % 9), climb);
     }
-    const uint32_t n = chf.span_count;
-    uint32_t *ref[4];
-    for (int dd = 0; dd < 4; dd++) {
-        memset(chf.link[dd], 0xA5, (size_t)n * 4);
-    }
-    for (uint32_t z = 0; z < d; z++)
-        op_link_row_scalar(&chf, z);
-    for (int dd = 0; dd < 4; dd++) {
-        ref[dd] = malloc((size_t)n * 4 + 4);
-        memcpy(ref[dd], chf.link[dd], (size_t)n * 4);
-        for (uint32_t s = 0; s < n; s++) {
-            g_linked += ref[dd][s] != OP_NO_LINK;
-            g_unlinked += ref[dd][s] == OP_NO_LINK;
-        }
-    }
-    for (int vi = 0; vi < variant_count; vi++) {
-        op_kernels k;
-        op_kernels_init(&k, variants[vi], op_isa_flags(variants[vi]));
-        for (int dd = 0; dd < 4; dd++)
-            memset(chf.link[dd], 0x5A, (size_t)n * 4);
-        for (uint32_t z = 0; z < d; z++)
-            k.spans.link_row(&chf, z);
-        compared[variants[vi]][1]++;
-        for (int dd = 0; dd < 4; dd++)
-            for (uint32_t s = 0; s < n; s++)
-                if (chf.link[dd][s] != ref[dd][s])
-                    fail_msg("link_row %s, seed %llu (%ux%u): link[%d][%u] = %u, scalar %u",
-                             op_isa_name(variants[vi]), (unsigned long long)seed, w, d, dd, s,
-                             chf.link[dd][s], ref[dd][s]);
-    }
-    for (int dd = 0; dd < 4; dd++)
-        free(ref[dd]);
+    char tag[96];
+    snprintf(tag, sizeof tag, "seed %llu (%ux%u)", (unsigned long long)seed, w, d);
+    compare_links(&chf, tag);
     op_chf_free(&chf);
 }
 
@@ -229,6 +268,35 @@ static void test_links(void **state)
                     (uint32_t)(seed % 3) * 4, (int32_t)(seed % 5));
     for (int i = 0; i < 10; i++, seed++)
         check_links(seed, 150 + (uint32_t)i * 53, 30, i % 3 ? 1 : 2, (uint32_t)i % 3, i % 2 ? 4 : 0);
+}
+
+/* Tall stacks: cells of up to 40 spans (more than any variant's lanes: the per-cell lanes
+ * hand such a neighbour to the scalar code), close floors and low ceilings, climbs above
+ * walkable_height (one-way links: the mutual bit is a lower span's), tall cells at the
+ * arrays' ends. */
+static void test_links_tall(void **state)
+{
+    (void)state;
+    uint64_t seed = 3000;
+    for (uint32_t i = 0; i < 24; i++, seed++) {
+        op_random_chf_opts o;
+        const uint32_t w = 3 + i * 3, d = 3 + i % 5;
+        op_random_chf_defaults(&o, w, d);
+        o.max_floors = i % 3 == 0 ? 40 : i % 3 == 1 ? 17 : 5;
+        o.empty_percent = (i % 4) * 6;
+        /* A climb of walkable_height or more lets two spans of a cell pass with one
+         * neighbour span, which links back only to the lower: one-way links. */
+        o.walkable_height = 2 + (int32_t)(i % 6);
+        o.walkable_climb = (int32_t)((i * 5) % 11);
+        o.y_jitter = 1 + i % 5;
+        op_chf chf;
+        assert_int_equal(op_random_chf(&g_ctx, &chf, seed, &o), OP_OK);
+        char tag[96];
+        snprintf(tag, sizeof tag, "tall seed %llu (%ux%u, floors %u)",
+                 (unsigned long long)seed, w, d, o.max_floors);
+        compare_links(&chf, tag);
+        op_chf_free(&chf);
+    }
 }
 
 /* Adversarial runs for the kernels' prefix path (a vector run cut at its first cell that
@@ -330,31 +398,9 @@ static void check_pattern_links(uint32_t w, uint32_t d, uint32_t bx, uint32_t bz
             s++;
         }
     }
-    uint32_t *ref[4];
-    for (uint32_t z = 0; z < d; z++)
-        op_link_row_scalar(&chf, z);
-    for (int dd = 0; dd < 4; dd++) {
-        ref[dd] = malloc((size_t)total * 4 + 4);
-        memcpy(ref[dd], chf.link[dd], (size_t)total * 4);
-    }
-    for (int vi = 0; vi < variant_count; vi++) {
-        op_kernels k;
-        op_kernels_init(&k, variants[vi], op_isa_flags(variants[vi]));
-        for (int dd = 0; dd < 4; dd++)
-            memset(chf.link[dd], 0x5A, (size_t)total * 4);
-        for (uint32_t z = 0; z < d; z++)
-            k.spans.link_row(&chf, z);
-        compared[variants[vi]][1]++;
-        for (int dd = 0; dd < 4; dd++)
-            for (uint32_t t2 = 0; t2 < total; t2++)
-                if (chf.link[dd][t2] != ref[dd][t2])
-                    fail_msg("link_row %s, break (%u, %u) kind %d outer %d: link[%d][%u] = %u, "
-                             "scalar %u",
-                             op_isa_name(variants[vi]), bx, bz, kind, empty_outer, dd, t2,
-                             chf.link[dd][t2], ref[dd][t2]);
-    }
-    for (int dd = 0; dd < 4; dd++)
-        free(ref[dd]);
+    char tag[96];
+    snprintf(tag, sizeof tag, "break (%u, %u) kind %d outer %d", bx, bz, kind, empty_outer);
+    compare_links(&chf, tag);
     op_chf_free(&chf);
 }
 
@@ -395,9 +441,10 @@ static void test_promised_variants_compared(void **state)
     }
     /* Both outcomes of both tests occur. */
     print_message("spans rows: %lu ledges, %lu kept, %lu raised (low-hanging); %lu links, "
-                  "%lu none\n",
-                  g_marked, g_kept, g_raised, g_linked, g_unlinked);
+                  "%lu none, %lu one-way\n",
+                  g_marked, g_kept, g_raised, g_linked, g_unlinked, g_oneway);
     assert_true(g_marked > 1000 && g_kept > 1000 && g_linked > 1000 && g_unlinked > 1000);
+    assert_true(g_oneway > 100); /* links that are not mutual: bits from a lower span */
     assert_true(g_raised > 10); /* raised and kept through the ledge and low-height tests */
     assert_true(ran >= 1);
 }
@@ -415,6 +462,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ledges),
         cmocka_unit_test(test_links),
+        cmocka_unit_test(test_links_tall),
         cmocka_unit_test(test_prefix_runs),
         cmocka_unit_test(test_promised_variants_compared),
     };
