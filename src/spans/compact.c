@@ -41,7 +41,8 @@ static int fill_block(const op_heightfield *hf, op_chf *out, size_t c, uint32_t 
     for (int i = 0; i < OP_FILL_BLOCK; i++)
         first[i] = idx + (uint32_t)i;
     memcpy(out->cell_first + c, first, sizeof first);
-    memcpy(out->cell_count + c, ones, sizeof ones);
+    if (out->cell_count != hf->count) /* in place the counts are there already */
+        memcpy(out->cell_count + c, ones, sizeof ones);
     memcpy(out->h + idx, no_ceiling, sizeof no_ceiling);
     memcpy(out->y + idx, y, sizeof y);
     memcpy(out->area + idx, a, sizeof a);
@@ -73,7 +74,8 @@ static uint32_t fill_row(const op_heightfield *hf, op_chf *out, uint32_t z, uint
                 out->area[idx] = a;
                 idx++;
             }
-            out->cell_count[c] = a != OP_NULL_AREA;
+            if (a == OP_NULL_AREA || out->cell_count != hf->count)
+                out->cell_count[c] = a != OP_NULL_AREA;
             continue;
         }
         const uint32_t s1 = s0 + hf->count[c];
