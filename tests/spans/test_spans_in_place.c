@@ -89,8 +89,29 @@ static void test_filters_one_pass(void **state)
 }
 
 /* In place against a new field: every variant, one and three threads, packed or not. */
+/* The compaction's mutual bits (from the cells, in the link pass) equal the mutual links
+ * derived from its links: bit d when link[d][s] = t and link[(d+2)&3][t] = s. Returns the
+ * links that are one-way. */
+static unsigned long assert_mutual_from_links(const op_chf *chf)
+{
+    unsigned long oneway = 0;
+    for (uint32_t s = 0; s < chf->span_count; s++) {
+        unsigned m = 0;
+        for (int d = 0; d < 4; d++) {
+            const uint32_t t = chf->link[d][s];
+            if (t != OP_NO_LINK && chf->link[(d + 2) & 3][t] == s)
+                m |= 1u << d;
+            oneway += t != OP_NO_LINK && chf->link[(d + 2) & 3][t] != s;
+        }
+        if (chf->mutual[s] != m)
+            fail_msg("span %u: mutual %#x, from the links %#x", s, chf->mutual[s], m);
+    }
+    return oneway;
+}
+
 static void test_compact_in_place(void **state)
 {
+    unsigned long oneway = 0;
     (void)state;
     for (int isa = 0; isa < OP_ISA_COUNT; isa++) {
         op_ctx ctx;
@@ -106,7 +127,8 @@ static void test_compact_in_place(void **state)
             assert_int_equal(op_ctx_set_threads(&ctx, threads), OP_OK);
             op_heightfield a, b;
             random_hf(&ctx, &a, seed, w, d, shuffled);
-            const int wh = 1 + (int)(seed % 7), climb = (int)(seed % 4);
+            /* A third of the fields climb walkable_height or more: one-way links. */
+            const int wh = 1 + (int)(seed % 7), climb = seed % 3 == 2 ? 6 : (int)(seed % 4);
             op_filter_spans(&a, wh, climb);
             assert_int_equal(op_heightfield_copy(&ctx, &b, &a), OP_OK);
             op_chf ref, got;
@@ -123,12 +145,15 @@ static void test_compact_in_place(void **state)
             else
                 assert_ptr_not_equal(got.cell_first, first);
             op_test_assert_same_chf(&ref, &got);
+            oneway += assert_mutual_from_links(&ref);
             op_chf_free(&ref);
             op_chf_free(&got);
             op_heightfield_free(&a);
         }
         op_ctx_free(&ctx);
     }
+    print_message("compact in place: %lu one-way links\n", oneway);
+    assert_true(oneway > 0); /* climbs of walkable_height or more: one-way links occur */
 }
 
 /* The in-place arrays are freed by the allocator that made them; a field from another
