@@ -637,6 +637,35 @@ static inline void window_added(const raster_job *j, tri_window *w, int cls, int
     }
 }
 
+/* A lane for the next small triangle of class `key` in *at (the window flushed first when
+ * it has no room); 0 when that flush failed. */
+static inline int window_take(const raster_job *j, band_worker *wk, tri_window *w, uint16_t key,
+                              int zb0, int zb1, int z_emit, int *cls, int *at)
+{
+    *at = window_lane(w, key, cls);
+    if (*at >= 0)
+        return 1;
+    if (!flush_window(j, wk, w, zb0, zb1, z_emit))
+        return 0;
+    *at = window_lane(w, key, cls);
+    return 1;
+}
+
+/* Lane `at` holds a polygon of n vertices for rows [z0, zl] (its last row `last`, of
+ * triangle k): the entry is recorded and a full window flushed; 0 when that failed. */
+static inline int window_put(const raster_job *j, band_worker *wk, tri_window *w, int cls, int at,
+                             int n, int z0, int zl, uint32_t k, int last, int zb0, int zb1,
+                             int z_emit)
+{
+    op_clip_batch *bt = &w->bt[at / OP_CLIP_BATCH];
+    const int l = at % OP_CLIP_BATCH;
+    bt->n[l] = n;
+    bt->z0[l] = z0;
+    bt->z1[l] = zl;
+    window_added(j, w, cls, at, k, last, z_emit);
+    return w->n < WIN || flush_window(j, wk, w, zb0, zb1, z_emit);
+}
+
 /* Rasterizes band b (rows [zb0, zb1]) into wk's packed spans and writes the columns'
  * first/count (first relative to wk's spans). `resume`: the previous band was done by
  * this worker, so its carried polygons continue here; else triangles replay from their
@@ -718,21 +747,14 @@ static void do_band(const raster_job *j, band_worker *wk, uint32_t b, int resume
                 }
                 if (mxx - mnx <= small) {
                     const uint16_t key = shape_key(st.v, st.n, zl - st.z);
-                    int cls = 0, at = window_lane(w, key, &cls);
-                    if (at < 0) {
-                        if (!flush_window(j, wk, w, zb0, zb1, z_emit))
-                            return;
-                        at = window_lane(w, key, &cls);
-                    }
+                    int cls = 0, at = 0;
+                    if (!window_take(j, wk, w, key, zb0, zb1, z_emit, &cls, &at))
+                        return;
                     op_clip_batch *bt = &w->bt[at / OP_CLIP_BATCH];
                     const int l = at % OP_CLIP_BATCH;
                     for (int q = 0; q < 3 * st.n; q++)
                         bt->v[q][l] = st.v[q];
-                    bt->n[l] = st.n;
-                    bt->z0[l] = st.z;
-                    bt->z1[l] = zl;
-                    window_added(j, w, cls, at, k, st.z1, z_emit);
-                    if (w->n == WIN && !flush_window(j, wk, w, zb0, zb1, z_emit))
+                    if (!window_put(j, wk, w, cls, at, st.n, st.z, zl, k, st.z1, zb0, zb1, z_emit))
                         return;
                     continue;
                 }
@@ -749,12 +771,9 @@ static void do_band(const raster_job *j, band_worker *wk, uint32_t b, int resume
                 mxx = mxx > v2[0] ? mxx : v2[0];
                 if (mxx - mnx <= small) {
                     const uint16_t key = shape_key3(v0, v1, v2, zl - z0);
-                    int cls = 0, at = window_lane(w, key, &cls);
-                    if (at < 0) {
-                        if (!flush_window(j, wk, w, zb0, zb1, z_emit))
-                            return;
-                        at = window_lane(w, key, &cls);
-                    }
+                    int cls = 0, at = 0;
+                    if (!window_take(j, wk, w, key, zb0, zb1, z_emit, &cls, &at))
+                        return;
                     op_clip_batch *bt = &w->bt[at / OP_CLIP_BATCH];
                     const int l = at % OP_CLIP_BATCH;
                     for (int q = 0; q < 3; q++) {
@@ -762,11 +781,7 @@ static void do_band(const raster_job *j, band_worker *wk, uint32_t b, int resume
                         bt->v[3 + q][l] = v1[q];
                         bt->v[6 + q][l] = v2[q];
                     }
-                    bt->n[l] = 3;
-                    bt->z0[l] = z0;
-                    bt->z1[l] = zl;
-                    window_added(j, w, cls, at, k, z1, z_emit);
-                    if (w->n == WIN && !flush_window(j, wk, w, zb0, zb1, z_emit))
+                    if (!window_put(j, wk, w, cls, at, 3, z0, zl, k, z1, zb0, zb1, z_emit))
                         return;
                     continue;
                 }
