@@ -1,0 +1,213 @@
+/* op_clip_rows on RC_LANES lanes (supplement §1.3): the one body of the SIMD triangle
+ * clip, included by src/simd/raster_clip.c (see its top for the method and why each
+ * vertex is bit-identical to the scalar twin's) after the lane primitives of the
+ * variant's width: 4 lanes there, 8 lanes in raster_clip8.h. A width supplies
+ *   RC_LANES, RC_LIMIT (2^120), rc_v (one coordinate of up to RC_LANES vertices),
+ *   rc_loadu, rc_storeu, rc_set1, rc_add, rc_sub, rc_mul, rc_div, rc_min, rc_max,
+ *   rc_rotate(v, n)    lane k takes lane k − 1, lane 0 takes lane n − 1 (edge b -> a),
+ *   rc_ge0, rc_gt0     lane bitmask of v >= 0, v > 0,
+ *   rc_spread_of(m)    bit k of m at bit 2k (a vertex mask to a candidate mask),
+ *   rc_ord, rc_order(cm), rc_compress(c, a, ord)
+ *                      the candidates of mask cm (bit 2k: crossing point k, bit 2k+1:
+ *                      vertex k) in order, from crossing points c and vertices a,
+ *   rc_lanes_of(m)     all ones in the lanes of mask m, rc_select(mask, v, fill),
+ *   rc_hmin, rc_hmax   over all lanes,
+ *   RC_COLUMN_HAND_OVER_BEFORE
+ *                      the hand-over of a column split (below).
+ *
+ * The hand-over to the scalar twin, which continues from the exact state reached:
+ *  - rows: a split that would give more than RC_LANES vertices, either side, hands the
+ *    polygon before it (the scalar twin then fails exactly where it would);
+ *  - columns, RC_COLUMN_HAND_OVER_BEFORE 1 (8 lanes): likewise, a split that would give
+ *    more than RC_LANES vertices, either side, hands the polygon before it, from this
+ *    column;
+ *  - columns, RC_COLUMN_HAND_OVER_BEFORE 0 (4 lanes): the piece of this column comes
+ *    from the lanes' crossing points and vertices whatever its count; a remainder of
+ *    more than RC_LANES vertices is handed over, from the next column. */
+
+static int rc_in_range(const float *v, int n)
+{
+    for (int i = 0; i < 3 * n; i++)
+        if (!(v[i] <= RC_LIMIT && v[i] >= -RC_LIMIT))
+            return 0;
+    return 1;
+}
+
+/* The polygon of the vectors back into the state. */
+static void rc_store(op_clip_state *st, rc_v X, rc_v Y, rc_v Z, int n)
+{
+    float lx[RC_LANES], ly[RC_LANES], lz[RC_LANES];
+    rc_storeu(lx, X);
+    rc_storeu(ly, Y);
+    rc_storeu(lz, Z);
+    for (int i = 0; i < n; i++) {
+        st->v[3 * i] = lx[i];
+        st->v[3 * i + 1] = ly[i];
+        st->v[3 * i + 2] = lz[i];
+    }
+    st->n = n;
+}
+
+/* The scalar twin goes on with columns from .. x1 of row z, the polygon being the
+ * candidates of mask cm in order (crossing points cx, cy; vertices ax, ay; z = 0:
+ * columns never read it). Returns its count of pieces, or -1 with *fail. */
+static int rc_columns_scalar(const op_clip_grid *g, unsigned cm, rc_v cx, rc_v cy, rc_v ax,
+                             rc_v ay, int from, int x1, int z, int x_lo, op_piece *out,
+                             op_clip_fail *fail)
+{
+    float fcx[RC_LANES], fcy[RC_LANES], fax[RC_LANES], fay[RC_LANES];
+    rc_storeu(fcx, cx);
+    rc_storeu(fcy, cy);
+    rc_storeu(fax, ax);
+    rc_storeu(fay, ay);
+    float rem[OP_CLIP_MAX_VERTS * 3];
+    int m = 0;
+    for (int q = 0; q < 2 * RC_LANES; q++) {
+        if (!(cm >> q & 1))
+            continue;
+        rem[3 * m] = q & 1 ? fax[q / 2] : fcx[q / 2];
+        rem[3 * m + 1] = q & 1 ? fay[q / 2] : fcy[q / 2];
+        rem[3 * m + 2] = 0.0f;
+        m++;
+    }
+    return op_clip_columns_scalar(g, rem, m, from, x1, z, x_lo, out, fail);
+}
+
+/* The masks of one split of a polygon of n lanes at δ = off − axis: cross: edge b -> a
+ * crosses (δ >= 0 differs); m1 / m2: vertex a goes to out1 / out2; s: δb / (δb − δa)
+ * per edge. */
+typedef struct rc_split {
+    unsigned cross, m1, m2;
+    rc_v s;
+} rc_split;
+
+OP_VINLINE rc_split rc_classify(rc_v axis, float off, int n)
+{
+    rc_split r;
+    const rc_v d = rc_sub(rc_set1(off), axis);
+    const rc_v db = rc_rotate(d, n);
+    const unsigned valid = (1u << n) - 1u;
+    const unsigned ge = rc_ge0(d);
+    const unsigned geb = rc_ge0(db);
+    const unsigned gt = rc_gt0(d);
+    r.cross = (ge ^ geb) & valid;
+    /* Without NaN, δ < 0 is !(δ >= 0) and δ <= 0 is !(δ > 0). */
+    r.m1 = ((r.cross & gt) | (~r.cross & ge)) & valid;
+    r.m2 = ((r.cross & ~ge) | (~r.cross & ~gt)) & valid;
+    r.s = rc_div(db, rc_sub(db, d));
+    return r;
+}
+
+/* b + (a − b)·s for every edge (lane k: b = vertex k − 1, a = vertex k). */
+OP_VINLINE rc_v rc_cross(rc_v a, int n, rc_v s)
+{
+    const rc_v b = rc_rotate(a, n);
+    return rc_add(b, rc_mul(rc_sub(a, b), s));
+}
+
+OP_CLIP_ROWS_FN(OP_FN(op_clip_rows))
+{
+    const float lim = RC_LIMIT;
+    const int zs = st->z1 < z_stop ? st->z1 : z_stop;
+    if (st->n > RC_LANES || !rc_in_range(st->v, st->n) ||
+        !(g->bmin[0] <= lim && g->bmin[0] >= -lim) || !(g->bmin[2] <= lim && g->bmin[2] >= -lim) ||
+        !((float)g->w * g->cs <= lim) || !((float)g->h * g->cs <= lim))
+        return op_clip_rows_scalar(g, st, z_stop, z_emit, x_lo, x_hi, out, fail);
+    float lx[RC_LANES] = {0}, ly[RC_LANES] = {0}, lz[RC_LANES] = {0};
+    for (int i = 0; i < st->n; i++) {
+        lx[i] = st->v[3 * i];
+        ly[i] = st->v[3 * i + 1];
+        lz[i] = st->v[3 * i + 2];
+    }
+    rc_v X = rc_loadu(lx), Y = rc_loadu(ly), Z = rc_loadu(lz);
+    int n = st->n;
+    const rc_v inf = rc_set1(INFINITY), ninf = rc_set1(-INFINITY);
+    int np = 0;
+    int z = st->z;
+    for (; z <= zs; z++) {
+        if (n <= 1) {
+            /* Nothing more can come of it (see raster_clip.c): every row is consumed. */
+            z = st->z1 + 1;
+            break;
+        }
+        const float cell_z = g->bmin[2] + (float)z * g->cs;
+        const rc_split r = rc_classify(Z, cell_z + g->cs, n);
+        const unsigned I1 = rc_spread_of(r.cross) | rc_spread_of(r.m1) << 1;
+        const unsigned I2 = rc_spread_of(r.cross) | rc_spread_of(r.m2) << 1;
+        const int n1 = __builtin_popcount(I1), n2 = __builtin_popcount(I2);
+        if (n1 > RC_LANES || n2 > RC_LANES) {
+            /* The scalar twin goes on from the polygon before this row's split. */
+            rc_store(st, X, Y, Z, n);
+            st->z = z;
+            const int k = op_clip_rows_scalar(g, st, z_stop, z_emit, x_lo, x_hi, out + np, fail);
+            return k < 0 ? -1 : np + k;
+        }
+        const rc_v CX = rc_cross(X, n, r.s), CY = rc_cross(Y, n, r.s), CZ = rc_cross(Z, n, r.s);
+        const rc_ord o1 = rc_order(I1), o2 = rc_order(I2);
+        rc_v RX = rc_compress(CX, X, o1), RY = rc_compress(CY, Y, o1);
+        X = rc_compress(CX, X, o2);
+        Y = rc_compress(CY, Y, o2);
+        Z = rc_compress(CZ, Z, o2);
+        n = n2;
+        if (n1 < 3 || z < z_emit || z < 0)
+            continue; /* rows z < 0, and rows before the window, only consume */
+        const rc_v vm = rc_lanes_of((1u << n1) - 1u);
+        const float minx = rc_hmin(rc_select(vm, RX, inf));
+        const float maxx = rc_hmax(rc_select(vm, RX, ninf));
+        int x0, x1;
+        if (!op_clip_row_columns(g, minx, maxx, x_hi, &x0, &x1))
+            continue;
+        int nr = n1;
+        for (int x = x0; x <= x1; x++) {
+            const float cell_x = g->bmin[0] + (float)x * g->cs;
+            const rc_split c = rc_classify(RX, cell_x + g->cs, nr);
+            const int c1 = __builtin_popcount(c.cross) + __builtin_popcount(c.m1);
+            const unsigned J2 = rc_spread_of(c.cross) | rc_spread_of(c.m2) << 1;
+            const int c2 = __builtin_popcount(J2);
+#if RC_COLUMN_HAND_OVER_BEFORE
+            if (c1 > RC_LANES || c2 > RC_LANES) {
+                /* The scalar twin goes on from the polygon before this column's split
+                 * (where it may also fail, as it would have). */
+                const int k = rc_columns_scalar(g, rc_spread_of((1u << nr) - 1u) << 1, RX, RY, RX,
+                                                RY, x, x1, z, x_lo, out + np, fail);
+                if (k < 0)
+                    return -1;
+                np += k;
+                break;
+            }
+#endif
+            const rc_v CX2 = rc_cross(RX, nr, c.s), CY2 = rc_cross(RY, nr, c.s);
+            if (c1 >= 3 && x >= x_lo && x >= 0) {
+                const rc_v mc = rc_lanes_of(c.cross), ma = rc_lanes_of(c.m1);
+                const rc_v lo = rc_min(rc_select(mc, CY2, inf), rc_select(ma, RY, inf));
+                const rc_v hi = rc_max(rc_select(mc, CY2, ninf), rc_select(ma, RY, ninf));
+                op_piece p = {x, z, 0, 0};
+                if (op_clip_piece_span(g, rc_hmin(lo), rc_hmax(hi), &p))
+                    out[np++] = p;
+            }
+            if (x == x1)
+                break; /* the remainder is not needed */
+#if !RC_COLUMN_HAND_OVER_BEFORE
+            if (c2 > RC_LANES) {
+                /* The scalar twin goes on with the remainder after this column. */
+                const int k = rc_columns_scalar(g, J2, CX2, CY2, RX, RY, x + 1, x1, z, x_lo,
+                                                out + np, fail);
+                if (k < 0)
+                    return -1;
+                np += k;
+                break;
+            }
+#endif
+            if (c2 <= 1)
+                break; /* nothing more can come of it */
+            const rc_ord oc = rc_order(J2);
+            RX = rc_compress(CX2, RX, oc);
+            RY = rc_compress(CY2, RY, oc);
+            nr = c2;
+        }
+    }
+    /* The state for a later band: the polygon left and the next row. */
+    rc_store(st, X, Y, Z, n);
+    st->z = z;
+    return np;
+}
