@@ -42,15 +42,10 @@ static int setup(void **state)
     op_isa_info info[OP_ISA_COUNT];
     int n = op_isa_list(info, OP_ISA_COUNT);
     assert_int_equal(n, OP_ISA_COUNT);
-    variant_count = 0;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n; i++)
         print_message("isa %-8s compiled=%d cpu=%d available=%d\n", info[i].name,
                       info[i].compiled, info[i].cpu, info[i].available);
-        if (info[i].available && info[i].isa != OP_ISA_SCALAR) {
-            op_kernels_init(&tables[variant_count], info[i].isa, op_isa_flags(info[i].isa));
-            variants[variant_count++] = info[i].isa;
-        }
-    }
+    variant_count = op_test_simd_variants(variants, tables);
     return 0;
 }
 

@@ -31,14 +31,7 @@ static unsigned long compared[OP_ISA_COUNT];
 static int setup(void **state)
 {
     (void)state;
-    op_isa_info info[OP_ISA_COUNT];
-    const int n = op_isa_list(info, OP_ISA_COUNT);
-    variant_count = 0;
-    for (int i = 0; i < n; i++)
-        if (info[i].available && info[i].isa != OP_ISA_SCALAR) {
-            op_kernels_init(&tables[variant_count], info[i].isa, op_isa_flags(info[i].isa));
-            variants[variant_count++] = info[i].isa;
-        }
+    variant_count = op_test_simd_variants(variants, tables);
     return 0;
 }
 

@@ -33,3 +33,18 @@ int op_test_promised_variants(op_isa *out, int max)
     }
     return n;
 }
+
+int op_test_simd_variants(op_isa *out, op_kernels *tables)
+{
+    op_isa_info info[OP_ISA_COUNT];
+    const int n = op_isa_list(info, OP_ISA_COUNT);
+    int count = 0;
+    for (int i = 0; i < n && i < OP_ISA_COUNT; i++) {
+        if (!info[i].available || info[i].isa == OP_ISA_SCALAR)
+            continue;
+        if (tables)
+            op_kernels_init(&tables[count], info[i].isa, op_isa_flags(info[i].isa));
+        out[count++] = info[i].isa;
+    }
+    return count;
+}

@@ -2,6 +2,7 @@
 #ifndef OP_TEST_VARIANTS_H
 #define OP_TEST_VARIANTS_H
 
+#include "core/kernels.h"
 #include "onepath/common.h"
 
 /* The variants CMake compiled in (cmake/simd.cmake's OP_SIMD_VARIANTS, passed as
@@ -10,6 +11,12 @@
 int op_test_promised_variants(op_isa *out, int max);
 /* The same list as CMake wrote it ("sse2,sse41,..."; "" when none). */
 const char *op_test_promised_variants_text(void);
+
+/* The variants this machine runs that a kernel test compares with the scalar twin:
+ * op_isa_list's available ones but OP_ISA_SCALAR, in its order, into
+ * out[0..OP_ISA_COUNT). With tables non-NULL, tables[k] is out[k]'s kernel table
+ * (op_kernels_init with the variant's flags: its ladder up to it). Returns how many. */
+int op_test_simd_variants(op_isa *out, op_kernels *tables);
 
 /* Exit status that CTest reports as "skipped" (SKIP_RETURN_CODE in CMakeLists.txt). */
 #define OP_TEST_SKIP 77
