@@ -47,16 +47,7 @@ typedef unsigned rc_ord; /* the candidate mask itself: the tables shuffle by it 
 #define RC_LANES 4
 #define RC_LIMIT 1.329228e36f /* 2^120: see above */
 #define RC_COLUMN_HAND_OVER_BEFORE 0
-
-OP_VINLINE rc_v rc_loadu(const float *p) { return simde_mm_loadu_ps(p); }
-OP_VINLINE void rc_storeu(float *p, rc_v v) { simde_mm_storeu_ps(p, v); }
-OP_VINLINE rc_v rc_set1(float x) { return simde_mm_set1_ps(x); }
-OP_VINLINE rc_v rc_add(rc_v a, rc_v b) { return simde_mm_add_ps(a, b); }
-OP_VINLINE rc_v rc_sub(rc_v a, rc_v b) { return simde_mm_sub_ps(a, b); }
-OP_VINLINE rc_v rc_mul(rc_v a, rc_v b) { return simde_mm_mul_ps(a, b); }
-OP_VINLINE rc_v rc_div(rc_v a, rc_v b) { return simde_mm_div_ps(a, b); }
-OP_VINLINE rc_v rc_min(rc_v a, rc_v b) { return simde_mm_min_ps(a, b); }
-OP_VINLINE rc_v rc_max(rc_v a, rc_v b) { return simde_mm_max_ps(a, b); }
+#define RC_MM simde_mm /* the intrinsics' prefix of rc_v */
 
 OP_VINLINE rc_v rc_shuffle(rc_v v, const uint8_t *idx)
 {

@@ -22,16 +22,7 @@ typedef simde__m256i rc_ord;
 #define RC_LANES 8
 #define RC_LIMIT 1.329228e36f /* 2^120 */
 #define RC_COLUMN_HAND_OVER_BEFORE 1
-
-OP_VINLINE rc_v rc_loadu(const float *p) { return simde_mm256_loadu_ps(p); }
-OP_VINLINE void rc_storeu(float *p, rc_v v) { simde_mm256_storeu_ps(p, v); }
-OP_VINLINE rc_v rc_set1(float x) { return simde_mm256_set1_ps(x); }
-OP_VINLINE rc_v rc_add(rc_v a, rc_v b) { return simde_mm256_add_ps(a, b); }
-OP_VINLINE rc_v rc_sub(rc_v a, rc_v b) { return simde_mm256_sub_ps(a, b); }
-OP_VINLINE rc_v rc_mul(rc_v a, rc_v b) { return simde_mm256_mul_ps(a, b); }
-OP_VINLINE rc_v rc_div(rc_v a, rc_v b) { return simde_mm256_div_ps(a, b); }
-OP_VINLINE rc_v rc_min(rc_v a, rc_v b) { return simde_mm256_min_ps(a, b); }
-OP_VINLINE rc_v rc_max(rc_v a, rc_v b) { return simde_mm256_max_ps(a, b); }
+#define RC_MM simde_mm256 /* the intrinsics' prefix of rc_v */
 
 /* Lane k takes lane k − 1, lane 0 takes lane n − 1 (edge b -> a). */
 OP_VINLINE rc_v rc_rotate(rc_v v, int n)

@@ -3,7 +3,7 @@
  * vertex is bit-identical to the scalar twin's) after the lane primitives of the
  * variant's width: 4 lanes there, 8 lanes in raster_clip8.h. A width supplies
  *   RC_LANES, RC_LIMIT (2^120), rc_v (one coordinate of up to RC_LANES vertices),
- *   rc_loadu, rc_storeu, rc_set1, rc_add, rc_sub, rc_mul, rc_div, rc_min, rc_max,
+ *   RC_MM              the prefix of rc_v's intrinsics (simde_mm, simde_mm256),
  *   rc_rotate(v, n)    lane k takes lane k − 1, lane 0 takes lane n − 1 (edge b -> a),
  *   rc_ge0, rc_gt0     lane bitmask of v >= 0, v > 0,
  *   rc_spread_of(m)    bit k of m at bit 2k (a vertex mask to a candidate mask),
@@ -24,6 +24,20 @@
  *  - columns, RC_COLUMN_HAND_OVER_BEFORE 0 (4 lanes): the piece of this column comes
  *    from the lanes' crossing points and vertices whatever its count; a remainder of
  *    more than RC_LANES vertices is handed over, from the next column. */
+
+#define RC_CAT2(a, b) a##b
+#define RC_CAT(a, b) RC_CAT2(a, b)
+#define RC_OP(name) RC_CAT(RC_MM, name)
+
+OP_VINLINE rc_v rc_loadu(const float *p) { return RC_OP(_loadu_ps)(p); }
+OP_VINLINE void rc_storeu(float *p, rc_v v) { RC_OP(_storeu_ps)(p, v); }
+OP_VINLINE rc_v rc_set1(float x) { return RC_OP(_set1_ps)(x); }
+OP_VINLINE rc_v rc_add(rc_v a, rc_v b) { return RC_OP(_add_ps)(a, b); }
+OP_VINLINE rc_v rc_sub(rc_v a, rc_v b) { return RC_OP(_sub_ps)(a, b); }
+OP_VINLINE rc_v rc_mul(rc_v a, rc_v b) { return RC_OP(_mul_ps)(a, b); }
+OP_VINLINE rc_v rc_div(rc_v a, rc_v b) { return RC_OP(_div_ps)(a, b); }
+OP_VINLINE rc_v rc_min(rc_v a, rc_v b) { return RC_OP(_min_ps)(a, b); }
+OP_VINLINE rc_v rc_max(rc_v a, rc_v b) { return RC_OP(_max_ps)(a, b); }
 
 static int rc_in_range(const float *v, int n)
 {
