@@ -112,6 +112,12 @@ OP_VINLINE rc_split rc_classify(rc_v axis, float off, int n)
     return r;
 }
 
+/* The candidates of one side of a split (m: m1 or m2) as a candidate mask. */
+OP_VINLINE unsigned rc_side(unsigned cross, unsigned m)
+{
+    return rc_spread_of(cross) | rc_spread_of(m) << 1;
+}
+
 /* b + (a − b)·s for every edge (lane k: b = vertex k − 1, a = vertex k). */
 OP_VINLINE rc_v rc_cross(rc_v a, int n, rc_v s)
 {
@@ -146,8 +152,7 @@ OP_CLIP_ROWS_FN(OP_FN(op_clip_rows))
         }
         const float cell_z = g->bmin[2] + (float)z * g->cs;
         const rc_split r = rc_classify(Z, cell_z + g->cs, n);
-        const unsigned I1 = rc_spread_of(r.cross) | rc_spread_of(r.m1) << 1;
-        const unsigned I2 = rc_spread_of(r.cross) | rc_spread_of(r.m2) << 1;
+        const unsigned I1 = rc_side(r.cross, r.m1), I2 = rc_side(r.cross, r.m2);
         const int n1 = __builtin_popcount(I1), n2 = __builtin_popcount(I2);
         if (n1 > RC_LANES || n2 > RC_LANES) {
             /* The scalar twin goes on from the polygon before this row's split. */
@@ -176,9 +181,9 @@ OP_CLIP_ROWS_FN(OP_FN(op_clip_rows))
             const float cell_x = g->bmin[0] + (float)x * g->cs;
             const rc_split c = rc_classify(RX, cell_x + g->cs, nr);
             const int c1 = __builtin_popcount(c.cross) + __builtin_popcount(c.m1);
-            const unsigned J2 = rc_spread_of(c.cross) | rc_spread_of(c.m2) << 1;
-            const int c2 = __builtin_popcount(J2);
 #if RC_COLUMN_HAND_OVER_BEFORE
+            const unsigned J2 = rc_side(c.cross, c.m2);
+            const int c2 = __builtin_popcount(J2);
             if (c1 > RC_LANES || c2 > RC_LANES) {
                 /* The scalar twin goes on from the polygon before this column's split
                  * (where it may also fail, as it would have). */
@@ -202,6 +207,8 @@ OP_CLIP_ROWS_FN(OP_FN(op_clip_rows))
             if (x == x1)
                 break; /* the remainder is not needed */
 #if !RC_COLUMN_HAND_OVER_BEFORE
+            const unsigned J2 = rc_side(c.cross, c.m2);
+            const int c2 = __builtin_popcount(J2);
             if (c2 > RC_LANES) {
                 /* The scalar twin goes on with the remainder after this column. */
                 const int k = rc_columns_scalar(g, J2, CX2, CY2, RX, RY, x + 1, x1, z, x_lo,
