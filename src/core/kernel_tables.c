@@ -30,295 +30,151 @@ OP_DECLARE_VARIANT(neon);
 OP_DECLARE_VARIANT(portable);
 #endif
 
-/* Links and edges: mutual links (supplement §1.5), edge classification (§6). */
-static void links_init(op_links_kernels *f, uint32_t flags)
-{
-    f->mutual = op_mutual_links_scalar;
-    f->edges = op_edge_classify_scalar;
+/* The rungs of a ladder, in the order of the table: OP_RUNG_<ISA>(slots) stops the
+ * ladder unless the CPU has the variant's flag, then sets the slots the variant
+ * improves (none: the rung only stops); a variant this build did not compile is no
+ * rung. OP_RUNG_PORTABLE(slots), first, sets the portable slots and ends the ladder
+ * when its flag is set. */
 #if OP_HAVE_ISA_PORTABLE
-    if (flags & OP_CPU_PORTABLE) {
-        f->mutual = op_mutual_links_portable;
-        f->edges = op_edge_classify_portable;
-        return;
+#define OP_RUNG_PORTABLE(...)         \
+    if (flags & OP_CPU_PORTABLE) {    \
+        __VA_ARGS__;                  \
+        return;                       \
     }
+#else
+#define OP_RUNG_PORTABLE(...)
 #endif
+#define OP_RUNG(flag, ...)            \
+    if (!(flags & (flag)))            \
+        return;                       \
+    __VA_ARGS__
 #if OP_HAVE_ISA_NEON
-    if (!(flags & OP_CPU_NEON))
-        return;
-    f->mutual = op_mutual_links_neon;
-    f->edges = op_edge_classify_neon;
+#define OP_RUNG_NEON(...) OP_RUNG(OP_CPU_NEON, __VA_ARGS__)
+#else
+#define OP_RUNG_NEON(...)
 #endif
 #if OP_HAVE_ISA_SSE2
-    if (!(flags & OP_CPU_SSE2))
-        return;
-    f->mutual = op_mutual_links_sse2;
-    f->edges = op_edge_classify_sse2;
+#define OP_RUNG_SSE2(...) OP_RUNG(OP_CPU_SSE2, __VA_ARGS__)
+#else
+#define OP_RUNG_SSE2(...)
 #endif
 #if OP_HAVE_ISA_SSE41
-    if (!(flags & OP_CPU_SSE41))
-        return;
-    f->mutual = op_mutual_links_sse41;
-    f->edges = op_edge_classify_sse41;
+#define OP_RUNG_SSE41(...) OP_RUNG(OP_CPU_SSE41, __VA_ARGS__)
+#else
+#define OP_RUNG_SSE41(...)
 #endif
 #if OP_HAVE_ISA_AVX2
-    if (!(flags & OP_CPU_AVX2))
-        return;
-    f->mutual = op_mutual_links_avx2;
-    f->edges = op_edge_classify_avx2;
+#define OP_RUNG_AVX2(...) OP_RUNG(OP_CPU_AVX2, __VA_ARGS__)
+#else
+#define OP_RUNG_AVX2(...)
 #endif
 #if OP_HAVE_ISA_AVX512
-    if (!(flags & OP_CPU_AVX512))
-        return;
-    f->mutual = op_mutual_links_avx512;
-    f->edges = op_edge_classify_avx512;
+#define OP_RUNG_AVX512(...) OP_RUNG(OP_CPU_AVX512, __VA_ARGS__)
+#else
+#define OP_RUNG_AVX512(...)
 #endif
+
+/* Links and edges: mutual links (supplement §1.5), edge classification (§6). */
+#define LINKS(sfx) f->mutual = op_mutual_links_##sfx, f->edges = op_edge_classify_##sfx
+static void links_init(op_links_kernels *f, uint32_t flags)
+{
+    LINKS(scalar);
+    OP_RUNG_PORTABLE(LINKS(portable));
+    OP_RUNG_NEON(LINKS(neon));
+    OP_RUNG_SSE2(LINKS(sse2));
+    OP_RUNG_SSE41(LINKS(sse41));
+    OP_RUNG_AVX2(LINKS(avx2));
+    OP_RUNG_AVX512(LINKS(avx512));
     (void)flags;
 }
 
 /* Distance field (supplement §1.6). */
+#define DISTANCE(sfx) f->field = op_distance_field_##sfx
 static void distance_init(op_distance_kernels *f, uint32_t flags)
 {
-    f->field = op_distance_field_scalar;
-#if OP_HAVE_ISA_PORTABLE
-    if (flags & OP_CPU_PORTABLE) {
-        f->field = op_distance_field_portable;
-        return;
-    }
-#endif
-#if OP_HAVE_ISA_NEON
-    if (!(flags & OP_CPU_NEON))
-        return;
-    f->field = op_distance_field_neon;
-#endif
-#if OP_HAVE_ISA_SSE2
-    if (!(flags & OP_CPU_SSE2))
-        return;
-    f->field = op_distance_field_sse2;
-#endif
-#if OP_HAVE_ISA_SSE41
-    if (!(flags & OP_CPU_SSE41))
-        return;
-    f->field = op_distance_field_sse41;
-#endif
-#if OP_HAVE_ISA_AVX2
-    if (!(flags & OP_CPU_AVX2))
-        return;
-    f->field = op_distance_field_avx2;
-#endif
-#if OP_HAVE_ISA_AVX512
-    if (!(flags & OP_CPU_AVX512))
-        return;
-    f->field = op_distance_field_avx512;
-#endif
+    DISTANCE(scalar);
+    OP_RUNG_PORTABLE(DISTANCE(portable));
+    OP_RUNG_NEON(DISTANCE(neon));
+    OP_RUNG_SSE2(DISTANCE(sse2));
+    OP_RUNG_SSE41(DISTANCE(sse41));
+    OP_RUNG_AVX2(DISTANCE(avx2));
+    OP_RUNG_AVX512(DISTANCE(avx512));
     (void)flags;
 }
 
 /* Span-graph labelling (regions-contours §4). */
+#define LABEL(sfx) f->components = op_label_components_##sfx
 static void label_init(op_label_kernels *f, uint32_t flags)
 {
-    f->components = op_label_components_scalar;
-#if OP_HAVE_ISA_PORTABLE
-    if (flags & OP_CPU_PORTABLE) {
-        f->components = op_label_components_portable;
-        return;
-    }
-#endif
-#if OP_HAVE_ISA_NEON
-    if (!(flags & OP_CPU_NEON))
-        return;
-    f->components = op_label_components_neon;
-#endif
-#if OP_HAVE_ISA_SSE2
-    if (!(flags & OP_CPU_SSE2))
-        return;
-    f->components = op_label_components_sse2;
-#endif
-#if OP_HAVE_ISA_SSE41
-    if (!(flags & OP_CPU_SSE41))
-        return;
-    f->components = op_label_components_sse41;
-#endif
-#if OP_HAVE_ISA_AVX2
-    if (!(flags & OP_CPU_AVX2))
-        return;
-    f->components = op_label_components_avx2;
-#endif
-#if OP_HAVE_ISA_AVX512
-    if (!(flags & OP_CPU_AVX512))
-        return;
-    f->components = op_label_components_avx512;
-#endif
+    LABEL(scalar);
+    OP_RUNG_PORTABLE(LABEL(portable));
+    OP_RUNG_NEON(LABEL(neon));
+    OP_RUNG_SSE2(LABEL(sse2));
+    OP_RUNG_SSE41(LABEL(sse41));
+    OP_RUNG_AVX2(LABEL(avx2));
+    OP_RUNG_AVX512(LABEL(avx512));
     (void)flags;
 }
 
-/* Triangle clip (supplement §1.3). No sse2 rung: without a byte shuffle the clip's
+/* Triangle clip (supplement §1.3). No sse2 slot: without a byte shuffle the clip's
  * tables would be emulated lane by lane, slower than the scalar twin. The batch slot
  * (8 lanes of 32 bits) only from AVX2 on: below, the scalar twin stays (the rasterizer
  * then clips every triangle alone). */
+#define CLIP_ROWS(sfx) f->clip_rows = op_clip_rows_##sfx
+#define CLIP_BATCH(sfx) f->clip_batch = op_clip_batch_##sfx
 static void raster_init(op_raster_kernels *f, uint32_t flags)
 {
-    f->clip_rows = op_clip_rows_scalar;
-    f->clip_batch = op_clip_batch_scalar;
-#if OP_HAVE_ISA_PORTABLE
-    if (flags & OP_CPU_PORTABLE) {
-        f->clip_rows = op_clip_rows_portable;
-        return;
-    }
-#endif
-#if OP_HAVE_ISA_NEON
-    if (!(flags & OP_CPU_NEON))
-        return;
-    f->clip_rows = op_clip_rows_neon;
-#endif
-#if OP_HAVE_ISA_SSE2
-    if (!(flags & OP_CPU_SSE2))
-        return;
-#endif
-#if OP_HAVE_ISA_SSE41
-    if (!(flags & OP_CPU_SSE41))
-        return;
-    f->clip_rows = op_clip_rows_sse41;
-#endif
-#if OP_HAVE_ISA_AVX2
-    if (!(flags & OP_CPU_AVX2))
-        return;
-    f->clip_rows = op_clip_rows_avx2;
-    f->clip_batch = op_clip_batch_avx2;
-#endif
-#if OP_HAVE_ISA_AVX512
-    if (!(flags & OP_CPU_AVX512))
-        return;
-    f->clip_rows = op_clip_rows_avx512;
-    f->clip_batch = op_clip_batch_avx512;
-#endif
+    CLIP_ROWS(scalar), CLIP_BATCH(scalar);
+    OP_RUNG_PORTABLE(CLIP_ROWS(portable));
+    OP_RUNG_NEON(CLIP_ROWS(neon));
+    OP_RUNG_SSE2();
+    OP_RUNG_SSE41(CLIP_ROWS(sse41));
+    OP_RUNG_AVX2(CLIP_ROWS(avx2), CLIP_BATCH(avx2));
+    OP_RUNG_AVX512(CLIP_ROWS(avx512), CLIP_BATCH(avx512));
     (void)flags;
 }
 
 /* Solid heightfield and compaction rows: ledges (supplement §1.4.2), links (§1.5). */
+#define SPANS(sfx) f->ledge_row = op_ledge_row_##sfx, f->link_row = op_link_row_##sfx
 static void spans_init(op_spans_kernels *f, uint32_t flags)
 {
-    f->ledge_row = op_ledge_row_scalar;
-    f->link_row = op_link_row_scalar;
-#if OP_HAVE_ISA_PORTABLE
-    if (flags & OP_CPU_PORTABLE) {
-        f->ledge_row = op_ledge_row_portable;
-        f->link_row = op_link_row_portable;
-        return;
-    }
-#endif
-#if OP_HAVE_ISA_NEON
-    if (!(flags & OP_CPU_NEON))
-        return;
-    f->ledge_row = op_ledge_row_neon;
-    f->link_row = op_link_row_neon;
-#endif
-#if OP_HAVE_ISA_SSE2
-    if (!(flags & OP_CPU_SSE2))
-        return;
-    f->ledge_row = op_ledge_row_sse2;
-    f->link_row = op_link_row_sse2;
-#endif
-#if OP_HAVE_ISA_SSE41
-    if (!(flags & OP_CPU_SSE41))
-        return;
-    f->ledge_row = op_ledge_row_sse41;
-    f->link_row = op_link_row_sse41;
-#endif
-#if OP_HAVE_ISA_AVX2
-    if (!(flags & OP_CPU_AVX2))
-        return;
-    f->ledge_row = op_ledge_row_avx2;
-    f->link_row = op_link_row_avx2;
-#endif
-#if OP_HAVE_ISA_AVX512
-    if (!(flags & OP_CPU_AVX512))
-        return;
-    f->ledge_row = op_ledge_row_avx512;
-    f->link_row = op_link_row_avx512;
-#endif
+    SPANS(scalar);
+    OP_RUNG_PORTABLE(SPANS(portable));
+    OP_RUNG_NEON(SPANS(neon));
+    OP_RUNG_SSE2(SPANS(sse2));
+    OP_RUNG_SSE41(SPANS(sse41));
+    OP_RUNG_AVX2(SPANS(avx2));
+    OP_RUNG_AVX512(SPANS(avx512));
     (void)flags;
 }
 
 /* Grid labelling of one chunk (topology.md "Behavior"; supplement §10.2). Every variant
  * has its own: the runs and union-find of src/simd/grid_label.c. */
+#define GRID_LABEL(sfx) f->label = op_grid_label_##sfx
 static void grid_label_init(op_grid_label_kernels *f, uint32_t flags)
 {
-    f->label = op_grid_label_scalar;
-#if OP_HAVE_ISA_PORTABLE
-    if (flags & OP_CPU_PORTABLE) {
-        f->label = op_grid_label_portable;
-        return;
-    }
-#endif
-#if OP_HAVE_ISA_NEON
-    if (!(flags & OP_CPU_NEON))
-        return;
-    f->label = op_grid_label_neon;
-#endif
-#if OP_HAVE_ISA_SSE2
-    if (!(flags & OP_CPU_SSE2))
-        return;
-    f->label = op_grid_label_sse2;
-#endif
-#if OP_HAVE_ISA_SSE41
-    if (!(flags & OP_CPU_SSE41))
-        return;
-    f->label = op_grid_label_sse41;
-#endif
-#if OP_HAVE_ISA_AVX2
-    if (!(flags & OP_CPU_AVX2))
-        return;
-    f->label = op_grid_label_avx2;
-#endif
-#if OP_HAVE_ISA_AVX512
-    if (!(flags & OP_CPU_AVX512))
-        return;
-    f->label = op_grid_label_avx512;
-#endif
+    GRID_LABEL(scalar);
+    OP_RUNG_PORTABLE(GRID_LABEL(portable));
+    OP_RUNG_NEON(GRID_LABEL(neon));
+    OP_RUNG_SSE2(GRID_LABEL(sse2));
+    OP_RUNG_SSE41(GRID_LABEL(sse41));
+    OP_RUNG_AVX2(GRID_LABEL(avx2));
+    OP_RUNG_AVX512(GRID_LABEL(avx512));
     (void)flags;
 }
 
 /* Contour simplification's farthest point (regions-contours §6, supplement §9.10). The
  * SSE2 rung keeps the scalar twin (SSE2 has no 32-bit multiply). */
+#define FARTHEST(sfx) f->farthest_keys = op_farthest_keys_##sfx, f->farthest_pick = op_farthest_pick_##sfx
 static void contour_init(op_contour_kernels *f, uint32_t flags)
 {
-    f->farthest_keys = op_farthest_keys_scalar;
-    f->farthest_pick = op_farthest_pick_scalar;
-#if OP_HAVE_ISA_PORTABLE
-    if (flags & OP_CPU_PORTABLE) {
-        f->farthest_keys = op_farthest_keys_portable;
-        f->farthest_pick = op_farthest_pick_portable;
-        return;
-    }
-#endif
-#if OP_HAVE_ISA_NEON
-    if (!(flags & OP_CPU_NEON))
-        return;
-    f->farthest_keys = op_farthest_keys_neon;
-    f->farthest_pick = op_farthest_pick_neon;
-#endif
-#if OP_HAVE_ISA_SSE2
-    if (!(flags & OP_CPU_SSE2))
-        return;
-#endif
-#if OP_HAVE_ISA_SSE41
-    if (!(flags & OP_CPU_SSE41))
-        return;
-    f->farthest_keys = op_farthest_keys_sse41;
-    f->farthest_pick = op_farthest_pick_sse41;
-#endif
-#if OP_HAVE_ISA_AVX2
-    if (!(flags & OP_CPU_AVX2))
-        return;
-    f->farthest_keys = op_farthest_keys_avx2;
-    f->farthest_pick = op_farthest_pick_avx2;
-#endif
-#if OP_HAVE_ISA_AVX512
-    if (!(flags & OP_CPU_AVX512))
-        return;
-    f->farthest_keys = op_farthest_keys_avx512;
-    f->farthest_pick = op_farthest_pick_avx512;
-#endif
+    FARTHEST(scalar);
+    OP_RUNG_PORTABLE(FARTHEST(portable));
+    OP_RUNG_NEON(FARTHEST(neon));
+    OP_RUNG_SSE2();
+    OP_RUNG_SSE41(FARTHEST(sse41));
+    OP_RUNG_AVX2(FARTHEST(avx2));
+    OP_RUNG_AVX512(FARTHEST(avx512));
     (void)flags;
 }
 
