@@ -1119,17 +1119,9 @@ static void test_promised_variants_compared(void **state)
 
 int main(void)
 {
-    op_isa promised[OP_ISA_COUNT];
-    const int np = op_test_promised_variants(promised, OP_ISA_COUNT);
-    if (np < 0) {
-        fprintf(stderr, "checkasm: unknown variant in \"%s\"\n", op_test_promised_variants_text());
-        return 1;
-    }
-    if (np == 0) {
-        /* OP_SIMD=OFF: nothing to compare; reported as skipped, never as passed. */
-        printf("checkasm: this build has no SIMD variants (OP_SIMD=OFF): skipped\n");
-        return OP_TEST_SKIP;
-    }
+    const int skip = op_test_simd_skip("checkasm");
+    if (skip)
+        return skip;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_isa_selection),
         cmocka_unit_test(test_init_ladder),

@@ -502,14 +502,9 @@ static void test_promised_variants_compared(void **state)
 
 int main(void)
 {
-    op_isa promised[OP_ISA_COUNT];
-    const int np = op_test_promised_variants(promised, OP_ISA_COUNT);
-    if (np < 0)
-        return 1;
-    if (np == 0) {
-        printf("clip: this build has no SIMD variants (OP_SIMD=OFF): skipped\n");
-        return OP_TEST_SKIP;
-    }
+    const int skip = op_test_simd_skip("clip");
+    if (skip)
+        return skip;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random),
         cmocka_unit_test(test_unresolvable),

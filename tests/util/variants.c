@@ -1,5 +1,6 @@
 #include "util/variants.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #ifndef OP_TEST_SIMD_VARIANTS
@@ -47,4 +48,19 @@ int op_test_simd_variants(op_isa *out, op_kernels *tables)
         out[count++] = info[i].isa;
     }
     return count;
+}
+
+int op_test_simd_skip(const char *test)
+{
+    op_isa promised[OP_ISA_COUNT];
+    const int np = op_test_promised_variants(promised, OP_ISA_COUNT);
+    if (np < 0) {
+        fprintf(stderr, "%s: unknown variant in \"%s\"\n", test, op_test_promised_variants_text());
+        return 1;
+    }
+    if (np == 0) {
+        printf("%s: this build has no SIMD variants (OP_SIMD=OFF): skipped\n", test);
+        return OP_TEST_SKIP;
+    }
+    return 0;
 }

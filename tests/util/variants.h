@@ -18,6 +18,12 @@ const char *op_test_promised_variants_text(void);
  * (op_kernels_init with the variant's flags: its ladder up to it). Returns how many. */
 int op_test_simd_variants(op_isa *out, op_kernels *tables);
 
+/* For a SIMD kernel test's main: 0 when this build promises SIMD variants; else the
+ * exit status, with a line naming test: OP_TEST_SKIP when it has none (OP_SIMD=OFF:
+ * nothing to compare, reported as skipped, never as passed), 1 when the list names an
+ * unknown variant. */
+int op_test_simd_skip(const char *test);
+
 /* Exit status that CTest reports as "skipped" (SKIP_RETURN_CODE in CMakeLists.txt). */
 #define OP_TEST_SKIP 77
 
