@@ -180,6 +180,7 @@ OP_CLIP_ROWS_FN(OP_FN(op_clip_rows))
         for (int x = x0; x <= x1; x++) {
             const float cell_x = g->bmin[0] + (float)x * g->cs;
             const rc_split c = rc_classify(RX, cell_x + g->cs, nr);
+            const rc_v CX2 = rc_cross(RX, nr, c.s), CY2 = rc_cross(RY, nr, c.s);
             const int c1 = __builtin_popcount(c.cross) + __builtin_popcount(c.m1);
 #if RC_COLUMN_HAND_OVER_BEFORE
             const unsigned J2 = rc_side(c.cross, c.m2);
@@ -195,7 +196,6 @@ OP_CLIP_ROWS_FN(OP_FN(op_clip_rows))
                 break;
             }
 #endif
-            const rc_v CX2 = rc_cross(RX, nr, c.s), CY2 = rc_cross(RY, nr, c.s);
             if (c1 >= 3 && x >= x_lo && x >= 0) {
                 const rc_v mc = rc_lanes_of(c.cross), ma = rc_lanes_of(c.m1);
                 const rc_v lo = rc_min(rc_select(mc, CY2, inf), rc_select(ma, RY, inf));
