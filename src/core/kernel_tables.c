@@ -73,47 +73,37 @@ OP_DECLARE_VARIANT(portable);
 #else
 #define OP_RUNG_AVX512(...)
 #endif
+/* The ladder of a family that every variant improves: SET(sfx) sets its slots to
+ * variant sfx's kernels. */
+#define OP_LADDER(SET)                  \
+    SET(scalar);                        \
+    OP_RUNG_PORTABLE(SET(portable));    \
+    OP_RUNG_NEON(SET(neon));            \
+    OP_RUNG_SSE2(SET(sse2));            \
+    OP_RUNG_SSE41(SET(sse41));          \
+    OP_RUNG_AVX2(SET(avx2));            \
+    OP_RUNG_AVX512(SET(avx512));        \
+    (void)flags
 
 /* Links and edges: mutual links (supplement §1.5), edge classification (§6). */
 #define LINKS(sfx) f->mutual = op_mutual_links_##sfx, f->edges = op_edge_classify_##sfx
 static void links_init(op_links_kernels *f, uint32_t flags)
 {
-    LINKS(scalar);
-    OP_RUNG_PORTABLE(LINKS(portable));
-    OP_RUNG_NEON(LINKS(neon));
-    OP_RUNG_SSE2(LINKS(sse2));
-    OP_RUNG_SSE41(LINKS(sse41));
-    OP_RUNG_AVX2(LINKS(avx2));
-    OP_RUNG_AVX512(LINKS(avx512));
-    (void)flags;
+    OP_LADDER(LINKS);
 }
 
 /* Distance field (supplement §1.6). */
 #define DISTANCE(sfx) f->field = op_distance_field_##sfx
 static void distance_init(op_distance_kernels *f, uint32_t flags)
 {
-    DISTANCE(scalar);
-    OP_RUNG_PORTABLE(DISTANCE(portable));
-    OP_RUNG_NEON(DISTANCE(neon));
-    OP_RUNG_SSE2(DISTANCE(sse2));
-    OP_RUNG_SSE41(DISTANCE(sse41));
-    OP_RUNG_AVX2(DISTANCE(avx2));
-    OP_RUNG_AVX512(DISTANCE(avx512));
-    (void)flags;
+    OP_LADDER(DISTANCE);
 }
 
 /* Span-graph labelling (regions-contours §4). */
 #define LABEL(sfx) f->components = op_label_components_##sfx
 static void label_init(op_label_kernels *f, uint32_t flags)
 {
-    LABEL(scalar);
-    OP_RUNG_PORTABLE(LABEL(portable));
-    OP_RUNG_NEON(LABEL(neon));
-    OP_RUNG_SSE2(LABEL(sse2));
-    OP_RUNG_SSE41(LABEL(sse41));
-    OP_RUNG_AVX2(LABEL(avx2));
-    OP_RUNG_AVX512(LABEL(avx512));
-    (void)flags;
+    OP_LADDER(LABEL);
 }
 
 /* Triangle clip (supplement §1.3). No sse2 slot: without a byte shuffle the clip's
@@ -138,14 +128,7 @@ static void raster_init(op_raster_kernels *f, uint32_t flags)
 #define SPANS(sfx) f->ledge_row = op_ledge_row_##sfx, f->link_row = op_link_row_##sfx
 static void spans_init(op_spans_kernels *f, uint32_t flags)
 {
-    SPANS(scalar);
-    OP_RUNG_PORTABLE(SPANS(portable));
-    OP_RUNG_NEON(SPANS(neon));
-    OP_RUNG_SSE2(SPANS(sse2));
-    OP_RUNG_SSE41(SPANS(sse41));
-    OP_RUNG_AVX2(SPANS(avx2));
-    OP_RUNG_AVX512(SPANS(avx512));
-    (void)flags;
+    OP_LADDER(SPANS);
 }
 
 /* Grid labelling of one chunk (topology.md "Behavior"; supplement §10.2). Every variant
@@ -153,19 +136,13 @@ static void spans_init(op_spans_kernels *f, uint32_t flags)
 #define GRID_LABEL(sfx) f->label = op_grid_label_##sfx
 static void grid_label_init(op_grid_label_kernels *f, uint32_t flags)
 {
-    GRID_LABEL(scalar);
-    OP_RUNG_PORTABLE(GRID_LABEL(portable));
-    OP_RUNG_NEON(GRID_LABEL(neon));
-    OP_RUNG_SSE2(GRID_LABEL(sse2));
-    OP_RUNG_SSE41(GRID_LABEL(sse41));
-    OP_RUNG_AVX2(GRID_LABEL(avx2));
-    OP_RUNG_AVX512(GRID_LABEL(avx512));
-    (void)flags;
+    OP_LADDER(GRID_LABEL);
 }
 
 /* Contour simplification's farthest point (regions-contours §6, supplement §9.10). The
  * SSE2 rung keeps the scalar twin (SSE2 has no 32-bit multiply). */
-#define FARTHEST(sfx) f->farthest_keys = op_farthest_keys_##sfx, f->farthest_pick = op_farthest_pick_##sfx
+#define FARTHEST(sfx) \
+    f->farthest_keys = op_farthest_keys_##sfx, f->farthest_pick = op_farthest_pick_##sfx
 static void contour_init(op_contour_kernels *f, uint32_t flags)
 {
     FARTHEST(scalar);
