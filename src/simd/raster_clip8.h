@@ -32,12 +32,14 @@ OP_VINLINE rc_v rc_rotate(rc_v v, int n)
 
 OP_VINLINE unsigned rc_ge0(rc_v v)
 {
-    return (unsigned)simde_mm256_movemask_ps(simde_mm256_cmp_ps(v, simde_mm256_setzero_ps(), SIMDE_CMP_GE_OQ));
+    const rc_v zero = simde_mm256_setzero_ps();
+    return (unsigned)simde_mm256_movemask_ps(simde_mm256_cmp_ps(v, zero, SIMDE_CMP_GE_OQ));
 }
 
 OP_VINLINE unsigned rc_gt0(rc_v v)
 {
-    return (unsigned)simde_mm256_movemask_ps(simde_mm256_cmp_ps(v, simde_mm256_setzero_ps(), SIMDE_CMP_GT_OQ));
+    const rc_v zero = simde_mm256_setzero_ps();
+    return (unsigned)simde_mm256_movemask_ps(simde_mm256_cmp_ps(v, zero, SIMDE_CMP_GT_OQ));
 }
 
 OP_VINLINE unsigned rc_spread_of(unsigned m) { return rc8_spread[m]; }
@@ -89,6 +91,9 @@ OP_VINLINE float rc_hmax(rc_v a)
 }
 
 /* mask ? v : fill, lane by lane. */
-OP_VINLINE rc_v rc_select(rc_v mask, rc_v v, rc_v fill) { return simde_mm256_blendv_ps(fill, v, mask); }
+OP_VINLINE rc_v rc_select(rc_v mask, rc_v v, rc_v fill)
+{
+    return simde_mm256_blendv_ps(fill, v, mask);
+}
 
 #endif
