@@ -169,6 +169,14 @@ op_status op_regions_filter_impl(op_ctx *ctx, const op_chf *chf, uint32_t min_ar
                                  uint32_t merge_area, int merge, uint32_t *region,
                                  uint32_t *region_count)
 {
+    return op_regions_filter_lent(ctx, chf, min_area, merge_area, merge, region, region_count,
+                                  NULL, 0);
+}
+
+op_status op_regions_filter_lent(op_ctx *ctx, const op_chf *chf, uint32_t min_area,
+                                 uint32_t merge_area, int merge, uint32_t *region,
+                                 uint32_t *region_count, void *mem, size_t bytes)
+{
     const uint32_t maxid = *region_count;
     if (maxid > OP_MAX_REGION_ID)
         return op_fail(ctx, OP_INVALID_ARGUMENT, "filter regions: region count %u exceeds %u",
@@ -176,6 +184,8 @@ op_status op_regions_filter_impl(op_ctx *ctx, const op_chf *chf, uint32_t min_ar
     op_arena_mark mark = op_arena_get_mark(&ctx->arena);
     op_regions_graph g;
     op_status st = op_regions_graph_init(ctx, &g, maxid, merge && merge_area > 0, 0);
+    if (st == OP_OK && g.want_links)
+        op_regions_graph_lend_links(&g, mem, bytes);
     if (st == OP_OK)
         st = op_regions_graph_scan(ctx, chf, region, &g);
     if (st == OP_OK)

@@ -47,7 +47,8 @@ void op_regions_graph_free(op_ctx *ctx, op_regions_graph *g)
     op_mem_free(&ctx->alloc, g->rarea);
     op_mem_free(&ctx->alloc, g->flag);
     op_mem_free(&ctx->alloc, g->band);
-    op_mem_free(&ctx->alloc, g->link);
+    if (!g->link_lent)
+        op_mem_free(&ctx->alloc, g->link);
     op_mem_free(&ctx->alloc, g->ovl);
     op_mem_free(&ctx->alloc, g->sweep_id);
     memset(g, 0, sizeof *g);
@@ -58,12 +59,27 @@ int op_regions_graph_grow_links(op_ctx *ctx, op_regions_graph *g, size_t need)
     size_t cap = g->caplink ? g->caplink : 4096;
     while (cap < need)
         cap *= 2;
-    op_regions_link *p = op_mem_realloc(&ctx->alloc, g->link, cap * sizeof *p);
+    op_regions_link *p = op_mem_realloc(&ctx->alloc, g->link_lent ? NULL : g->link,
+                                        cap * sizeof *p);
     if (!p)
         return 0;
+    if (g->link_lent && g->nlink)
+        memcpy(p, g->link, g->nlink * sizeof *p);
     g->link = p;
     g->caplink = cap;
+    g->link_lent = 0;
     return 1;
+}
+
+void op_regions_graph_lend_links(op_regions_graph *g, void *mem, size_t bytes)
+{
+    const size_t cap = bytes / sizeof(op_regions_link);
+    if (!mem || cap == 0 || g->nlink || g->link)
+        return;
+    /* mem comes from the arena (64-byte aligned), so links are aligned too. */
+    g->link = mem;
+    g->caplink = cap;
+    g->link_lent = 1;
 }
 
 int op_regions_graph_overlap(op_ctx *ctx, op_regions_graph *g, uint32_t r, uint32_t q)

@@ -27,6 +27,9 @@ typedef struct op_regions_graph {
     /* Everything is allocated through the allocator hook (op_regions_graph_free). */
     op_regions_link *link; /* NULL count when not wanted */
     size_t nlink, caplink;
+    /* link is memory lent by the caller (op_regions_graph_lend_links): not freed here,
+     * and moved to an allocation of its own when it is outgrown. */
+    int link_lent;
     uint32_t *ovl; /* overlap pairs r, q (a column holds both), both ways round */
     size_t novl, capovl;
     int want_links, want_ovl;
@@ -99,6 +102,12 @@ op_status op_regions_monotone_graph(op_ctx *ctx, const op_chf *chf, uint32_t *re
                                     uint32_t *region_count, op_regions_graph *g, int want_ovl);
 
 int op_regions_graph_grow_links(op_ctx *ctx, op_regions_graph *g, size_t need);
+
+/* Lets the link list start in bytes of the caller's memory (scratch that is dead while
+ * the graph lives, such as the watershed's neighbour entries), so a list that fits takes
+ * no allocation of its own beside it (docs/decisions/memory.md, round 5). Only on an
+ * empty list; too few bytes for one link: nothing lent. */
+void op_regions_graph_lend_links(op_regions_graph *g, void *mem, size_t bytes);
 
 static inline int op_regions_graph_link(op_ctx *ctx, op_regions_graph *g, uint32_t r, uint32_t q,
                                        uint32_t n, uint8_t a, uint8_t b)

@@ -26,10 +26,21 @@ op_status op_regions_filter_impl(op_ctx *ctx, const op_chf *chf, uint32_t min_ar
                                  uint32_t merge_area, int merge, uint32_t *region,
                                  uint32_t *region_count);
 
+/* The same, with the region graph's link list started in [mem, mem + bytes): scratch of
+ * the caller's that is dead by now (NULL: none). */
+op_status op_regions_filter_lent(op_ctx *ctx, const op_chf *chf, uint32_t min_area,
+                                 uint32_t merge_area, int merge, uint32_t *region,
+                                 uint32_t *region_count, void *mem, size_t bytes);
+
 /* §3 by following every sweep's chain of +x links from its start: right for any link
  * graph; op_build_regions_monotone_raw's row pass falls back to it when a predecessor
  * is not in the cell before (tests compare both). */
 op_status op_regions_monotone_raw_chains(op_ctx *ctx, const op_chf *chf, uint32_t *region,
                                          uint32_t *region_count);
+
+/* The watershed packs its per-position neighbours in 24 bits each while the set it
+ * partitions has fewer spans than this, else in 32 (watershed.c). Tests set it to 0 to
+ * run the wide entries on small fields; nothing else changes it. */
+extern uint32_t op_watershed_narrow_limit;
 
 #endif

@@ -49,6 +49,54 @@ static void sort_by_key(uint32_t *idx, uint32_t *tmp, const uint32_t *key, uint3
  * prefetched. */
 #define WS_AHEAD 32
 
+uint32_t op_watershed_narrow_limit = (1u << 24) - 1;
+
+/* Neighbour entries: the four neighbour positions of a position. Narrow: 24 bits each,
+ * 12 bytes per position (a u64 and a u32), while none + 1 = m + 1 fits (m <
+ * op_watershed_narrow_limit); wide: four u32, 16 bytes. The entries are the stage's
+ * largest array and it is the bake's peak (docs/decisions/memory.md, round 5). Both
+ * ends use the same native loads and stores, so the byte order does not matter. */
+#define WS_M24 0xffffffu
+
+static inline __attribute__((always_inline)) void nb_load(const uint8_t *nb, int narrow,
+                                                          uint32_t p, uint32_t q[4])
+{
+    if (narrow) {
+        const uint8_t *e = nb + (size_t)p * 12;
+        uint64_t a;
+        uint32_t b;
+        memcpy(&a, e, 8);
+        memcpy(&b, e + 8, 4);
+        q[0] = (uint32_t)a & WS_M24;
+        q[1] = (uint32_t)(a >> 24) & WS_M24;
+        q[2] = (uint32_t)(a >> 48) | (b & 0xffu) << 16;
+        q[3] = b >> 8;
+    } else {
+        memcpy(q, nb + (size_t)p * 16, 16);
+    }
+}
+
+static inline __attribute__((always_inline)) void nb_store(uint8_t *nb, int narrow, uint32_t p,
+                                                           uint32_t q0, uint32_t q1,
+                                                           uint32_t q2, uint32_t q3)
+{
+    if (narrow) {
+        uint8_t *e = nb + (size_t)p * 12;
+        const uint64_t a = (uint64_t)q0 | (uint64_t)q1 << 24 | (uint64_t)(q2 & 0xffffu) << 48;
+        const uint32_t b = q2 >> 16 | q3 << 8;
+        memcpy(e, &a, 8);
+        memcpy(e + 8, &b, 4);
+    } else {
+        const uint32_t q[4] = {q0, q1, q2, q3};
+        memcpy(nb + (size_t)p * 16, q, 16);
+    }
+}
+
+static inline size_t nb_stride(int narrow)
+{
+    return narrow ? 12 : 16;
+}
+
 /* Whether span s is in S (walkable, not band): band spans hold OP_BORDER_REGION when
  * the field has a band; without one region[] is not read (nor yet written). */
 static inline int in_set(const uint8_t *area, const uint32_t *region, int band, uint32_t s)
@@ -144,9 +192,10 @@ static void order_by_distance(const uint8_t *area, const uint32_t *region, int b
  *   found from it (by induction from round 1, whose candidates are all level spans).
  *   Candidates that cannot join change nothing, so the other neighbours need not
  *   be visited. */
-static void position_neighbours(const op_chf *chf, const uint32_t *pos, uint32_t none,
-                                uint32_t *nb)
+static inline __attribute__((always_inline)) void
+position_neighbours(const op_chf *chf, const uint32_t *pos, uint32_t none, uint8_t *nb, int narrow)
 {
+    const size_t stride = nb_stride(narrow);
     const uint8_t *area = chf->area;
     const uint8_t *mutual = chf->mutual;
     const uint32_t *l0 = chf->link[0], *l1 = chf->link[1], *l2 = chf->link[2],
@@ -155,8 +204,13 @@ static void position_neighbours(const op_chf *chf, const uint32_t *pos, uint32_t
     for (uint32_t s = 0; s < n; s++) {
         /* The writes go to as many streams as there are levels, more than a hardware
          * prefetcher follows: the line of a later span's entry is asked for early. */
-        if (s + WS_AHEAD < n && pos[s + WS_AHEAD] < none)
-            __builtin_prefetch(nb + (size_t)pos[s + WS_AHEAD] * 4, 1);
+        if (s + WS_AHEAD < n && pos[s + WS_AHEAD] < none) {
+            /* a narrow entry can end in the next line */
+            const uint8_t *e = nb + (size_t)pos[s + WS_AHEAD] * stride;
+            __builtin_prefetch(e, 1);
+            if (narrow)
+                __builtin_prefetch(e + 11, 1);
+        }
         const uint32_t p = pos[s];
         if (p >= none)
             continue;
@@ -165,11 +219,10 @@ static void position_neighbours(const op_chf *chf, const uint32_t *pos, uint32_t
         const uint8_t ms = mutual[s], as = area[s];
         const uint32_t t0 = ms & 1 ? l0[s] : s, t1 = ms & 2 ? l1[s] : s,
                        t2 = ms & 4 ? l2[s] : s, t3 = ms & 8 ? l3[s] : s;
-        uint32_t *o = nb + (size_t)p * 4;
-        o[0] = ms & 1 && area[t0] == as ? pos[t0] : none;
-        o[1] = ms & 2 && area[t1] == as ? pos[t1] : none;
-        o[2] = ms & 4 && area[t2] == as ? pos[t2] : none;
-        o[3] = ms & 8 && area[t3] == as ? pos[t3] : none;
+        nb_store(nb, narrow, p, ms & 1 && area[t0] == as ? pos[t0] : none,
+                 ms & 2 && area[t1] == as ? pos[t1] : none,
+                 ms & 4 && area[t2] == as ? pos[t2] : none,
+                 ms & 8 && area[t3] == as ? pos[t3] : none);
     }
 }
 
@@ -187,14 +240,16 @@ static void position_neighbours(const op_chf *chf, const uint32_t *pos, uint32_t
  *   position_neighbours; §9.2 reads "next to" as any mutual neighbour), kept in
  *   discovery order, which cannot change a synchronous round.
  * bufa, bufb and newreg hold one level. */
-static void grow_level(const uint32_t *nb, uint32_t *reg, uint32_t lo, uint32_t hi,
-                       uint32_t *bufa, uint32_t *bufb, uint32_t *newreg)
+static inline __attribute__((always_inline)) void
+grow_level(const uint8_t *nb, int narrow, uint32_t *reg, uint32_t lo, uint32_t hi, uint32_t *bufa,
+           uint32_t *bufb, uint32_t *newreg)
 {
     uint32_t nc = 0;
     for (uint32_t p = lo; p < hi; p++) {
         /* Without branches per direction (every nb entry indexes reg[], none included):
          * a neighbour not above counts as UINT32_MAX. */
-        const uint32_t *q = nb + (size_t)p * 4;
+        uint32_t q[4];
+        nb_load(nb, narrow, p, q);
         const uint32_t v0 = reg[q[0]], v1 = reg[q[1]], v2 = reg[q[2]], v3 = reg[q[3]];
         const uint32_t r0 = q[0] < lo ? v0 : UINT32_MAX, r1 = q[1] < lo ? v1 : UINT32_MAX;
         const uint32_t r2 = q[2] < lo ? v2 : UINT32_MAX, r3 = q[3] < lo ? v3 : UINT32_MAX;
@@ -213,7 +268,8 @@ static void grow_level(const uint32_t *nb, uint32_t *reg, uint32_t lo, uint32_t 
             const uint32_t p = cand[i];
             uint32_t best = 0;
             if (reg[p] == 0) {
-                const uint32_t *q = nb + (size_t)p * 4;
+                uint32_t q[4];
+                nb_load(nb, narrow, p, q);
                 for (int d = 0; d < 4; d++) {
                     const uint32_t r = reg[q[d]];
                     if (r && (best == 0 || r < best))
@@ -232,7 +288,8 @@ static void grow_level(const uint32_t *nb, uint32_t *reg, uint32_t lo, uint32_t 
         for (uint32_t i = 0; i < nc; i++) {
             if (!newreg[i])
                 continue;
-            const uint32_t *q = nb + (size_t)cand[i] * 4;
+            uint32_t q[4];
+            nb_load(nb, narrow, cand[i], q);
             for (int d = 0; d < 4; d++) {
                 const uint32_t t = q[d];
                 /* an unassigned span of this level (none is in no level), listed
@@ -257,8 +314,9 @@ static void grow_level(const uint32_t *nb, uint32_t *reg, uint32_t lo, uint32_t 
 /* §2.2 basins of the level [lo, hi): each still-unassigned level span in span-index
  * order (= position order within the level) starts a new region and floods breadth
  * first through same-area, same-level spans. Returns nonzero when the ids run out. */
-static int flood_basins(const uint32_t *nb, uint32_t *reg, uint32_t lo, uint32_t hi,
-                        uint32_t *queue, uint32_t *next_id)
+static inline __attribute__((always_inline)) int
+flood_basins(const uint8_t *nb, int narrow, uint32_t *reg, uint32_t lo, uint32_t hi,
+             uint32_t *queue, uint32_t *next_id)
 {
     for (uint32_t p0 = lo; p0 < hi; p0++) {
         if (reg[p0] != 0)
@@ -271,7 +329,8 @@ static int flood_basins(const uint32_t *nb, uint32_t *reg, uint32_t lo, uint32_t
         queue[tail++] = p0;
         while (head < tail) {
             const uint32_t u = queue[head++];
-            const uint32_t *q = nb + (size_t)u * 4;
+            uint32_t q[4];
+            nb_load(nb, narrow, u, q);
             for (int d = 0; d < 4; d++) {
                 const uint32_t t = q[d];
                 if (t - lo < hi - lo && reg[t] == 0) {
@@ -284,9 +343,47 @@ static int flood_basins(const uint32_t *nb, uint32_t *reg, uint32_t lo, uint32_t
     return 0;
 }
 
-op_status op_build_regions_watershed_raw(op_ctx *ctx, const op_chf *chf, const uint32_t *dist,
-                                         uint32_t *region, uint32_t *region_count)
+/* The neighbour entries, then every level in order: growth, then basins. Returns
+ * nonzero when the ids run out. */
+static inline __attribute__((always_inline)) int
+grow_all(const op_chf *chf, const uint32_t *pos, uint32_t m, const uint32_t *level_end,
+         uint8_t *nb, int narrow, uint32_t *reg, uint32_t *bufa, uint32_t *bufb, uint32_t *newreg,
+         uint32_t *next_id)
 {
+    position_neighbours(chf, pos, m, nb, narrow);
+    memset(reg, 0, ((size_t)m + 2) * sizeof *reg);
+    for (uint32_t k = 0, lo = 0; lo < m; k++) {
+        const uint32_t hi = level_end[k];
+        if (hi == lo)
+            continue; /* no span at this distance */
+        grow_level(nb, narrow, reg, lo, hi, bufa, bufb, newreg);
+        if (flood_basins(nb, narrow, reg, lo, hi, bufa, next_id))
+            return 1;
+        lo = hi;
+    }
+    return 0;
+}
+
+static int grow_all_narrow(const op_chf *chf, const uint32_t *pos, uint32_t m,
+                           const uint32_t *level_end, uint8_t *nb, uint32_t *reg, uint32_t *bufa,
+                           uint32_t *bufb, uint32_t *newreg, uint32_t *next_id)
+{
+    return grow_all(chf, pos, m, level_end, nb, 1, reg, bufa, bufb, newreg, next_id);
+}
+
+static int grow_all_wide(const op_chf *chf, const uint32_t *pos, uint32_t m,
+                         const uint32_t *level_end, uint8_t *nb, uint32_t *reg, uint32_t *bufa,
+                         uint32_t *bufb, uint32_t *newreg, uint32_t *next_id)
+{
+    return grow_all(chf, pos, m, level_end, nb, 0, reg, bufa, bufb, newreg, next_id);
+}
+
+/* §2 into region[]. *entry_bytes: the bytes its neighbour entries took from the arena
+ * (0: none), released with the rest of its scratch. */
+static op_status watershed(op_ctx *ctx, const op_chf *chf, const uint32_t *dist, uint32_t *region,
+                           uint32_t *region_count, size_t *entry_bytes)
+{
+    *entry_bytes = 0;
     op_status st = op_regions_check_args(ctx, chf, region, region_count, "watershed");
     if (st != OP_OK)
         return st;
@@ -334,7 +431,8 @@ op_status op_build_regions_watershed_raw(op_ctx *ctx, const op_chf *chf, const u
 
     /* pos[s]: s's position, or outside(); in region[] until the end. */
     uint32_t *pos = region;
-    uint32_t *nb = op_scratch(ctx, (size_t)m * 4, sizeof *nb);  /* 4 neighbours per pos */
+    const int narrow = m < op_watershed_narrow_limit;
+    uint8_t *nb = op_scratch(ctx, (size_t)m, nb_stride(narrow)); /* 4 neighbours per pos */
     uint32_t *reg = op_scratch(ctx, (size_t)m + 2, sizeof *reg); /* region per pos */
     const int counting = maxd < WS_MAX_BUCKETS;
     const uint32_t nbuckets = counting ? maxd + 2 : 65536;
@@ -350,8 +448,6 @@ op_status op_build_regions_watershed_raw(op_ctx *ctx, const op_chf *chf, const u
     }
     order_by_distance(area, region, band, dist, n, m, maxd, maxd < WS_HIST ? hist : NULL, pos,
                       cnt, order, tmp, level_end);
-    position_neighbours(chf, pos, none, nb);
-    memset(reg, 0, ((size_t)m + 2) * sizeof *reg);
     uint32_t next_id = 0;
 
     /* Candidate lists, joins of a round and the flood queue hold one level at most. */
@@ -369,17 +465,10 @@ op_status op_build_regions_watershed_raw(op_ctx *ctx, const op_chf *chf, const u
         return OP_NO_MEMORY;
     }
 
-    for (uint32_t k = 0, lo = 0; lo < m; k++) {
-        const uint32_t hi = level_end[k];
-        if (hi == lo)
-            continue; /* no span at this distance */
-        grow_level(nb, reg, lo, hi, bufa, bufb, newreg);
-        if (flood_basins(nb, reg, lo, hi, bufa, &next_id)) {
-            op_arena_release(&ctx->arena, mark);
-            return op_fail(ctx, OP_UNSUPPORTED, "watershed: more than %u regions",
-                           OP_MAX_REGION_ID);
-        }
-        lo = hi;
+    if (narrow ? grow_all_narrow(chf, pos, m, level_end, nb, reg, bufa, bufb, newreg, &next_id)
+               : grow_all_wide(chf, pos, m, level_end, nb, reg, bufa, bufb, newreg, &next_id)) {
+        op_arena_release(&ctx->arena, mark);
+        return op_fail(ctx, OP_UNSUPPORTED, "watershed: more than %u regions", OP_MAX_REGION_ID);
     }
     /* Back to span order, in place (outside S: 0, or the band's id). */
     reg[none] = 0;
@@ -390,8 +479,16 @@ op_status op_build_regions_watershed_raw(op_ctx *ctx, const op_chf *chf, const u
         region[s] = reg[pos[s]];
     }
     *region_count = next_id;
+    *entry_bytes = (size_t)m * nb_stride(narrow);
     op_arena_release(&ctx->arena, mark);
     return OP_OK;
+}
+
+op_status op_build_regions_watershed_raw(op_ctx *ctx, const op_chf *chf, const uint32_t *dist,
+                                         uint32_t *region, uint32_t *region_count)
+{
+    size_t entry_bytes;
+    return watershed(ctx, chf, dist, region, region_count, &entry_bytes);
 }
 
 op_status op_build_regions_watershed(op_ctx *ctx, const op_chf *chf, const uint32_t *dist,
@@ -401,8 +498,17 @@ op_status op_build_regions_watershed(op_ctx *ctx, const op_chf *chf, const uint3
     op_status st = op_region_settings_validate(ctx, s);
     if (st != OP_OK)
         return st;
-    if ((st = op_build_regions_watershed_raw(ctx, chf, dist, region, region_count)) != OP_OK)
+    size_t entry_bytes;
+    if ((st = watershed(ctx, chf, dist, region, region_count, &entry_bytes)) != OP_OK)
         return st;
-    return op_regions_filter_impl(ctx, chf, s->min_region_area, s->merge_region_area, 1, region,
-                                  region_count);
+    /* The filter's link list starts where the neighbour entries were: the arena keeps
+     * their block, and a list grown by realloc beside it added to the bake's peak
+     * (docs/decisions/memory.md, round 5). The same request is served by that block (any
+     * other answer only costs memory); the filter's own scratch follows it. */
+    op_arena_mark mark = op_arena_get_mark(&ctx->arena);
+    void *lent = entry_bytes ? op_arena_alloc(&ctx->arena, entry_bytes) : NULL;
+    st = op_regions_filter_lent(ctx, chf, s->min_region_area, s->merge_region_area, 1, region,
+                                region_count, lent, lent ? entry_bytes : 0);
+    op_arena_release(&ctx->arena, mark);
+    return st;
 }

@@ -1,6 +1,7 @@
 /* Distance field (regions-contours §1) and watershed (§2, supplement §9.2): hand-made
  * fields where the tie rules decide, and the invariant checker on random fields. */
 #include "regions/regions_testlib.h"
+#include "regions/regions_internal.h"
 
 /* --- §1: op_build_distance_field against a brute-force Bellman-Ford --- */
 
@@ -273,6 +274,96 @@ static void test_watershed_large_distances(void **state)
     op_ctx_free(&ctx);
 }
 
+/* The neighbour entries are packed in 24 bits while the set has fewer spans than
+ * op_watershed_narrow_limit, else 32 (watershed.c): both give the same regions, with
+ * and without a band, raw and filtered (with the filter's link list lent the entries). */
+static void test_watershed_narrow_wide(void **state)
+{
+    (void)state;
+    op_ctx ctx;
+    assert_int_equal(op_ctx_init(&ctx, OP_ISA_SCALAR), OP_OK);
+    const uint32_t keep = op_watershed_narrow_limit;
+    for (uint64_t seed = 1; seed <= 16; seed++) {
+        op_random_chf_opts o;
+        op_random_chf_defaults(&o, 12 + (uint32_t)(seed % 29), 9 + (uint32_t)(seed % 21));
+        o.area_count = 1 + (uint32_t)(seed % 3);
+        o.max_floors = 1 + (uint32_t)(seed % 3);
+        op_chf chf;
+        assert_int_equal(op_random_chf(&ctx, &chf, seed, &o), OP_OK);
+        chf.border_size = seed % 2 ? 2 : 0;
+        const uint32_t n = chf.span_count;
+        uint32_t *dist = u32_alloc(n), *a = u32_alloc(n), *b = u32_alloc(n);
+        assert_int_equal(op_build_distance_field(&ctx, &chf, dist, NULL), OP_OK);
+        op_region_settings s;
+        op_region_settings_defaults(&s);
+        s.min_region_area = 1 + (uint32_t)(seed % 5);
+        s.merge_region_area = 4 + (uint32_t)(seed % 20);
+        for (int filtered = 0; filtered < 2; filtered++) {
+            uint32_t ca = 0, cb = 0;
+            op_watershed_narrow_limit = keep;
+            assert_int_equal(filtered ? op_build_regions_watershed(&ctx, &chf, dist, &s, a, &ca)
+                                      : op_build_regions_watershed_raw(&ctx, &chf, dist, a, &ca),
+                             OP_OK);
+            op_watershed_narrow_limit = 0;
+            assert_int_equal(filtered ? op_build_regions_watershed(&ctx, &chf, dist, &s, b, &cb)
+                                      : op_build_regions_watershed_raw(&ctx, &chf, dist, b, &cb),
+                             OP_OK);
+            assert_int_equal(ca, cb);
+            assert_memory_equal(a, b, (size_t)n * 4);
+        }
+        op_watershed_narrow_limit = keep;
+        free(dist);
+        free(a);
+        free(b);
+        op_chf_free(&chf);
+    }
+    op_watershed_narrow_limit = keep;
+    op_ctx_free(&ctx);
+}
+
+/* The §5 filter with its link list started in lent memory: too small for the list (it
+ * moves to an allocation of its own), large enough, and none give the same regions. */
+static void test_filter_lent_links(void **state)
+{
+    (void)state;
+    op_ctx ctx;
+    assert_int_equal(op_ctx_init(&ctx, OP_ISA_SCALAR), OP_OK);
+    for (uint64_t seed = 1; seed <= 12; seed++) {
+        op_random_chf_opts o;
+        op_random_chf_defaults(&o, 14 + (uint32_t)(seed % 23), 11 + (uint32_t)(seed % 17));
+        o.area_count = 1 + (uint32_t)(seed % 3);
+        op_chf chf;
+        assert_int_equal(op_random_chf(&ctx, &chf, seed, &o), OP_OK);
+        chf.border_size = seed % 2 ? 2 : 0;
+        const uint32_t n = chf.span_count;
+        uint32_t *dist = u32_alloc(n), *raw = u32_alloc(n), *out[3];
+        assert_int_equal(op_build_distance_field(&ctx, &chf, dist, NULL), OP_OK);
+        uint32_t craw = 0, c[3];
+        assert_int_equal(op_build_regions_watershed_raw(&ctx, &chf, dist, raw, &craw), OP_OK);
+        const size_t lend[3] = {0, 40, (size_t)n * 32};
+        for (int k = 0; k < 3; k++) {
+            out[k] = u32_alloc(n);
+            memcpy(out[k], raw, (size_t)n * 4);
+            c[k] = craw;
+            void *mem = lend[k] ? malloc(lend[k]) : NULL;
+            assert_int_equal(op_regions_filter_lent(&ctx, &chf, 2, 12 + (uint32_t)seed, 1, out[k],
+                                                    &c[k], mem, lend[k]),
+                             OP_OK);
+            free(mem);
+        }
+        for (int k = 1; k < 3; k++) {
+            assert_int_equal(c[k], c[0]);
+            assert_memory_equal(out[k], out[0], (size_t)n * 4);
+        }
+        for (int k = 0; k < 3; k++)
+            free(out[k]);
+        free(dist);
+        free(raw);
+        op_chf_free(&chf);
+    }
+    op_ctx_free(&ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -283,6 +374,8 @@ int main(void)
         cmocka_unit_test(test_watershed_one_way),
         cmocka_unit_test(test_watershed_random),
         cmocka_unit_test(test_watershed_large_distances),
+        cmocka_unit_test(test_watershed_narrow_wide),
+        cmocka_unit_test(test_filter_lent_links),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
