@@ -8,7 +8,9 @@
  * neighbours lie in the same or the few levels just above, so the rounds of §2.1 and the
  * floods of §2.2 stay in cache instead of striding over the span arrays once per level.
  * Region ids are written back to span order at the end; until then region[] holds the
- * positions (docs/decisions/memory.md: the output is the stage's largest scratch array). */
+ * positions (docs/decisions/memory.md: the output is the stage's largest scratch array),
+ * and the regions per position lie in the neighbour entries of the levels already done
+ * (grow_all). */
 #include "regions/regions_internal.h"
 
 #include <string.h>
@@ -178,9 +180,9 @@ static void order_by_distance(const uint8_t *area, const uint32_t *region, int b
 }
 
 /* Per-position neighbours, filled in span order: the mutual neighbours in S with the
- * same area; every other neighbour becomes none (reg[none] = 0, in no level), or
- * none + 1 for a band span (reg[none + 1] is 0 too until the end: in no level, no
- * region, so the same as none).
+ * same area; every other neighbour becomes none (in no level, read as no region), or
+ * none + 1 for a band span (in no level either until the write-back maps it to the
+ * band's id, so the same as none).
  * Every test below asks for "same area" or is only helped by it:
  * - growth (§2.1) joins only regions of same-area neighbours; spans outside S have
  *   region 0 or OP_BORDER_REGION, which growth ignores too;
@@ -239,26 +241,33 @@ position_neighbours(const op_chf *chf, const uint32_t *pos, uint32_t none, uint8
  *   joined in the round before (its same-area mutual neighbours: enough, see
  *   position_neighbours; §9.2 reads "next to" as any mutual neighbour), kept in
  *   discovery order, which cannot change a synchronous round.
- * bufa, bufb and newreg hold one level. */
+ * Regions: rp[q] for the levels above (q < lo), lvl[p - lo] for this level (round 1
+ * writes every entry); a level span read as a neighbour in round 2 or later has no
+ * neighbour above (it would have joined in round 1), so there only this level's
+ * regions are read and every other position reads 0. bufa, bufb and newreg hold one
+ * level. */
 static inline __attribute__((always_inline)) void
-grow_level(const uint8_t *nb, int narrow, uint32_t *reg, uint32_t lo, uint32_t hi, uint32_t *bufa,
-           uint32_t *bufb, uint32_t *newreg)
+grow_level(const uint8_t *nb, int narrow, const uint32_t *rp, uint32_t *lvl, uint32_t lo,
+           uint32_t hi, uint32_t *bufa, uint32_t *bufb, uint32_t *newreg)
 {
+    const uint32_t len = hi - lo;
     uint32_t nc = 0;
     for (uint32_t p = lo; p < hi; p++) {
-        /* Without branches per direction (every nb entry indexes reg[], none included):
+        /* Without branches per direction (every nb entry indexes rp[], none included):
          * a neighbour not above counts as UINT32_MAX. */
         uint32_t q[4];
         nb_load(nb, narrow, p, q);
-        const uint32_t v0 = reg[q[0]], v1 = reg[q[1]], v2 = reg[q[2]], v3 = reg[q[3]];
+        const uint32_t v0 = rp[q[0]], v1 = rp[q[1]], v2 = rp[q[2]], v3 = rp[q[3]];
         const uint32_t r0 = q[0] < lo ? v0 : UINT32_MAX, r1 = q[1] < lo ? v1 : UINT32_MAX;
         const uint32_t r2 = q[2] < lo ? v2 : UINT32_MAX, r3 = q[3] < lo ? v3 : UINT32_MAX;
         const uint32_t a = r0 < r1 ? r0 : r1, b = r2 < r3 ? r2 : r3;
         const uint32_t best = a < b ? a : b;
-        if (best != UINT32_MAX)
-            reg[p] = best;
-        else
+        if (best != UINT32_MAX) {
+            lvl[p - lo] = best;
+        } else {
+            lvl[p - lo] = 0;
             bufa[nc++] = p;
+        }
     }
     const uint32_t *cand = bufa; /* round 2: the leftovers */
     uint32_t *nextbuf = bufb, *otherbuf = bufa;
@@ -267,11 +276,11 @@ grow_level(const uint8_t *nb, int narrow, uint32_t *reg, uint32_t lo, uint32_t h
         for (uint32_t i = 0; i < nc; i++) {
             const uint32_t p = cand[i];
             uint32_t best = 0;
-            if (reg[p] == 0) {
+            if (lvl[p - lo] == 0) {
                 uint32_t q[4];
                 nb_load(nb, narrow, p, q);
                 for (int d = 0; d < 4; d++) {
-                    const uint32_t r = reg[q[d]];
+                    const uint32_t r = q[d] - lo < len ? lvl[q[d] - lo] : 0;
                     if (r && (best == 0 || r < best))
                         best = r;
                 }
@@ -283,7 +292,7 @@ grow_level(const uint8_t *nb, int narrow, uint32_t *reg, uint32_t lo, uint32_t h
             break;
         for (uint32_t i = 0; i < nc; i++)
             if (newreg[i])
-                reg[cand[i]] = newreg[i];
+                lvl[cand[i] - lo] = newreg[i];
         uint32_t nn = 0;
         for (uint32_t i = 0; i < nc; i++) {
             if (!newreg[i])
@@ -293,15 +302,15 @@ grow_level(const uint8_t *nb, int narrow, uint32_t *reg, uint32_t lo, uint32_t h
             for (int d = 0; d < 4; d++) {
                 const uint32_t t = q[d];
                 /* an unassigned span of this level (none is in no level), listed
-                 * once: reg = WS_LISTED marks it until the list is complete */
-                if (t - lo < hi - lo && reg[t] == 0) {
-                    reg[t] = WS_LISTED;
+                 * once: WS_LISTED marks it until the list is complete */
+                if (t - lo < len && lvl[t - lo] == 0) {
+                    lvl[t - lo] = WS_LISTED;
                     nextbuf[nn++] = t;
                 }
             }
         }
         for (uint32_t i = 0; i < nn; i++)
-            reg[nextbuf[i]] = 0;
+            lvl[nextbuf[i] - lo] = 0;
         cand = nextbuf;
         nc = nn;
         uint32_t *sw = nextbuf;
@@ -313,19 +322,21 @@ grow_level(const uint8_t *nb, int narrow, uint32_t *reg, uint32_t lo, uint32_t h
 
 /* §2.2 basins of the level [lo, hi): each still-unassigned level span in span-index
  * order (= position order within the level) starts a new region and floods breadth
- * first through same-area, same-level spans. Returns nonzero when the ids run out. */
+ * first through same-area, same-level spans. lvl[p - lo]: the level's regions. Returns
+ * nonzero when the ids run out. */
 static inline __attribute__((always_inline)) int
-flood_basins(const uint8_t *nb, int narrow, uint32_t *reg, uint32_t lo, uint32_t hi,
+flood_basins(const uint8_t *nb, int narrow, uint32_t *lvl, uint32_t lo, uint32_t hi,
              uint32_t *queue, uint32_t *next_id)
 {
+    const uint32_t len = hi - lo;
     for (uint32_t p0 = lo; p0 < hi; p0++) {
-        if (reg[p0] != 0)
+        if (lvl[p0 - lo] != 0)
             continue;
         if (*next_id == OP_MAX_REGION_ID)
             return 1;
         const uint32_t id = ++*next_id;
         uint32_t head = 0, tail = 0;
-        reg[p0] = id;
+        lvl[p0 - lo] = id;
         queue[tail++] = p0;
         while (head < tail) {
             const uint32_t u = queue[head++];
@@ -333,8 +344,8 @@ flood_basins(const uint8_t *nb, int narrow, uint32_t *reg, uint32_t lo, uint32_t
             nb_load(nb, narrow, u, q);
             for (int d = 0; d < 4; d++) {
                 const uint32_t t = q[d];
-                if (t - lo < hi - lo && reg[t] == 0) {
-                    reg[t] = id;
+                if (t - lo < len && lvl[t - lo] == 0) {
+                    lvl[t - lo] = id;
                     queue[tail++] = t;
                 }
             }
@@ -343,39 +354,45 @@ flood_basins(const uint8_t *nb, int narrow, uint32_t *reg, uint32_t lo, uint32_t
     return 0;
 }
 
-/* The neighbour entries, then every level in order: growth, then basins. Returns
- * nonzero when the ids run out. */
+/* The neighbour entries, then every level in order: growth, then basins, in lvl (one
+ * level), then the level's regions to rp[lo, hi). rp is the entries' own memory: 4 bytes
+ * a position, so rp[0, hi) lies in the entries of positions below hi, which no later
+ * level reads (a level reads only its own entries); rp[none] and rp[none + 1] are never
+ * read as regions before the write-back (none is in no level). No array of m regions
+ * beside the entries (docs/decisions/memory.md, round 5). Returns nonzero when the ids
+ * run out. */
 static inline __attribute__((always_inline)) int
 grow_all(const op_chf *chf, const uint32_t *pos, uint32_t m, const uint32_t *level_end,
-         uint8_t *nb, int narrow, uint32_t *reg, uint32_t *bufa, uint32_t *bufb, uint32_t *newreg,
+         uint8_t *nb, int narrow, uint32_t *lvl, uint32_t *bufa, uint32_t *bufb, uint32_t *newreg,
          uint32_t *next_id)
 {
+    uint32_t *rp = (uint32_t *)(void *)nb; /* arena memory: 64-byte aligned */
     position_neighbours(chf, pos, m, nb, narrow);
-    memset(reg, 0, ((size_t)m + 2) * sizeof *reg);
     for (uint32_t k = 0, lo = 0; lo < m; k++) {
         const uint32_t hi = level_end[k];
         if (hi == lo)
             continue; /* no span at this distance */
-        grow_level(nb, narrow, reg, lo, hi, bufa, bufb, newreg);
-        if (flood_basins(nb, narrow, reg, lo, hi, bufa, next_id))
+        grow_level(nb, narrow, rp, lvl, lo, hi, bufa, bufb, newreg);
+        if (flood_basins(nb, narrow, lvl, lo, hi, bufa, next_id))
             return 1;
+        memcpy(rp + lo, lvl, (size_t)(hi - lo) * sizeof *rp);
         lo = hi;
     }
     return 0;
 }
 
 static int grow_all_narrow(const op_chf *chf, const uint32_t *pos, uint32_t m,
-                           const uint32_t *level_end, uint8_t *nb, uint32_t *reg, uint32_t *bufa,
+                           const uint32_t *level_end, uint8_t *nb, uint32_t *lvl, uint32_t *bufa,
                            uint32_t *bufb, uint32_t *newreg, uint32_t *next_id)
 {
-    return grow_all(chf, pos, m, level_end, nb, 1, reg, bufa, bufb, newreg, next_id);
+    return grow_all(chf, pos, m, level_end, nb, 1, lvl, bufa, bufb, newreg, next_id);
 }
 
 static int grow_all_wide(const op_chf *chf, const uint32_t *pos, uint32_t m,
-                         const uint32_t *level_end, uint8_t *nb, uint32_t *reg, uint32_t *bufa,
+                         const uint32_t *level_end, uint8_t *nb, uint32_t *lvl, uint32_t *bufa,
                          uint32_t *bufb, uint32_t *newreg, uint32_t *next_id)
 {
-    return grow_all(chf, pos, m, level_end, nb, 0, reg, bufa, bufb, newreg, next_id);
+    return grow_all(chf, pos, m, level_end, nb, 0, lvl, bufa, bufb, newreg, next_id);
 }
 
 /* §2 into region[]. *entry_bytes: the bytes its neighbour entries took from the arena
@@ -433,7 +450,6 @@ static op_status watershed(op_ctx *ctx, const op_chf *chf, const uint32_t *dist,
     uint32_t *pos = region;
     const int narrow = m < op_watershed_narrow_limit;
     uint8_t *nb = op_scratch(ctx, (size_t)m, nb_stride(narrow)); /* 4 neighbours per pos */
-    uint32_t *reg = op_scratch(ctx, (size_t)m + 2, sizeof *reg); /* region per pos */
     const int counting = maxd < WS_MAX_BUCKETS;
     const uint32_t nbuckets = counting ? maxd + 2 : 65536;
     uint32_t *cnt = op_scratch(ctx, nbuckets, sizeof *cnt);
@@ -442,7 +458,7 @@ static op_status watershed(op_ctx *ctx, const op_chf *chf, const uint32_t *dist,
     uint32_t *order = counting ? NULL : op_scratch(ctx, m, sizeof *order);
     uint32_t *tmp = counting ? NULL : op_scratch(ctx, m, sizeof *tmp);
     uint32_t *level_end = counting ? cnt : op_scratch(ctx, m, sizeof *level_end);
-    if (!nb || !reg || !cnt || (!counting && (!order || !tmp)) || !level_end) {
+    if (!nb || !cnt || (!counting && (!order || !tmp)) || !level_end) {
         op_arena_release(&ctx->arena, mark);
         return OP_NO_MEMORY;
     }
@@ -460,23 +476,26 @@ static op_status watershed(op_ctx *ctx, const op_chf *chf, const uint32_t *dist,
     uint32_t *bufa = op_scratch(ctx, maxlevel, sizeof *bufa);
     uint32_t *bufb = op_scratch(ctx, maxlevel, sizeof *bufb);
     uint32_t *newreg = op_scratch(ctx, maxlevel, sizeof *newreg);
-    if (!bufa || !bufb || !newreg) {
+    uint32_t *lvl = op_scratch(ctx, maxlevel, sizeof *lvl); /* the level's regions */
+    if (!bufa || !bufb || !newreg || !lvl) {
         op_arena_release(&ctx->arena, mark);
         return OP_NO_MEMORY;
     }
 
-    if (narrow ? grow_all_narrow(chf, pos, m, level_end, nb, reg, bufa, bufb, newreg, &next_id)
-               : grow_all_wide(chf, pos, m, level_end, nb, reg, bufa, bufb, newreg, &next_id)) {
+    if (narrow ? grow_all_narrow(chf, pos, m, level_end, nb, lvl, bufa, bufb, newreg, &next_id)
+               : grow_all_wide(chf, pos, m, level_end, nb, lvl, bufa, bufb, newreg, &next_id)) {
         op_arena_release(&ctx->arena, mark);
         return op_fail(ctx, OP_UNSUPPORTED, "watershed: more than %u regions", OP_MAX_REGION_ID);
     }
-    /* Back to span order, in place (outside S: 0, or the band's id). */
-    reg[none] = 0;
-    reg[none + 1] = OP_BORDER_REGION;
+    /* Back to span order, in place (outside S: 0, or the band's id), from the regions
+     * per position in the entries' memory (4 (m + 2) bytes of its 12 m or 16 m). */
+    uint32_t *rp = (uint32_t *)(void *)nb;
+    rp[none] = 0;
+    rp[none + 1] = OP_BORDER_REGION;
     for (uint32_t s = 0; s < n; s++) {
         if (s + WS_AHEAD < n)
-            __builtin_prefetch(reg + pos[s + WS_AHEAD]);
-        region[s] = reg[pos[s]];
+            __builtin_prefetch(rp + pos[s + WS_AHEAD]);
+        region[s] = rp[pos[s]];
     }
     *region_count = next_id;
     *entry_bytes = (size_t)m * nb_stride(narrow);
