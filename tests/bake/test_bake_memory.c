@@ -23,7 +23,7 @@
 static const struct {
     op_partition p;
     double bound;
-} cases[] = {{OP_PARTITION_WATERSHED, 67.0}, {OP_PARTITION_MONOTONE, 56.0},
+} cases[] = {{OP_PARTITION_WATERSHED, 60.0}, {OP_PARTITION_MONOTONE, 56.0},
              {OP_PARTITION_LAYERS, 56.0}};
 
 /* The result's own arrays: the field (per span y, h, area, mutual, four links; per
