@@ -274,50 +274,55 @@ static void test_watershed_large_distances(void **state)
     op_ctx_free(&ctx);
 }
 
+/* A random multi-floor field (with a band for odd seeds) and its distance field. */
+static uint32_t *random_field(op_ctx *ctx, op_chf *chf, uint64_t seed)
+{
+    op_random_chf_opts o;
+    op_random_chf_defaults(&o, 12 + (uint32_t)(seed % 29), 9 + (uint32_t)(seed % 21));
+    o.area_count = 1 + (uint32_t)(seed % 3);
+    o.max_floors = 1 + (uint32_t)(seed % 3);
+    assert_int_equal(op_random_chf(ctx, chf, seed, &o), OP_OK);
+    chf->border_size = seed % 2 ? 2 : 0;
+    uint32_t *dist = u32_alloc(chf->span_count);
+    assert_int_equal(op_build_distance_field(ctx, chf, dist, NULL), OP_OK);
+    return dist;
+}
+
 /* The neighbour entries are packed in 24 bits while the set has fewer spans than
- * op_watershed_narrow_limit, else 32 (watershed.c): both give the same regions, with
- * and without a band, raw and filtered (with the filter's link list lent the entries). */
+ * op_watershed_narrow_limit, else 32 (watershed.c): both give the same regions, raw and
+ * filtered (the filter's link list lent the entries' block). */
 static void test_watershed_narrow_wide(void **state)
 {
     (void)state;
     op_ctx ctx;
     assert_int_equal(op_ctx_init(&ctx, OP_ISA_SCALAR), OP_OK);
     const uint32_t keep = op_watershed_narrow_limit;
+    op_region_settings s;
+    op_region_settings_defaults(&s);
     for (uint64_t seed = 1; seed <= 16; seed++) {
-        op_random_chf_opts o;
-        op_random_chf_defaults(&o, 12 + (uint32_t)(seed % 29), 9 + (uint32_t)(seed % 21));
-        o.area_count = 1 + (uint32_t)(seed % 3);
-        o.max_floors = 1 + (uint32_t)(seed % 3);
         op_chf chf;
-        assert_int_equal(op_random_chf(&ctx, &chf, seed, &o), OP_OK);
-        chf.border_size = seed % 2 ? 2 : 0;
+        uint32_t *dist = random_field(&ctx, &chf, seed);
         const uint32_t n = chf.span_count;
-        uint32_t *dist = u32_alloc(n), *a = u32_alloc(n), *b = u32_alloc(n);
-        assert_int_equal(op_build_distance_field(&ctx, &chf, dist, NULL), OP_OK);
-        op_region_settings s;
-        op_region_settings_defaults(&s);
+        uint32_t *out[2] = {u32_alloc(n), u32_alloc(n)}, c[2] = {0, 0};
         s.min_region_area = 1 + (uint32_t)(seed % 5);
         s.merge_region_area = 4 + (uint32_t)(seed % 20);
         for (int filtered = 0; filtered < 2; filtered++) {
-            uint32_t ca = 0, cb = 0;
-            op_watershed_narrow_limit = keep;
-            assert_int_equal(filtered ? op_build_regions_watershed(&ctx, &chf, dist, &s, a, &ca)
-                                      : op_build_regions_watershed_raw(&ctx, &chf, dist, a, &ca),
-                             OP_OK);
-            op_watershed_narrow_limit = 0;
-            assert_int_equal(filtered ? op_build_regions_watershed(&ctx, &chf, dist, &s, b, &cb)
-                                      : op_build_regions_watershed_raw(&ctx, &chf, dist, b, &cb),
-                             OP_OK);
-            assert_int_equal(ca, cb);
-            assert_memory_equal(a, b, (size_t)n * 4);
+            for (int k = 0; k < 2; k++) {
+                op_watershed_narrow_limit = k ? 0 : keep;
+                assert_int_equal(
+                    filtered ? op_build_regions_watershed(&ctx, &chf, dist, &s, out[k], &c[k])
+                             : op_build_regions_watershed_raw(&ctx, &chf, dist, out[k], &c[k]),
+                    OP_OK);
+            }
+            assert_int_equal(c[0], c[1]);
+            assert_memory_equal(out[0], out[1], (size_t)n * 4);
         }
         op_watershed_narrow_limit = keep;
+        free(out[0]);
+        free(out[1]);
         free(dist);
-        free(a);
-        free(b);
         op_chf_free(&chf);
     }
-    op_watershed_narrow_limit = keep;
     op_ctx_free(&ctx);
 }
 
@@ -329,16 +334,10 @@ static void test_filter_lent_links(void **state)
     op_ctx ctx;
     assert_int_equal(op_ctx_init(&ctx, OP_ISA_SCALAR), OP_OK);
     for (uint64_t seed = 1; seed <= 12; seed++) {
-        op_random_chf_opts o;
-        op_random_chf_defaults(&o, 14 + (uint32_t)(seed % 23), 11 + (uint32_t)(seed % 17));
-        o.area_count = 1 + (uint32_t)(seed % 3);
         op_chf chf;
-        assert_int_equal(op_random_chf(&ctx, &chf, seed, &o), OP_OK);
-        chf.border_size = seed % 2 ? 2 : 0;
+        uint32_t *dist = random_field(&ctx, &chf, seed);
         const uint32_t n = chf.span_count;
-        uint32_t *dist = u32_alloc(n), *raw = u32_alloc(n), *out[3];
-        assert_int_equal(op_build_distance_field(&ctx, &chf, dist, NULL), OP_OK);
-        uint32_t craw = 0, c[3];
+        uint32_t *raw = u32_alloc(n), *out[3], craw = 0, c[3];
         assert_int_equal(op_build_regions_watershed_raw(&ctx, &chf, dist, raw, &craw), OP_OK);
         const size_t lend[3] = {0, 40, (size_t)n * 32};
         for (int k = 0; k < 3; k++) {
@@ -350,15 +349,13 @@ static void test_filter_lent_links(void **state)
                                                     &c[k], mem, lend[k]),
                              OP_OK);
             free(mem);
-        }
-        for (int k = 1; k < 3; k++) {
             assert_int_equal(c[k], c[0]);
             assert_memory_equal(out[k], out[0], (size_t)n * 4);
         }
         for (int k = 0; k < 3; k++)
             free(out[k]);
-        free(dist);
         free(raw);
+        free(dist);
         op_chf_free(&chf);
     }
     op_ctx_free(&ctx);
