@@ -242,10 +242,9 @@ position_neighbours(const op_chf *chf, const uint32_t *pos, uint32_t none, uint8
  *   position_neighbours; §9.2 reads "next to" as any mutual neighbour), kept in
  *   discovery order, which cannot change a synchronous round.
  * Regions: rp[q] for the levels above (q < lo), lvl[p - lo] for this level (round 1
- * writes every entry); a level span read as a neighbour in round 2 or later has no
- * neighbour above (it would have joined in round 1), so there only this level's
- * regions are read and every other position reads 0. bufa, bufb and newreg hold one
- * level. */
+ * writes every entry). A candidate of round 2 or later has no neighbour above (it would
+ * have joined in round 1), so those rounds read this level's regions and 0 for every
+ * other position. bufa, bufb and newreg hold one level. */
 static inline __attribute__((always_inline)) void
 grow_level(const uint8_t *nb, int narrow, const uint32_t *rp, uint32_t *lvl, uint32_t lo,
            uint32_t hi, uint32_t *bufa, uint32_t *bufb, uint32_t *newreg)
