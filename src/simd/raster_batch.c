@@ -100,17 +100,26 @@ typedef struct rb_edges {
     vf cp[3][K]; /* crossing point of edge (slot - 1) -> slot */
 } rb_edges;
 
-OP_VINLINE void rb_edges_of(const rb_poly *p, int axis, vf plane, int nc, rb_edges *e)
+OP_VINLINE void rb_edges_of(const rb_poly *p, int axis, vf plane, int nc, rb_edges *e, vi act)
 {
     const int top = p->top;
-    const vi last_i = simde_mm256_sub_epi32(p->n, rb_set(1));
     vf lastc[3];
-    for (int c = 0; c < nc; c++)
-        lastc[c] = p->c[c][0];
-    for (int i = 1; i < top; i++) {
-        const vi m = rb_eq(last_i, rb_set(i));
+    /* The last vertex of each lane of act (lanes outside act are never read). */
+    const unsigned am = (unsigned)simde_mm256_movemask_ps(simde_mm256_castsi256_ps(act));
+    const unsigned full = (unsigned)simde_mm256_movemask_ps(
+        simde_mm256_castsi256_ps(rb_eq(p->n, rb_set(top))));
+    if (top > 0 && (full & am) == am) {
         for (int c = 0; c < nc; c++)
-            lastc[c] = rb_sel(lastc[c], p->c[c][i], m);
+            lastc[c] = p->c[c][top - 1];
+    } else {
+        const vi last_i = simde_mm256_sub_epi32(p->n, rb_set(1));
+        for (int c = 0; c < nc; c++)
+            lastc[c] = p->c[c][0];
+        for (int i = 1; i < top; i++) {
+            const vi m = rb_eq(last_i, rb_set(i));
+            for (int c = 0; c < nc; c++)
+                lastc[c] = rb_sel(lastc[c], p->c[c][i], m);
+        }
     }
     const vf zero = simde_mm256_setzero_ps();
     vf db = simde_mm256_sub_ps(plane, lastc[axis]);
@@ -239,6 +248,8 @@ OP_CLIP_BATCH_FN(OP_FN(op_clip_batch))
     const vf top_y = rb_setf(g->by), zero = simde_mm256_setzero_ps();
     const vf inf = rb_setf(INFINITY), ninf = rb_setf(-INFINITY);
     const int xl = x_lo > 0 ? x_lo : 0;
+    rb_poly PB, QA, QB; /* P's other buffer; a row piece and its column remainder */
+    rb_poly *pp = &P, *pr = &PB;
     for (int r = 0; r < rows; r++) {
         const vi act = rb_andnot(over, rb_gti(simde_mm256_add_epi32(nrows, rb_set(1)), rb_set(r)));
         if (!rb_any(act))
@@ -247,31 +258,38 @@ OP_CLIP_BATCH_FN(OP_FN(op_clip_batch))
         const vf plane = simde_mm256_add_ps(
             simde_mm256_add_ps(bz, simde_mm256_mul_ps(simde_mm256_cvtepi32_ps(z), cs)), cs);
         rb_edges e;
-        rb_edges_of(&P, 2, plane, 3, &e);
-        rb_poly Q, R;
+        rb_edges_of(pp, 2, plane, 3, &e, act);
+        rb_poly *Q = &QA;
         vi ov = simde_mm256_setzero_si256();
-        rb_compact(&P, &e, 1, 2, &Q, &ov, act);
-        rb_compact(&P, &e, 2, 3, &R, &ov, act);
+        rb_compact(pp, &e, 1, 2, Q, &ov, act);
+        rb_compact(pp, &e, 2, 3, pr, &ov, act);
         over = rb_or(over, rb_and(act, ov));
-        /* The rest goes on in the lanes of this row. */
+        /* The rest goes on in the lanes of this row. When those are all the lanes still
+         * ours (a batch of one shape class has the same rows in every lane), the rest is
+         * the polygon: the buffers swap (a lane that left is never read again). */
         const vi ract = rb_andnot(over, act);
-        for (int c = 0; c < 3; c++)
-            for (int k = 0; k < R.top; k++)
-                P.c[c][k] = rb_sel(P.c[c][k], R.c[c][k], ract);
-        P.n = rb_seli(P.n, R.n, ract);
-        P.top = rb_hmax(rb_andnot(over, P.n));
-        if (P.top < R.top)
-            P.top = R.top;
+        if (!rb_any(rb_andnot(ract, rb_andnot(over, rb_set(-1))))) {
+            rb_poly *t = pp;
+            pp = pr;
+            pr = t;
+        } else {
+            for (int c = 0; c < 3; c++)
+                for (int k = 0; k < pr->top; k++)
+                    pp->c[c][k] = rb_sel(pp->c[c][k], pr->c[c][k], ract);
+            pp->n = rb_seli(pp->n, pr->n, ract);
+            const int t = rb_hmax(rb_andnot(over, pp->n));
+            pp->top = t > pr->top ? t : pr->top;
+        }
         /* Row pieces of 3+ vertices in rows >= z_emit, >= 0. */
-        vi rowact = rb_and(ract, rb_gti(Q.n, rb_set(2)));
+        vi rowact = rb_and(ract, rb_gti(Q->n, rb_set(2)));
         rowact = rb_and(rowact, rb_gti(z, rb_set((z_emit > 0 ? z_emit : 0) - 1)));
         if (!rb_any(rowact))
             continue;
         vf mnx = inf, mxx = ninf;
-        for (int k = 0; k < Q.top; k++) {
-            const vi m = rb_gti(Q.n, rb_set(k));
-            mnx = simde_mm256_min_ps(mnx, rb_sel(inf, Q.c[0][k], m));
-            mxx = simde_mm256_max_ps(mxx, rb_sel(ninf, Q.c[0][k], m));
+        for (int k = 0; k < Q->top; k++) {
+            const vi m = rb_gti(Q->n, rb_set(k));
+            mnx = simde_mm256_min_ps(mnx, rb_sel(inf, Q->c[0][k], m));
+            mxx = simde_mm256_max_ps(mxx, rb_sel(ninf, Q->c[0][k], m));
         }
         /* op_clip_row_columns. */
         vi xa = rb_trunc_clamp(simde_mm256_mul_ps(simde_mm256_sub_ps(mnx, bx), ics), -2, g->w);
@@ -294,17 +312,17 @@ OP_CLIP_BATCH_FN(OP_FN(op_clip_batch))
             const vf xp = simde_mm256_add_ps(
                 simde_mm256_add_ps(bx, simde_mm256_mul_ps(simde_mm256_cvtepi32_ps(x), cs)), cs);
             rb_edges ce;
-            rb_edges_of(&Q, 0, xp, 2, &ce);
+            rb_edges_of(Q, 0, xp, 2, &ce, cact);
             /* The column piece: its vertex count and y range. */
             vi cnt = simde_mm256_setzero_si256();
             vf lo = inf, hi = ninf;
-            for (int k = 0; k < Q.top; k++) {
+            for (int k = 0; k < Q->top; k++) {
                 const vi kc = ce.cross[k], ka = rb_keep(&ce, k, 1);
                 cnt = simde_mm256_sub_epi32(simde_mm256_sub_epi32(cnt, kc), ka);
                 lo = simde_mm256_min_ps(lo, rb_sel(inf, ce.cp[1][k], kc));
                 hi = simde_mm256_max_ps(hi, rb_sel(ninf, ce.cp[1][k], kc));
-                lo = simde_mm256_min_ps(lo, rb_sel(inf, Q.c[1][k], ka));
-                hi = simde_mm256_max_ps(hi, rb_sel(ninf, Q.c[1][k], ka));
+                lo = simde_mm256_min_ps(lo, rb_sel(inf, Q->c[1][k], ka));
+                hi = simde_mm256_max_ps(hi, rb_sel(ninf, Q->c[1][k], ka));
             }
             vi emit = rb_and(cact, rb_gti(cnt, rb_set(2)));
             emit = rb_and(emit, rb_gti(x, rb_set(xl - 1)));
@@ -324,27 +342,23 @@ OP_CLIP_BATCH_FN(OP_FN(op_clip_batch))
             pm = rb_or(pm, rb_and(emit, rb_set(1 << slot)));
             if (c + 1 == cols)
                 break; /* the remainder is not needed */
-            /* The remainder goes on in the lanes that have more columns. */
-            rb_poly Q2;
+            /* The remainder goes on in the lanes that have more columns; the others
+             * never read the row piece again, so the buffers swap. */
+            rb_poly *Q2 = Q == &QA ? &QB : &QA;
             vi ov2 = simde_mm256_setzero_si256();
             const vi more = rb_and(cact, rb_gti(ncols, rb_set(c)));
-            rb_compact(&Q, &ce, 2, 2, &Q2, &ov2, more);
+            rb_compact(Q, &ce, 2, 2, Q2, &ov2, more);
             over = rb_or(over, rb_and(more, ov2));
-            const vi go = rb_andnot(over, more);
-            for (int cc = 0; cc < 2; cc++)
-                for (int k = 0; k < Q2.top; k++)
-                    Q.c[cc][k] = rb_sel(Q.c[cc][k], Q2.c[cc][k], go);
-            Q.n = rb_seli(Q.n, Q2.n, go);
-            if (Q.top < Q2.top)
-                Q.top = Q2.top;
+            Q = Q2;
             rowact = rb_andnot(over, rowact);
         }
     }
     simde_mm256_storeu_si256((void *)b->mask, pm);
-    for (int k = 0; k < K; k++)
+    /* Slots past a lane's count are not part of its rest. */
+    for (int k = 0; k < pp->top; k++)
         for (int c = 0; c < 3; c++)
-            simde_mm256_storeu_ps(b->rest[3 * k + c], P.c[c][k]);
-    simde_mm256_storeu_si256((void *)b->rest_n, P.n);
+            simde_mm256_storeu_ps(b->rest[3 * k + c], pp->c[c][k]);
+    simde_mm256_storeu_si256((void *)b->rest_n, pp->n);
     const unsigned left = (unsigned)simde_mm256_movemask_ps(simde_mm256_castsi256_ps(over));
     return left & ((1u << lanes) - 1u);
 }
