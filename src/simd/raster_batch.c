@@ -96,15 +96,19 @@ OP_VINLINE vi rb_trunc_clamp(vf f, int lo, int hi)
  * o (coordinates [0, nc)), count into o->n; lanes whose count exceeds K set *over.
  * With o == NULL only the count and the y range (ymin, ymax) of side 1 are made. */
 typedef struct rb_edges {
-    vi cross[K], ge[K], gt[K], valid[K];
+    vi cross[K], keep[2][K]; /* keep[side - 1]: the vertex is a candidate of that side */
+    vi sig[2]; /* per lane and side, bit j: candidate j (c0 a0 c1 a1 ..) is kept */
     vf cp[3][K]; /* crossing point of edge (slot - 1) -> slot */
 } rb_edges;
 
+/* Side 1 keeps a vertex with δ > 0 after a crossing, δ >= 0 otherwise; side 2 δ < 0,
+ * δ <= 0 (without NaN, δ < 0 is !(δ >= 0) and δ <= 0 is !(δ > 0)). Lanes outside act are
+ * never read (their edges may be skipped). */
 OP_VINLINE void rb_edges_of(const rb_poly *p, int axis, vf plane, int nc, rb_edges *e, vi act)
 {
     const int top = p->top;
     vf lastc[3];
-    /* The last vertex of each lane of act (lanes outside act are never read). */
+    /* The last vertex of each lane of act. */
     const unsigned am = (unsigned)simde_mm256_movemask_ps(simde_mm256_castsi256_ps(act));
     const unsigned full = (unsigned)simde_mm256_movemask_ps(
         simde_mm256_castsi256_ps(rb_eq(p->n, rb_set(top))));
@@ -123,14 +127,19 @@ OP_VINLINE void rb_edges_of(const rb_poly *p, int axis, vf plane, int nc, rb_edg
     }
     const vf zero = simde_mm256_setzero_ps();
     vf db = simde_mm256_sub_ps(plane, lastc[axis]);
+    e->sig[0] = e->sig[1] = simde_mm256_setzero_si256();
     for (int i = 0; i < top; i++) {
         const vf d = simde_mm256_sub_ps(plane, p->c[axis][i]);
-        const vi ge = rb_ge(d, zero), geb = rb_ge(db, zero);
-        e->valid[i] = rb_gti(p->n, rb_set(i));
-        e->ge[i] = ge;
-        e->gt[i] = rb_gt(d, zero);
-        e->cross[i] = rb_and(e->valid[i], rb_xor(ge, geb));
-        if (rb_any(e->cross[i])) {
+        const vi ge = rb_ge(d, zero), geb = rb_ge(db, zero), gt = rb_gt(d, zero);
+        const vi valid = rb_gti(p->n, rb_set(i));
+        const vi cross = rb_and(valid, rb_xor(ge, geb));
+        e->cross[i] = cross;
+        e->keep[0][i] = rb_and(valid, rb_or(rb_and(cross, gt), rb_andnot(cross, ge)));
+        e->keep[1][i] = rb_andnot(rb_or(rb_and(cross, ge), rb_andnot(cross, gt)), valid);
+        const vi cb = rb_and(cross, rb_set(1 << 2 * i)), kb = rb_set(2 << 2 * i);
+        e->sig[0] = rb_or(e->sig[0], rb_or(cb, rb_and(e->keep[0][i], kb)));
+        e->sig[1] = rb_or(e->sig[1], rb_or(cb, rb_and(e->keep[1][i], kb)));
+        if (rb_any(rb_and(cross, act))) {
             const vf s = simde_mm256_div_ps(db, simde_mm256_sub_ps(db, d));
             for (int c = 0; c < nc; c++) {
                 const vf b = i ? p->c[c][i - 1] : lastc[c];
@@ -145,15 +154,7 @@ OP_VINLINE void rb_edges_of(const rb_poly *p, int axis, vf plane, int nc, rb_edg
     }
 }
 
-/* Side 1 keeps a vertex with δ > 0 after a crossing, δ >= 0 otherwise; side 2 δ < 0,
- * δ <= 0 (without NaN, δ < 0 is !(δ >= 0) and δ <= 0 is !(δ > 0)). */
-OP_VINLINE vi rb_keep(const rb_edges *e, int i, int side)
-{
-    const vi m = side == 1 ? rb_or(rb_and(e->cross[i], e->gt[i]), rb_andnot(e->cross[i], e->ge[i]))
-                           : rb_andnot(rb_or(rb_and(e->cross[i], e->ge[i]), rb_andnot(e->cross[i], e->gt[i])),
-                                       rb_set(-1));
-    return rb_and(m, e->valid[i]);
-}
+OP_VINLINE vi rb_keep(const rb_edges *e, int i, int side) { return e->keep[side - 1][i]; }
 
 /* The side's candidates compacted in order into o (coordinates [0, nc)). While every
  * lane that matters (act) keeps the same candidates, they go to the same slot in every
@@ -165,6 +166,30 @@ OP_VINLINE void rb_compact(const rb_poly *p, const rb_edges *e, int side, int nc
 {
     const int top = p->top;
     const unsigned am = (unsigned)simde_mm256_movemask_ps(simde_mm256_castsi256_ps(act));
+    /* Every lane of act keeps the same candidates (bits of the first one's signature)? */
+    int32_t sg[OP_CLIP_BATCH];
+    simde_mm256_storeu_si256((void *)sg, e->sig[side - 1]);
+    const int32_t s0 = am ? sg[__builtin_ctz(am)] : 0;
+    const unsigned same = (unsigned)simde_mm256_movemask_ps(
+        simde_mm256_castsi256_ps(rb_eq(e->sig[side - 1], rb_set(s0))));
+    if (am && (same & am) == am) {
+        /* Then they go to the same slots in every lane. */
+        int m = 0;
+        for (unsigned bits = (unsigned)s0; bits; bits &= bits - 1) {
+            const int j = __builtin_ctz(bits), i = j >> 1;
+            if (m == K) {
+                m = K + 1; /* every lane of act is over */
+                break;
+            }
+            for (int c = 0; c < nc; c++)
+                o->c[c][m] = j & 1 ? p->c[c][i] : e->cp[c][i];
+            m++;
+        }
+        *over = rb_or(*over, rb_and(act, rb_gti(rb_set(m), rb_set(K))));
+        o->n = rb_set(m);
+        o->top = m < K ? m : K;
+        return;
+    }
     int m = 0, lo = -1, jd = 0, filled = -1;
     vi pos = simde_mm256_setzero_si256();
     for (int j = 0; j < 2 * top; j++) {
