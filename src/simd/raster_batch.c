@@ -166,27 +166,33 @@ OP_VINLINE void rb_compact(const rb_poly *p, const rb_edges *e, int side, int nc
 {
     const int top = p->top;
     const unsigned am = (unsigned)simde_mm256_movemask_ps(simde_mm256_castsi256_ps(act));
-    /* Every lane of act keeps the same candidates (bits of the first one's signature)? */
+    /* Every lane of act keeps the same candidates (the bits of the first nonzero
+     * signature) or none (a side left empty: its count is 0, its slots never read)? */
+    const vi sig = e->sig[side - 1];
+    const unsigned zm = (unsigned)simde_mm256_movemask_ps(
+        simde_mm256_castsi256_ps(rb_eq(sig, simde_mm256_setzero_si256())));
     int32_t sg[OP_CLIP_BATCH];
-    simde_mm256_storeu_si256((void *)sg, e->sig[side - 1]);
-    const int32_t s0 = am ? sg[__builtin_ctz(am)] : 0;
+    simde_mm256_storeu_si256((void *)sg, sig);
+    const unsigned nzm = am & ~zm;
+    const int32_t s0 = nzm ? sg[__builtin_ctz(nzm)] : 0;
     const unsigned same = (unsigned)simde_mm256_movemask_ps(
-        simde_mm256_castsi256_ps(rb_eq(e->sig[side - 1], rb_set(s0))));
-    if (am && (same & am) == am) {
+        simde_mm256_castsi256_ps(rb_eq(sig, rb_set(s0))));
+    if (((same | zm) & am) == am) {
         /* Then they go to the same slots in every lane. */
         int m = 0;
         for (unsigned bits = (unsigned)s0; bits; bits &= bits - 1) {
             const int j = __builtin_ctz(bits), i = j >> 1;
             if (m == K) {
-                m = K + 1; /* every lane of act is over */
+                m = K + 1; /* every lane of act that keeps them is over */
                 break;
             }
             for (int c = 0; c < nc; c++)
                 o->c[c][m] = j & 1 ? p->c[c][i] : e->cp[c][i];
             m++;
         }
-        *over = rb_or(*over, rb_and(act, rb_gti(rb_set(m), rb_set(K))));
-        o->n = rb_set(m);
+        const vi n = simde_mm256_andnot_si256(rb_eq(sig, simde_mm256_setzero_si256()), rb_set(m));
+        *over = rb_or(*over, rb_and(act, rb_gti(n, rb_set(K))));
+        o->n = n;
         o->top = m < K ? m : K;
         return;
     }
