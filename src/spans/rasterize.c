@@ -174,12 +174,15 @@ static op_status bin_triangles(raster_job *j)
                             *v2 = verts + 3 * (size_t)t[2];
                 /* isfinite of all nine at once, on the bits: an exponent of all ones
                  * carries into bit 31 when one more is added to it. */
-                uint32_t bits[9], inf = 0;
+                uint32_t bits[9];
                 memcpy(bits, v0, 12);
                 memcpy(bits + 3, v1, 12);
                 memcpy(bits + 6, v2, 12);
-                for (int q = 0; q < 9; q++)
-                    inf |= (bits[q] & 0x7f800000u) + 0x00800000u;
+#define OP_EXP_CARRY(q) ((bits[q] & 0x7f800000u) + 0x00800000u)
+                const uint32_t inf = OP_EXP_CARRY(0) | OP_EXP_CARRY(1) | OP_EXP_CARRY(2) |
+                                     OP_EXP_CARRY(3) | OP_EXP_CARRY(4) | OP_EXP_CARRY(5) |
+                                     OP_EXP_CARRY(6) | OP_EXP_CARRY(7) | OP_EXP_CARRY(8);
+#undef OP_EXP_CARRY
                 if (inf & 0x80000000u)
                     j->bad_status = check_tri(ctx, j->mesh, i);
                 else {
