@@ -156,98 +156,53 @@ OP_VINLINE void rb_edges_of(const rb_poly *p, int axis, vf plane, int nc, rb_edg
 
 OP_VINLINE vi rb_keep(const rb_edges *e, int i, int side) { return e->keep[side - 1][i]; }
 
-/* The side's candidates compacted in order into o (coordinates [0, nc)). While every
- * lane that matters (act) keeps the same candidates, they go to the same slot in every
- * lane (no blends; the rasterizer batches triangles of like shape for this); from the
- * first candidate where lanes differ on, each goes to the slot its lane's count names.
+/* The side's candidates compacted in order into o (coordinates [0, nc)), count into
+ * o->n; lanes of act whose count exceeds K set *over. Lanes are taken in groups of one
+ * signature (the candidates they keep): a group's candidates go to the same slots in
+ * each of its lanes, the first group's by plain moves, a later group's by blends where
+ * an earlier group wrote the slot. The rasterizer batches triangles of like shape, so
+ * most compactions have one group (and lanes whose side keeps nothing, count 0).
  * Lanes outside act get slots that are never read. */
 OP_VINLINE void rb_compact(const rb_poly *p, const rb_edges *e, int side, int nc, rb_poly *o,
                            vi *over, vi act)
 {
-    const int top = p->top;
     const unsigned am = (unsigned)simde_mm256_movemask_ps(simde_mm256_castsi256_ps(act));
-    /* Every lane of act keeps the same candidates (the bits of the first nonzero
-     * signature) or none (a side left empty: its count is 0, its slots never read)? */
     const vi sig = e->sig[side - 1];
-    const unsigned zm = (unsigned)simde_mm256_movemask_ps(
-        simde_mm256_castsi256_ps(rb_eq(sig, simde_mm256_setzero_si256())));
     int32_t sg[OP_CLIP_BATCH];
     simde_mm256_storeu_si256((void *)sg, sig);
-    const unsigned nzm = am & ~zm;
-    const int32_t s0 = nzm ? sg[__builtin_ctz(nzm)] : 0;
-    const unsigned same = (unsigned)simde_mm256_movemask_ps(
-        simde_mm256_castsi256_ps(rb_eq(sig, rb_set(s0))));
-    if (((same | zm) & am) == am) {
-        /* Then they go to the same slots in every lane. */
+    const unsigned zm = (unsigned)simde_mm256_movemask_ps(
+        simde_mm256_castsi256_ps(rb_eq(sig, simde_mm256_setzero_si256())));
+    unsigned left = am & ~zm; /* lanes of act with candidates, not yet written */
+    vi n = simde_mm256_setzero_si256();
+    int filled = 0, top = 0; /* slots [0, filled) written */
+    while (left) {
+        const int32_t s0 = sg[__builtin_ctz(left)];
+        const vi g = rb_eq(sig, rb_set(s0));
+        left &= ~(unsigned)simde_mm256_movemask_ps(simde_mm256_castsi256_ps(g));
         int m = 0;
         for (unsigned bits = (unsigned)s0; bits; bits &= bits - 1) {
             const int j = __builtin_ctz(bits), i = j >> 1;
             if (m == K) {
-                m = K + 1; /* every lane of act that keeps them is over */
+                m = K + 1; /* the group's lanes are over */
                 break;
             }
-            for (int c = 0; c < nc; c++)
-                o->c[c][m] = j & 1 ? p->c[c][i] : e->cp[c][i];
+            if (m >= filled) {
+                for (int c = 0; c < nc; c++)
+                    o->c[c][m] = j & 1 ? p->c[c][i] : e->cp[c][i];
+            } else {
+                for (int c = 0; c < nc; c++)
+                    o->c[c][m] = rb_sel(o->c[c][m], j & 1 ? p->c[c][i] : e->cp[c][i], g);
+            }
             m++;
         }
-        const vi n = simde_mm256_andnot_si256(rb_eq(sig, simde_mm256_setzero_si256()), rb_set(m));
-        *over = rb_or(*over, rb_and(act, rb_gti(n, rb_set(K))));
-        o->n = n;
-        o->top = m < K ? m : K;
-        return;
+        n = rb_seli(n, rb_set(m), g);
+        if (m > top)
+            top = m;
+        filled = top < K ? top : K;
     }
-    int m = 0, lo = -1, jd = 0, filled = -1;
-    vi pos = simde_mm256_setzero_si256();
-    for (int j = 0; j < 2 * top; j++) {
-        const int i = j >> 1;
-        const vi v = j & 1 ? rb_keep(e, i, side) : e->cross[i];
-        if (lo < 0) {
-            const unsigned vm = (unsigned)simde_mm256_movemask_ps(simde_mm256_castsi256_ps(v)) & am;
-            if (!vm)
-                continue;
-            if (vm == am) {
-                if (m < K) {
-                    for (int c = 0; c < nc; c++)
-                        o->c[c][m] = j & 1 ? p->c[c][i] : e->cp[c][i];
-                }
-                m++;
-                continue;
-            }
-            /* Lanes differ from here on. */
-            if (m >= K) {
-                m = K + 1; /* every lane of act is over */
-                break;
-            }
-            lo = m;
-            jd = j;
-            filled = m - 1;
-            pos = rb_set(m);
-        }
-        if (!rb_any(v))
-            continue;
-        const int hi = lo + (j - jd) < K - 1 ? lo + (j - jd) : K - 1;
-        for (int q = lo; q <= hi; q++) {
-            if (q > filled) {
-                /* The slot's first write: lanes that take another candidate later get
-                 * it then, lanes that never reach the slot never read it. */
-                for (int c = 0; c < nc; c++)
-                    o->c[c][q] = j & 1 ? p->c[c][i] : e->cp[c][i];
-                continue;
-            }
-            const vi w = rb_and(v, rb_eq(pos, rb_set(q)));
-            for (int c = 0; c < nc; c++)
-                o->c[c][q] = rb_sel(o->c[c][q], j & 1 ? p->c[c][i] : e->cp[c][i], w);
-        }
-        if (hi > filled)
-            filled = hi;
-        pos = simde_mm256_sub_epi32(pos, v);
-    }
-    if (lo < 0)
-        pos = rb_set(m);
-    *over = rb_or(*over, rb_and(act, rb_gti(pos, rb_set(K))));
-    o->n = pos;
-    const int t = rb_hmax(rb_and(act, pos));
-    o->top = t < K ? t : K;
+    *over = rb_or(*over, rb_and(act, rb_gti(n, rb_set(K))));
+    o->n = n;
+    o->top = top < K ? top : K;
 }
 
 OP_CLIP_BATCH_FN(OP_FN(op_clip_batch))
