@@ -127,15 +127,18 @@ OP_VINLINE void rb_edges_of(const rb_poly *p, int axis, vf plane, int nc, rb_edg
     }
     const vf zero = simde_mm256_setzero_ps();
     vf db = simde_mm256_sub_ps(plane, lastc[axis]);
+    vi geb = rb_ge(db, zero);
     e->sig[0] = e->sig[1] = simde_mm256_setzero_si256();
     for (int i = 0; i < top; i++) {
         const vf d = simde_mm256_sub_ps(plane, p->c[axis][i]);
-        const vi ge = rb_ge(d, zero), geb = rb_ge(db, zero), gt = rb_gt(d, zero);
+        const vi ge = rb_ge(d, zero), gt = rb_gt(d, zero);
         const vi valid = rb_gti(p->n, rb_set(i));
         const vi cross = rb_and(valid, rb_xor(ge, geb));
         e->cross[i] = cross;
-        e->keep[0][i] = rb_and(valid, rb_or(rb_and(cross, gt), rb_andnot(cross, ge)));
-        e->keep[1][i] = rb_andnot(rb_or(rb_and(cross, ge), rb_andnot(cross, gt)), valid);
+        /* Side 1: cross ? gt : ge, side 2: !(cross ? ge : gt); gt implies ge. */
+        e->keep[0][i] = rb_and(valid, rb_or(gt, rb_andnot(cross, ge)));
+        e->keep[1][i] = rb_andnot(rb_and(ge, rb_or(gt, cross)), valid);
+        geb = ge;
         const vi cb = rb_and(cross, rb_set(1 << 2 * i)), kb = rb_set(2 << 2 * i);
         e->sig[0] = rb_or(e->sig[0], rb_or(cb, rb_and(e->keep[0][i], kb)));
         e->sig[1] = rb_or(e->sig[1], rb_or(cb, rb_and(e->keep[1][i], kb)));
