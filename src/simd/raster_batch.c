@@ -8,8 +8,11 @@
  * operations on the scalar twin's operands in every lane: δ = plane − v, the edge
  * b -> a from the previous slot (slot 0: the lane's last vertex), the crossing point
  * b + (a − b)·(δb / (δb − δa)); then the candidates c0 a0 c1 a1 .. (crossing point, then
- * vertex) are compacted in order, each to the slot its lane's running count names
- * (blends: no lane waits for another). So every vertex is bit-identical to the scalar
+ * vertex) are compacted in order, each to the slot its lane's running count names.
+ * Each lane's kept candidates are a bit mask (its signature); lanes of one signature
+ * are compacted together (the same slots in each, plain moves for the first group of
+ * lanes, blends for the others), so no lane waits for another and a batch of one shape
+ * class usually needs no blends. So every vertex is bit-identical to the scalar
  * twin's. All lanes walk rows z0 + r and, in each row piece, columns x0 + c in step;
  * a lane past its own last row or column is masked.
  *
@@ -91,12 +94,12 @@ OP_VINLINE vi rb_trunc_clamp(vf f, int lo, int hi)
     return r;
 }
 
-/* One split of p at `plane` along coordinate `axis` (supplement §1.3, dividePoly).
- * Candidates of the side `side` (1: δ >= 0, out1; 2: δ <= 0, out2) are compacted into
- * o (coordinates [0, nc)), count into o->n; lanes whose count exceeds K set *over.
- * With o == NULL only the count and the y range (ymin, ymax) of side 1 are made. */
+/* One split of a polygon at a plane along one coordinate (supplement §1.3, dividePoly):
+ * per slot, whether the edge into it crosses and whether side 1 (δ >= 0, out1) keeps
+ * its vertex, the crossing points, and per lane and side (1, or 2: δ <= 0, out2) the
+ * signature of the candidates that side keeps. */
 typedef struct rb_edges {
-    vi cross[K], keep[2][K]; /* keep[side - 1]: the vertex is a candidate of that side */
+    vi cross[K], keep1[K]; /* keep1: the vertex is a candidate of side 1 */
     vi sig[2]; /* per lane and side, bit j: candidate j (c0 a0 c1 a1 ..) is kept */
     vf cp[3][K]; /* crossing point of edge (slot - 1) -> slot */
 } rb_edges;
@@ -136,12 +139,13 @@ OP_VINLINE void rb_edges_of(const rb_poly *p, int axis, vf plane, int nc, rb_edg
         const vi cross = rb_and(valid, rb_xor(ge, geb));
         e->cross[i] = cross;
         /* Side 1: cross ? gt : ge, side 2: !(cross ? ge : gt); gt implies ge. */
-        e->keep[0][i] = rb_and(valid, rb_or(gt, rb_andnot(cross, ge)));
-        e->keep[1][i] = rb_andnot(rb_and(ge, rb_or(gt, cross)), valid);
+        const vi keep1 = rb_and(valid, rb_or(gt, rb_andnot(cross, ge)));
+        const vi keep2 = rb_andnot(rb_and(ge, rb_or(gt, cross)), valid);
+        e->keep1[i] = keep1;
         geb = ge;
         const vi cb = rb_and(cross, rb_set(1 << 2 * i)), kb = rb_set(2 << 2 * i);
-        e->sig[0] = rb_or(e->sig[0], rb_or(cb, rb_and(e->keep[0][i], kb)));
-        e->sig[1] = rb_or(e->sig[1], rb_or(cb, rb_and(e->keep[1][i], kb)));
+        e->sig[0] = rb_or(e->sig[0], rb_or(cb, rb_and(keep1, kb)));
+        e->sig[1] = rb_or(e->sig[1], rb_or(cb, rb_and(keep2, kb)));
         if (rb_any(rb_and(cross, act))) {
             const vf s = simde_mm256_div_ps(db, simde_mm256_sub_ps(db, d));
             for (int c = 0; c < nc; c++) {
@@ -156,8 +160,6 @@ OP_VINLINE void rb_edges_of(const rb_poly *p, int axis, vf plane, int nc, rb_edg
         db = d;
     }
 }
-
-OP_VINLINE vi rb_keep(const rb_edges *e, int i, int side) { return e->keep[side - 1][i]; }
 
 /* The side's candidates compacted in order into o (coordinates [0, nc)), count into
  * o->n; lanes of act whose count exceeds K set *over. Lanes are taken in groups of one
@@ -306,7 +308,7 @@ OP_CLIP_BATCH_FN(OP_FN(op_clip_batch))
             vi cnt = simde_mm256_setzero_si256();
             vf lo = inf, hi = ninf;
             for (int k = 0; k < Q->top; k++) {
-                const vi kc = ce.cross[k], ka = rb_keep(&ce, k, 1);
+                const vi kc = ce.cross[k], ka = ce.keep1[k];
                 cnt = simde_mm256_sub_epi32(simde_mm256_sub_epi32(cnt, kc), ka);
                 lo = simde_mm256_min_ps(lo, rb_sel(inf, ce.cp[1][k], kc));
                 hi = simde_mm256_max_ps(hi, rb_sel(ninf, ce.cp[1][k], kc));
