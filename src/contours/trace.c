@@ -618,6 +618,13 @@ void op__contour_trace_free(op_ctrace *t)
     memset(t, 0, sizeof *t);
 }
 
+/* The CHUNK vertices of a chunk (64-byte lines). */
+static inline void prefetch_chunk(const op_contour_vert *v)
+{
+    for (uint32_t i = 0; i < CHUNK; i += 4)
+        __builtin_prefetch(v + i);
+}
+
 /* Appends fragment f's vertices in loop order: reverse(front) (when front), back (when
  * back). */
 static size_t emit(const trace_seg *g, const tfrag *f, int front, int back,
@@ -627,14 +634,19 @@ static size_t emit(const trace_seg *g, const tfrag *f, int front, int back,
     if (front)
         for (uint32_t c = f->front_top; c != NONE; c = *cnext_at(g, c)) {
             const op_contour_vert *v = chunk_at(g, c);
+            if (*cnext_at(g, c) != NONE)
+                prefetch_chunk(chunk_at(g, *cnext_at(g, c)));
             for (uint32_t i = c == f->front_top ? f->front_fill : CHUNK; i-- > 0;)
                 out[n++] = v[i];
         }
     if (back)
-        for (uint32_t c = f->back_first; c != NONE; c = *cnext_at(g, c)) {
-            const uint32_t k = c == f->back_last ? f->back_fill : CHUNK;
+        for (uint32_t c = f->back_first; c != NONE;) {
+            const uint32_t k = c == f->back_last ? f->back_fill : CHUNK, next = *cnext_at(g, c);
+            if (next != NONE) /* the chunks were written long ago: fetch the next early */
+                prefetch_chunk(chunk_at(g, next));
             memcpy(out + n, chunk_at(g, c), k * sizeof *out);
             n += k;
+            c = next;
         }
     return n;
 }
