@@ -174,6 +174,13 @@ static uint32_t new_chunk(const trace_in *t, trace_seg *g)
             return NONE;
         g->ncpages++;
     }
+    /* the chunk after this one is written soon, and chunk memory is cold: fetch it
+     * for writing now (chunks are handed out in address order within a page) */
+    if ((g->nchunk + 1) & ((1u << CHUNK_PAGE_BITS) - 1)) {
+        const op_contour_vert *nx = chunk_at(g, (uint32_t)g->nchunk + 1);
+        for (uint32_t i = 0; i < CHUNK; i += 4)
+            __builtin_prefetch(nx + i, 1);
+    }
     return (uint32_t)g->nchunk++;
 }
 
