@@ -663,8 +663,16 @@ void op__contour_loop_copy(const op_ctrace *t, uint32_t loop, op_contour_vert *o
     const tfrag *fr = t->frags;
     const uint32_t f0 = t->loops[loop].frag;
     size_t n = emit(&t->seg[fr[f0].seg], &fr[f0], 0, 1, out);
-    for (uint32_t f = fr[f0].link; f != f0; f = fr[f].link)
+    for (uint32_t f = fr[f0].link; f != f0; f = fr[f].link) {
+        /* most fragments fill less than a chunk: fetch the next one's early */
+        const tfrag *nx = &fr[fr[f].link];
+        const trace_seg *ng = &t->seg[nx->seg];
+        if (nx->back_first != NONE)
+            prefetch_chunk(chunk_at(ng, nx->back_first));
+        if (nx->front_top != NONE)
+            prefetch_chunk(chunk_at(ng, nx->front_top));
         n += emit(&t->seg[fr[f].seg], &fr[f], 1, 1, out + n);
+    }
     emit(&t->seg[fr[f0].seg], &fr[f0], 1, 0, out + n);
 }
 
