@@ -153,6 +153,15 @@ static inline uint32_t *cnext_at(const trace_seg *g, uint32_t c)
     return &g->cnext[c >> CHUNK_PAGE_BITS][c & ((1u << CHUNK_PAGE_BITS) - 1)];
 }
 
+/* Fetches the CHUNK vertices at v (four 64-byte lines) into the cache, for reading
+ * (rw 0) or writing (rw 1). Chunks are written during the pass and read per region
+ * afterwards, both far apart in time: cold memory both ways. */
+#define PREFETCH_CHUNK(v, rw)                                                                   \
+    do {                                                                                       \
+        for (uint32_t pf_i = 0; pf_i < CHUNK; pf_i += 4)                                       \
+            __builtin_prefetch((v) + pf_i, (rw));                                              \
+    } while (0)
+
 static uint32_t new_chunk(const trace_in *t, trace_seg *g)
 {
     if (g->nchunk == (size_t)g->ncpages << CHUNK_PAGE_BITS) {
@@ -174,13 +183,10 @@ static uint32_t new_chunk(const trace_in *t, trace_seg *g)
             return NONE;
         g->ncpages++;
     }
-    /* the chunk after this one is written soon, and chunk memory is cold: fetch it
-     * for writing now (chunks are handed out in address order within a page) */
-    if ((g->nchunk + 1) & ((1u << CHUNK_PAGE_BITS) - 1)) {
-        const op_contour_vert *nx = chunk_at(g, (uint32_t)g->nchunk + 1);
-        for (uint32_t i = 0; i < CHUNK; i += 4)
-            __builtin_prefetch(nx + i, 1);
-    }
+    /* the chunk after this one is written soon: fetch it for writing now (chunks are
+     * handed out in address order within a page) */
+    if ((g->nchunk + 1) & ((1u << CHUNK_PAGE_BITS) - 1))
+        PREFETCH_CHUNK(chunk_at(g, (uint32_t)g->nchunk + 1), 1);
     return (uint32_t)g->nchunk++;
 }
 
@@ -625,13 +631,6 @@ void op__contour_trace_free(op_ctrace *t)
     memset(t, 0, sizeof *t);
 }
 
-/* The CHUNK vertices of a chunk (64-byte lines). */
-static inline void prefetch_chunk(const op_contour_vert *v)
-{
-    for (uint32_t i = 0; i < CHUNK; i += 4)
-        __builtin_prefetch(v + i);
-}
-
 /* Appends fragment f's vertices in loop order: reverse(front) (when front), back (when
  * back). */
 static size_t emit(const trace_seg *g, const tfrag *f, int front, int back,
@@ -639,18 +638,20 @@ static size_t emit(const trace_seg *g, const tfrag *f, int front, int back,
 {
     size_t n = 0;
     if (front)
-        for (uint32_t c = f->front_top; c != NONE; c = *cnext_at(g, c)) {
+        for (uint32_t c = f->front_top; c != NONE;) {
             const op_contour_vert *v = chunk_at(g, c);
-            if (*cnext_at(g, c) != NONE)
-                prefetch_chunk(chunk_at(g, *cnext_at(g, c)));
+            const uint32_t next = *cnext_at(g, c);
+            if (next != NONE) /* the next chunk early */
+                PREFETCH_CHUNK(chunk_at(g, next), 0);
             for (uint32_t i = c == f->front_top ? f->front_fill : CHUNK; i-- > 0;)
                 out[n++] = v[i];
+            c = next;
         }
     if (back)
         for (uint32_t c = f->back_first; c != NONE;) {
             const uint32_t k = c == f->back_last ? f->back_fill : CHUNK, next = *cnext_at(g, c);
-            if (next != NONE) /* the chunks were written long ago: fetch the next early */
-                prefetch_chunk(chunk_at(g, next));
+            if (next != NONE) /* the next chunk early */
+                PREFETCH_CHUNK(chunk_at(g, next), 0);
             memcpy(out + n, chunk_at(g, c), k * sizeof *out);
             n += k;
             c = next;
@@ -664,13 +665,14 @@ void op__contour_loop_copy(const op_ctrace *t, uint32_t loop, op_contour_vert *o
     const uint32_t f0 = t->loops[loop].frag;
     size_t n = emit(&t->seg[fr[f0].seg], &fr[f0], 0, 1, out);
     for (uint32_t f = fr[f0].link; f != f0; f = fr[f].link) {
-        /* most fragments fill less than a chunk: fetch the next one's early */
+        /* most fragments fill less than a chunk: the next fragment's chunks early (the
+         * loop is closed, so link is a fragment) */
         const tfrag *nx = &fr[fr[f].link];
         const trace_seg *ng = &t->seg[nx->seg];
         if (nx->back_first != NONE)
-            prefetch_chunk(chunk_at(ng, nx->back_first));
+            PREFETCH_CHUNK(chunk_at(ng, nx->back_first), 0);
         if (nx->front_top != NONE)
-            prefetch_chunk(chunk_at(ng, nx->front_top));
+            PREFETCH_CHUNK(chunk_at(ng, nx->front_top), 0);
         n += emit(&t->seg[fr[f].seg], &fr[f], 1, 1, out + n);
     }
     emit(&t->seg[fr[f0].seg], &fr[f0], 1, 0, out + n);
