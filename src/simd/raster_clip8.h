@@ -5,7 +5,8 @@
  * point, then vertex, per edge) are compressed in order: their positions are listed
  * one per nibble (rc8_pack of each half of the 16-bit candidate mask), and each output
  * lane takes its candidate's edge from the crossing points or the vertices (a lane
- * permute of each, then a blend). A split that would give more than eight vertices,
+ * permute of each, then a blend; the avx512 variant takes the positions by pext and
+ * one two-source permute, below). A split that would give more than eight vertices,
  * row or column, either side, hands the polygon before it to the scalar twin
  * (RC_COLUMN_HAND_OVER_BEFORE), so that a split past OP_CLIP_MAX_VERTS fails in the
  * scalar twin, at the same row or column. */
@@ -44,6 +45,30 @@ OP_VINLINE unsigned rc_gt0(rc_v v)
 
 OP_VINLINE unsigned rc_spread_of(unsigned m) { return rc8_spread[m]; }
 
+#if OP_VEC_BITS == 512
+/* The avx512 variant (BMI2 and AVX-512VL): each candidate's source lane in the two-source
+ * permute of c and a, lane e of c (crossing point e) or lane 8 + e of a (vertex e), by
+ * position p = 2e or 2e + 1: one nibble each in OP_RC8_SRC, taken in order by pext
+ * from the positions of cm (a nibble mask from pdep), then one vpermt2ps per
+ * coordinate. The same lanes as the nibble list below (unused lanes: crossing point 0). */
+#include <immintrin.h>
+#define OP_RC8_SRC 0xF7E6D5C4B3A29180ull
+
+OP_VINLINE rc_ord rc_order(unsigned cm)
+{
+    const uint64_t nibbles = _pdep_u64(cm, 0x1111111111111111ull) * 15u;
+    const uint32_t packed = (uint32_t)_pext_u64(OP_RC8_SRC, nibbles);
+    return simde_mm256_and_si256(
+        simde_mm256_srlv_epi32(simde_mm256_set1_epi32((int32_t)packed),
+                               simde_mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28)),
+        simde_mm256_set1_epi32(15));
+}
+
+OP_VINLINE rc_v rc_compress(rc_v c, rc_v a, rc_ord src)
+{
+    return simde_mm256_permutex2var_ps(c, src, a);
+}
+#else
 /* The output lanes of candidate mask cm (bit 2k: crossing point k, bit 2k+1: vertex k),
  * at most eight set: lane p holds the position of the p-th candidate. */
 OP_VINLINE rc_ord rc_order(unsigned cm)
@@ -66,6 +91,8 @@ OP_VINLINE rc_v rc_compress(rc_v c, rc_v a, rc_ord ord)
                                  simde_mm256_permutevar8x32_ps(a, edge),
                                  simde_mm256_castsi256_ps(simde_mm256_slli_epi32(ord, 31)));
 }
+
+#endif
 
 OP_VINLINE rc_v rc_lanes_of(unsigned m)
 {
