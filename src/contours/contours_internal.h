@@ -44,6 +44,10 @@ op_status op__contour_trace(op_ctx *ctx, op_ctx *const *workers, int nworkers,
 /* Loop `loop`'s count vertices, from its first (the smallest edge id) on. */
 void op__contour_loop_copy(const op_ctrace *t, uint32_t loop, op_contour_vert *out);
 void op__contour_trace_free(op_ctrace *t);
+/* The trace keeps vertices in 8-byte records while the grid's width and depth, the region
+ * count are below this (0xfffe) and the region check is on, else in 16-byte ones; tests lower
+ * it to run the wide records on small fields; nothing else changes it. */
+extern uint32_t op_contour_narrow_limit;
 
 /* Exact geometry on (x, z). */
 static inline int64_t op__orient(const op_contour_vert *a, const op_contour_vert *b,

@@ -106,7 +106,9 @@ struct op_ctseg {
     op_ctx *ctx;        /* the segment's context: its arena holds the pages */
     uint32_t *slot;     /* per edge: pending predecessor's fragment, then its head fragment */
     size_t slot_cap;
-    op_contour_vert **cpage; /* chunks of CHUNK vertices */
+    uint8_t **cpage;    /* chunks of CHUNK vertices, narrow or wide records */
+    int narrow;         /* the chunks hold narrow records (see vrec_narrow) */
+    uint32_t br;        /* the border region (a narrow record's neighbour 0xfffe) */
     uint32_t **cnext;
     size_t ncpages, cpage_cap, nchunk;
     tfrag *frag;
@@ -143,9 +145,52 @@ static int seg_fail(trace_seg *g, uint32_t s, int d)
 
 static inline uint32_t *slot_at(const trace_seg *g, size_t e) { return &g->slot[e]; }
 
-static inline op_contour_vert *chunk_at(const trace_seg *g, uint32_t c)
+/* A vertex in a chunk. Narrow: x, y, z and the neighbour value in 16 bits each (8 bytes),
+ * the neighbour OP_TILE_BORDER as 0xffff and the border region (the tile band's
+ * OP_BORDER_REGION) as 0xfffe; taken with the region check (every neighbour value is then
+ * 0, a region id up to the region count, the border region or OP_TILE_BORDER) when the
+ * grid's width and depth and the region count are below op_contour_narrow_limit (so every
+ * corner x <= width, z <= depth and region id fits below 0xfffe; a floor y is 16 bits).
+ * Wide: op_contour_vert itself (16 bytes). The chunks are written during the pass and
+ * read once per region much later, both from memory not in cache: narrow records halve
+ * that traffic and the pages. */
+uint32_t op_contour_narrow_limit = 0xfffeu;
+
+static inline size_t vrec_size(int narrow) { return narrow ? 8 : sizeof(op_contour_vert); }
+
+static inline uint64_t vrec_narrow(const op_contour_vert *v, uint32_t br)
 {
-    return g->cpage[c >> CHUNK_PAGE_BITS] + (size_t)(c & ((1u << CHUNK_PAGE_BITS) - 1)) * CHUNK;
+    const uint16_t nb = v->neighbour == br ? 0xfffeu : (uint16_t)v->neighbour;
+    return (uint64_t)(uint16_t)v->x | (uint64_t)(uint16_t)v->y << 16 |
+           (uint64_t)(uint16_t)v->z << 32 | (uint64_t)nb << 48;
+}
+
+static inline op_contour_vert vrec_wide(uint64_t w, uint32_t br)
+{
+    op_contour_vert v;
+    v.x = (int32_t)(w & 0xffffu);
+    v.y = (int32_t)(w >> 16 & 0xffffu);
+    v.z = (int32_t)(w >> 32 & 0xffffu);
+    const uint32_t nb = (uint32_t)(w >> 48);
+    v.neighbour = nb == 0xffffu ? OP_TILE_BORDER : nb == 0xfffeu ? br : nb;
+    return v;
+}
+
+static inline uint8_t *chunk_at(const trace_seg *g, uint32_t c)
+{
+    return g->cpage[c >> CHUNK_PAGE_BITS] +
+           (size_t)(c & ((1u << CHUNK_PAGE_BITS) - 1)) * CHUNK * vrec_size(g->narrow);
+}
+
+/* Stores v as record i of chunk ch. */
+static inline void vrec_put(const trace_seg *g, uint8_t *ch, uint32_t i, const op_contour_vert *v)
+{
+    if (g->narrow) {
+        const uint64_t w = vrec_narrow(v, g->br);
+        memcpy(ch + (size_t)i * 8, &w, 8);
+    } else {
+        memcpy(ch + (size_t)i * sizeof *v, v, sizeof *v);
+    }
 }
 
 static inline uint32_t *cnext_at(const trace_seg *g, uint32_t c)
@@ -153,12 +198,13 @@ static inline uint32_t *cnext_at(const trace_seg *g, uint32_t c)
     return &g->cnext[c >> CHUNK_PAGE_BITS][c & ((1u << CHUNK_PAGE_BITS) - 1)];
 }
 
-/* Fetches the CHUNK vertices at v (four 64-byte lines) into the cache, for reading
- * (rw 0) or writing (rw 1). Chunks are written during the pass and read per region
- * afterwards, both far apart in time: cold memory both ways. */
-#define PREFETCH_CHUNK(v, rw)                                                                   \
+/* Fetches the chunk at v (CHUNK records: two or four 64-byte lines) into the cache, for
+ * reading (rw 0) or writing (rw 1) (g its segment). Chunks are written during the pass and
+ * read per region afterwards, both far apart in time: cold memory both ways. */
+#define PREFETCH_CHUNK(g, v, rw)                                                               \
     do {                                                                                       \
-        for (uint32_t pf_i = 0; pf_i < CHUNK; pf_i += 4)                                       \
+        const size_t pf_n = CHUNK * vrec_size((g)->narrow);                                    \
+        for (size_t pf_i = 0; pf_i < pf_n; pf_i += 64)                                         \
             __builtin_prefetch((v) + pf_i, (rw));                                              \
     } while (0)
 
@@ -175,7 +221,7 @@ static uint32_t new_chunk(const trace_in *t, trace_seg *g)
                               sizeof *g->cnext, SIZE_MAX) != OP_OK)
                 return NONE;
         }
-        g->cpage[g->ncpages] = op_arena_alloc(&g->ctx->arena, (CHUNK * sizeof(op_contour_vert))
+        g->cpage[g->ncpages] = op_arena_alloc(&g->ctx->arena, (CHUNK * vrec_size(g->narrow))
                                                                    << CHUNK_PAGE_BITS);
         g->cnext[g->ncpages] = op_arena_alloc(&g->ctx->arena, sizeof(uint32_t)
                                                                    << CHUNK_PAGE_BITS);
@@ -186,7 +232,7 @@ static uint32_t new_chunk(const trace_in *t, trace_seg *g)
     /* the chunk after this one is written soon: fetch it for writing now (chunks are
      * handed out in address order within a page) */
     if ((g->nchunk + 1) & ((1u << CHUNK_PAGE_BITS) - 1))
-        PREFETCH_CHUNK(chunk_at(g, (uint32_t)g->nchunk + 1), 1);
+        PREFETCH_CHUNK(g, chunk_at(g, (uint32_t)g->nchunk + 1), 1);
     return (uint32_t)g->nchunk++;
 }
 
@@ -205,7 +251,7 @@ static inline int push_back(const trace_in *t, trace_seg *g, tfrag *f,
         f->back_last = c;
         f->back_fill = 0;
     }
-    chunk_at(g, f->back_last)[f->back_fill++] = *v;
+    vrec_put(g, chunk_at(g, f->back_last), f->back_fill++, v);
     f->count++;
     return 0;
 }
@@ -221,7 +267,7 @@ static inline int push_front(const trace_in *t, trace_seg *g, tfrag *f,
         f->front_top = c;
         f->front_fill = 0;
     }
-    chunk_at(g, f->front_top)[f->front_fill++] = *v;
+    vrec_put(g, chunk_at(g, f->front_top), f->front_fill++, v);
     f->count++;
     return 0;
 }
@@ -637,22 +683,40 @@ static size_t emit(const trace_seg *g, const tfrag *f, int front, int back,
                    op_contour_vert *out)
 {
     size_t n = 0;
+    const int narrow = g->narrow;
+    const uint32_t br = g->br;
     if (front)
         for (uint32_t c = f->front_top; c != NONE;) {
-            const op_contour_vert *v = chunk_at(g, c);
+            const uint8_t *ch = chunk_at(g, c);
             const uint32_t next = *cnext_at(g, c);
             if (next != NONE) /* the next chunk early */
-                PREFETCH_CHUNK(chunk_at(g, next), 0);
-            for (uint32_t i = c == f->front_top ? f->front_fill : CHUNK; i-- > 0;)
-                out[n++] = v[i];
+                PREFETCH_CHUNK(g, chunk_at(g, next), 0);
+            uint32_t i = c == f->front_top ? f->front_fill : CHUNK;
+            if (narrow)
+                for (; i-- > 0;) {
+                    uint64_t w;
+                    memcpy(&w, ch + (size_t)i * 8, 8);
+                    out[n++] = vrec_wide(w, br);
+                }
+            else
+                for (; i-- > 0;)
+                    memcpy(&out[n++], ch + (size_t)i * sizeof *out, sizeof *out);
             c = next;
         }
     if (back)
         for (uint32_t c = f->back_first; c != NONE;) {
             const uint32_t k = c == f->back_last ? f->back_fill : CHUNK, next = *cnext_at(g, c);
+            const uint8_t *ch = chunk_at(g, c);
             if (next != NONE) /* the next chunk early */
-                PREFETCH_CHUNK(chunk_at(g, next), 0);
-            memcpy(out + n, chunk_at(g, c), k * sizeof *out);
+                PREFETCH_CHUNK(g, chunk_at(g, next), 0);
+            if (narrow)
+                for (uint32_t i = 0; i < k; i++) {
+                    uint64_t w;
+                    memcpy(&w, ch + (size_t)i * 8, 8);
+                    out[n + i] = vrec_wide(w, br);
+                }
+            else
+                memcpy(out + n, ch, k * sizeof *out);
             n += k;
             c = next;
         }
@@ -670,9 +734,9 @@ void op__contour_loop_copy(const op_ctrace *t, uint32_t loop, op_contour_vert *o
         const tfrag *nx = &fr[fr[f].link];
         const trace_seg *ng = &t->seg[nx->seg];
         if (nx->back_first != NONE)
-            PREFETCH_CHUNK(chunk_at(ng, nx->back_first), 0);
+            PREFETCH_CHUNK(ng, chunk_at(ng, nx->back_first), 0);
         if (nx->front_top != NONE)
-            PREFETCH_CHUNK(chunk_at(ng, nx->front_top), 0);
+            PREFETCH_CHUNK(ng, chunk_at(ng, nx->front_top), 0);
         n += emit(&t->seg[fr[f].seg], &fr[f], 1, 1, out + n);
     }
     emit(&t->seg[fr[f0].seg], &fr[f0], 1, 0, out + n);
@@ -706,6 +770,9 @@ op_status op__contour_trace(op_ctx *ctx, op_ctx *const *workers, int nworkers,
     out->nseg = ns;
     memset(mask + n, 0, nb * 8 + 8 - n);
     const size_t rslots = (size_t)region_count + 1;
+    /* narrow records need the region check: it bounds every neighbour value */
+    const uint32_t lim = op_contour_narrow_limit;
+    const int narrow = rarea && chf->width < lim && chf->depth < lim && region_count < lim;
     int nomem = 0;
     for (int i = 0; i < ns; i++) {
         /* segment i: blocks [nb*i/ns, nb*(i+1)/ns) */
@@ -714,6 +781,8 @@ op_status op__contour_trace(op_ctx *ctx, op_ctx *const *workers, int nworkers,
         seg[i].s1 = e1 < n ? (uint32_t)e1 : n;
         seg[i].a0 = seg[i].s0;
         seg[i].ctx = i == 0 ? ctx : workers[i - 1];
+        seg[i].narrow = narrow;
+        seg[i].br = border_region;
         if (rarea) {
             seg[i].rarea = i == 0 ? rarea : op_mem_array(&ctx->alloc, rslots, sizeof *rarea);
             if (!seg[i].rarea)

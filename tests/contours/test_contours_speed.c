@@ -23,6 +23,7 @@
 
 typedef struct counts {
     uint64_t loops, multi_seg, simplified, joins, bridged, dropped, crossing, plain, ties;
+    uint64_t copied[2]; /* traces with the region check, loops copied: narrow, wide */
 } counts;
 
 static counts g_n;
@@ -45,9 +46,47 @@ static void same_trace(const op_ctrace *a, const op_ctrace *b, const char *what)
         fail_msg("%s: vertices differ", what);
 }
 
+/* The trace with the region check (as op_build_contours runs it), its loops copied out of
+ * the chunks (op__contour_loop_copy), equals the reference ref; wide: 16-byte records
+ * forced (op_contour_narrow_limit 0), else the 8-byte ones these fields fit. */
+static void check_copy(op_ctx *ctx, op_ctx **wp, int nw, const op_chf *chf,
+                       const uint32_t *region, uint32_t br, uint32_t rc, const op_ctrace *ref,
+                       int wide)
+{
+    const uint32_t keep = op_contour_narrow_limit;
+    if (wide)
+        op_contour_narrow_limit = 0;
+    uint16_t *ra = malloc(((size_t)rc + 1) * sizeof *ra);
+    memset(ra, 0xff, ((size_t)rc + 1) * sizeof *ra);
+    op_ctrace t;
+    const op_status st = op__contour_trace(ctx, wp, nw, chf, region, br, rc, ra, 0, &t);
+    op_contour_narrow_limit = keep;
+    if (st != OP_OK)
+        fail_msg("trace with the region check: %s", op_ctx_error(ctx));
+    assert_false(t.regions_bad);
+    if (t.loop_count != ref->loop_count || t.vert_count != ref->vert_count)
+        fail_msg("%s records, %d workers: %u loops / %zu vertices, reference %u / %zu",
+                 wide ? "wide" : "narrow", nw, t.loop_count, t.vert_count, ref->loop_count,
+                 ref->vert_count);
+    op_contour_vert *v = malloc((ref->vert_count ? ref->vert_count : 1) * sizeof *v);
+    for (uint32_t i = 0; i < t.loop_count; i++) {
+        const op_cloop *x = &ref->loops[i];
+        if (t.loops[i].region != x->region || t.loops[i].count != x->count)
+            fail_msg("%s records, %d workers: loop %u differs", wide ? "wide" : "narrow", nw, i);
+        op__contour_loop_copy(&t, i, v);
+        if (memcmp(v, ref->verts + x->first, x->count * sizeof *v))
+            fail_msg("%s records, %d workers: loop %u's vertices differ", wide ? "wide" : "narrow",
+                     nw, i);
+    }
+    g_n.copied[wide]++;
+    free(v);
+    op__contour_trace_free(&t);
+    free(ra);
+}
+
 /* The new trace on 1 + nw segments equals the reference; returns the reference. */
 static void check_trace(op_ctx *ctx, op_ctx *workers, const op_chf *chf,
-                        const uint32_t *region, uint32_t br, op_ctrace *ref)
+                        const uint32_t *region, uint32_t br, uint32_t rc, op_ctrace *ref)
 {
     assert_int_equal(ref_contour_trace(ctx, chf, region, br, ref), OP_OK);
     static const int nws[4] = {0, 1, 2, NW};
@@ -62,6 +101,8 @@ static void check_trace(op_ctx *ctx, op_ctx *workers, const op_chf *chf,
         snprintf(what, sizeof what, "trace, %d workers", nws[k]);
         same_trace(ref, &t, what);
         op__contour_trace_free(&t);
+        check_copy(ctx, wp, nws[k], chf, region, br, rc, ref, 0);
+        check_copy(ctx, wp, nws[k], chf, region, br, rc, ref, 1);
     }
     /* more than one segment was really used on the larger fields */
     g_n.multi_seg += chf->span_count > 3 * 4 * 4096u;
@@ -239,7 +280,7 @@ static void field_case(op_ctx *ctx, op_ctx *workers, uint64_t seed, uint32_t w, 
         if (region[s] && region[s] <= rc)
             rarea[region[s]] = chf.area[s];
     op_ctrace ref;
-    check_trace(ctx, workers, &chf, region, br, &ref);
+    check_trace(ctx, workers, &chf, region, br, rc, &ref);
     if (w * d <= 120 * 120) { /* the per-loop comparisons on the smaller fields */
         check_simplify(ctx, &ref, rarea, rc, br);
         join_field_loops(ctx, &ref, rarea, rc, 0);
@@ -269,7 +310,10 @@ static void test_trace_simplify_join_fields(void **state)
            (unsigned long long)g_n.loops, (unsigned long long)g_n.multi_seg,
            (unsigned long long)g_n.simplified, (unsigned long long)g_n.joins,
            (unsigned long long)g_n.bridged, (unsigned long long)g_n.dropped);
+    printf("traces with the region check, loops copied: narrow records %llu, wide %llu\n",
+           (unsigned long long)g_n.copied[0], (unsigned long long)g_n.copied[1]);
     assert_true(g_n.multi_seg >= 4);
+    assert_true(g_n.copied[0] >= 4 * 46 && g_n.copied[1] >= 4 * 46);
     assert_true(g_n.simplified > 10000);
     assert_true(g_n.joins > 100 && g_n.bridged > 500 && g_n.dropped > 50);
     for (int i = 0; i < NW; i++)
