@@ -304,12 +304,11 @@ static inline uint32_t sweep_run(const uint8_t *area, const uint8_t *mutual, con
  * read); eight columns of at most one span at a time, as two u32 counts per u64 word. */
 static int row_overlaps(op_ctx *ctx, const op_chf *chf, const uint32_t *region,
                         op_regions_graph *g, uint32_t c0, uint32_t c1, uint32_t f,
-                        const uint32_t *sid, uint32_t nsweep, uint32_t *last)
+                        const uint32_t *sid, uint32_t nsweep, op_ovl_recent *recent)
 {
     const uint32_t maxid = g->maxid;
     const uint32_t *count = chf->cell_count;
     const uint64_t above1 = 0xfffffffefffffffeull;
-    uint32_t lr = last[0], lq = last[1];
     for (uint32_t c = c0; c < c1; c++) {
         if (c + 8 <= c1) {
             uint64_t q[4];
@@ -332,18 +331,14 @@ static int row_overlaps(op_ctx *ctx, const op_chf *chf, const uint32_t *region,
                 uint32_t q = region[t];
                 if (q <= nsweep)
                     q = sid[q];
-                if (q == 0 || q > maxid || q == r || (r == lr && q == lq))
+                if (q == 0 || q > maxid || q == r || !op_ovl_recent_new(recent, r, q))
                     continue;
                 if (!op_regions_graph_overlap(ctx, g, r, q))
                     return 0;
-                lr = r;
-                lq = q;
             }
         }
         f = e;
     }
-    last[0] = lr;
-    last[1] = lq;
     return 1;
 }
 
@@ -367,7 +362,8 @@ static op_status monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
         return OP_INTERNAL;
     uint32_t next_id = 0;
     uint32_t g = 0; /* sweeps before this row (a sweep's global number is g + k + 1) */
-    uint32_t ovl_last[2] = {0, 0};
+    op_ovl_recent ovl_recent;
+    memset(&ovl_recent, 0, sizeof ovl_recent);
     if (!grow(ctx, &p->sid, &p->sidcap, 1))
         return NOMEM("sweeps");
     p->sid[0] = 0;
@@ -592,7 +588,7 @@ static op_status monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
         if (gr && gr->want_ovl) {
             gr->maxid = next_id;
             if (!row_overlaps(ctx, chf, region, gr, z * w, (z + 1) * w, rs, p->sid, g,
-                              ovl_last))
+                              &ovl_recent))
                 return NOMEM("overlaps");
         }
     }

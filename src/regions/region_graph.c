@@ -134,16 +134,15 @@ static op_status scan_spans(op_ctx *ctx, const op_chf *chf, const uint32_t *regi
 
 /* Overlap pairs of the cells [c0, c1): every two partition regions of one column.
  * Columns of one span are skipped eight at a time (a count with a bit above bit 0 is at
- * least 2); a pair equal to the last one listed (last[0], last[1]: the next column of
- * the same bridge) is not listed again. Values 1..nsweep are sweep numbers (id sid[v])
- * when sid is set. */
+ * least 2); a pair still in the recent cache (the next column or row of the same
+ * bridge) is not listed again. Values 1..nsweep are sweep numbers (id sid[v]) when sid
+ * is set. */
 int op_regions_graph_overlaps_cells(op_ctx *ctx, const op_chf *chf, const uint32_t *region,
                                     op_regions_graph *g, uint32_t c0, uint32_t c1,
-                                    const uint32_t *sid, uint32_t nsweep, uint32_t *last)
+                                    const uint32_t *sid, uint32_t nsweep, op_ovl_recent *recent)
 {
     const uint32_t maxid = g->maxid;
     const uint32_t *count = chf->cell_count;
-    uint32_t lr = last[0], lq = last[1];
     for (uint32_t c = c0; c < c1; c++) {
         if (c + 8 <= c1 && op_eight_cells_single(count + c)) {
             c += 7;
@@ -162,26 +161,23 @@ int op_regions_graph_overlaps_cells(op_ctx *ctx, const op_chf *chf, const uint32
                 uint32_t q = region[t];
                 if (sid && q <= nsweep)
                     q = sid[q];
-                if (q == 0 || q > maxid || q == r || (r == lr && q == lq))
+                if (q == 0 || q > maxid || q == r || !op_ovl_recent_new(recent, r, q))
                     continue;
                 if (!op_regions_graph_overlap(ctx, g, r, q))
                     return 0;
-                lr = r;
-                lq = q;
             }
         }
     }
-    last[0] = lr;
-    last[1] = lq;
     return 1;
 }
 
 op_status op_regions_graph_overlaps(op_ctx *ctx, const op_chf *chf, const uint32_t *region,
                                     op_regions_graph *g)
 {
-    uint32_t last[2] = {0, 0};
+    op_ovl_recent recent;
+    memset(&recent, 0, sizeof recent);
     if (!op_regions_graph_overlaps_cells(ctx, chf, region, g, 0, chf->width * chf->depth,
-                                         g->sweep_id, g->nsweep, last))
+                                         g->sweep_id, g->nsweep, &recent))
         return op_fail(ctx, OP_NO_MEMORY, "regions: out of memory listing overlaps (%zu)",
                        g->novl);
     return OP_OK;

@@ -68,13 +68,34 @@ op_status op_regions_graph_scan(op_ctx *ctx, const op_chf *chf, const uint32_t *
 op_status op_regions_graph_overlaps(op_ctx *ctx, const op_chf *chf, const uint32_t *region,
                                     op_regions_graph *g);
 
+/* The overlap pairs listed lately, as a direct-mapped cache of unordered pairs (zeroed
+ * at first; 0 is no pair, ids are at least 1): a pair whose slot still holds it is not
+ * listed again. Overlaps are only used as sets (layers marks them with stamps, §4), so a
+ * pair listed once or many times gives the same partition; the cache only keeps the
+ * list short (a bridge repeats its pairs in every column and row). */
+#define OP_OVL_RECENT 64
+typedef struct op_ovl_recent {
+    uint64_t key[OP_OVL_RECENT];
+} op_ovl_recent;
+
+/* 1 when {r, q} is not in the cache (it is now), 0 when it was. */
+static inline int op_ovl_recent_new(op_ovl_recent *c, uint32_t r, uint32_t q)
+{
+    const uint64_t k = r < q ? (uint64_t)r << 32 | q : (uint64_t)q << 32 | r;
+    const uint32_t h = (uint32_t)((k * 0x9e3779b97f4a7c15ull) >> 58); /* 64 slots */
+    if (c->key[h] == k)
+        return 0;
+    c->key[h] = k;
+    return 1;
+}
+
 /* The overlap pairs of the cells [c0, c1) (op_regions_graph_overlaps over a part of
  * the grid, e.g. one row as the row pass finishes it); values 1..nsweep of region[] are
- * sweep numbers with ids sid[v] when sid is set; last (the last pair listed, {0, 0} at
- * first) carries from one call to the next. Returns 0 when out of memory. */
+ * sweep numbers with ids sid[v] when sid is set; recent (zeroed at first) carries from
+ * one call to the next. Returns 0 when out of memory. */
 int op_regions_graph_overlaps_cells(op_ctx *ctx, const op_chf *chf, const uint32_t *region,
                                     op_regions_graph *g, uint32_t c0, uint32_t c1,
-                                    const uint32_t *sid, uint32_t nsweep, uint32_t *last);
+                                    const uint32_t *sid, uint32_t nsweep, op_ovl_recent *recent);
 
 /* §5 on a graph of region[] (sweep numbers when g->sweep_id is set): islands (decided
  * on the graph's raw regions), merging when merge and merge_area > 0, numbering by
