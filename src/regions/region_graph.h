@@ -73,7 +73,7 @@ op_status op_regions_graph_overlaps(op_ctx *ctx, const op_chf *chf, const uint32
  * listed again. Overlaps are only used as sets (layers marks them with stamps, §4), so a
  * pair listed once or many times gives the same partition; the cache only keeps the
  * list short (a bridge repeats its pairs in every column and row). */
-#define OP_OVL_RECENT 64
+#define OP_OVL_RECENT 1024
 typedef struct op_ovl_recent {
     uint64_t key[OP_OVL_RECENT];
 } op_ovl_recent;
@@ -82,7 +82,7 @@ typedef struct op_ovl_recent {
 static inline int op_ovl_recent_new(op_ovl_recent *c, uint32_t r, uint32_t q)
 {
     const uint64_t k = r < q ? (uint64_t)r << 32 | q : (uint64_t)q << 32 | r;
-    const uint32_t h = (uint32_t)((k * 0x9e3779b97f4a7c15ull) >> 58); /* 64 slots */
+    const uint32_t h = (uint32_t)((k * 0x9e3779b97f4a7c15ull) >> 54); /* 1024 slots */
     if (c->key[h] == k)
         return 0;
     c->key[h] = k;
