@@ -216,8 +216,8 @@ uint32_t op_regions_number(uint32_t *region, uint32_t n, const uint32_t *fin, ui
     uint32_t k = 0, pr = 0, pv = 0; /* the last raw id seen and its number */
     uint32_t s = 0;
     while (s < n) {
-        /* Runs of the last raw id, eight spans at a time, two per 64-bit word. */
-        if (pr) {
+        /* Runs of the last value, eight spans at a time, two per 64-bit word. */
+        {
             const uint64_t p2 = (uint64_t)pr << 32 | pr, v2 = (uint64_t)pv << 32 | pv;
             while (s + 8 <= n) {
                 uint64_t w[4];
@@ -229,17 +229,21 @@ uint32_t op_regions_number(uint32_t *region, uint32_t n, const uint32_t *fin, ui
                 s += 8;
             }
         }
+        /* One test per span inside a run: 0 and values above maxid (the band) are runs
+         * too, whose value is themselves (written back unchanged). */
         const uint32_t e = s + 8 < n ? s + 8 : n;
         for (; s < e; s++) {
             const uint32_t r = region[s];
-            if (r == 0 || r > maxid)
-                continue;
             if (r != pr) {
-                const uint32_t f = fin[r];
-                if (f && !map[f])
-                    map[f] = ++k;
                 pr = r;
-                pv = f ? map[f] : 0;
+                if (r == 0 || r > maxid) {
+                    pv = r;
+                } else {
+                    const uint32_t f = fin[r];
+                    if (f && !map[f])
+                        map[f] = ++k;
+                    pv = f ? map[f] : 0;
+                }
             }
             region[s] = pv;
         }
