@@ -163,6 +163,77 @@ void OP_FN(op_ledge_row)(const op_heightfield *hf, uint32_t z, uint32_t x0, uint
 
 /* ---- Links ------------------------------------------------------------------------------ */
 
+#if VW == 16 && defined(SIMDE_X86_AVX512F_NATIVE) && defined(SIMDE_X86_AVX512BW_NATIVE) &&    \
+    defined(SIMDE_X86_AVX512VL_NATIVE)
+#define OP_LINK_PAIRS 1
+/* A cell of at most 4 spans whose neighbours hold at most 4 spans each (most cells that
+ * break a one-span run: every such cell of the demo world), every pair at once: lane
+ * 4i + j of one 512-bit vector tests span i of the cell against span j of the
+ * neighbour, for one direction. Per span i the link is the lowest passing j (the
+ * scalar twin's first match in bottom-up order: a minimum over the lanes of a 128-bit
+ * group); its mutual bit is set when i is also the lowest span of the cell passing
+ * with that j (a minimum over the groups), as op_link_cells derives it. Masked loads
+ * and stores: nothing outside the cell's and the neighbours' spans is read or written. */
+static const int32_t op_pair_i[16] = {0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3};
+static const int32_t op_pair_j[16] = {0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3};
+static const int32_t op_pair_row0[16] = {0, 4, 8, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+
+OP_VINLINE __m128i pair_load4(const uint16_t *p, uint32_t n)
+{
+    return _mm_cvtepu16_epi32(_mm_maskz_loadu_epi16((__mmask8)((1u << n) - 1), p));
+}
+
+OP_VINLINE void link_cell_pairs(op_chf *chf, uint32_t s0, uint32_t k, const uint32_t t0[4],
+                                const uint32_t m[4], uint8_t *mutual, __m512i whm1,
+                                __m512i vwc, __m512i nwc)
+{
+    const __m512i vi = _mm512_loadu_si512((const void *)op_pair_i);
+    const __m512i vj = _mm512_loadu_si512((const void *)op_pair_j);
+    const __m512i row0 = _mm512_loadu_si512((const void *)op_pair_row0);
+    const __m512i four = _mm512_set1_epi32(4), none = _mm512_set1_epi32((int32_t)OP_NO_LINK);
+    const __m128i sy4 = pair_load4(chf->y + s0, k);
+    const __m128i stop4 = _mm_add_epi32(sy4, pair_load4(chf->h + s0, k));
+    const __m512i sy = _mm512_permutexvar_epi32(vi, _mm512_castsi128_si512(sy4));
+    const __m512i stop = _mm512_permutexvar_epi32(vi, _mm512_castsi128_si512(stop4));
+    const unsigned rows = (1u << (4 * k)) - 1; /* lanes of the cell's spans */
+    const __mmask8 kk = (__mmask8)((1u << k) - 1);
+    __m512i mv = _mm512_setzero_si512();
+    OP_UNROLL4
+    for (int d = 0; d < 4; d++) {
+        const __m128i ty4 = pair_load4(chf->y + t0[d], m[d]);
+        const __m128i ttop4 = _mm_add_epi32(ty4, pair_load4(chf->h + t0[d], m[d]));
+        const __m512i ty = _mm512_broadcast_i32x4(ty4), ttop = _mm512_broadcast_i32x4(ttop4);
+        const __mmask16 valid = (__mmask16)(rows & (((1u << m[d]) - 1) * 0x1111u));
+        const __m512i gap = _mm512_sub_epi32(_mm512_min_epi32(stop, ttop), _mm512_max_epi32(sy, ty));
+        const __m512i dy = _mm512_sub_epi32(ty, sy);
+        __mmask16 ok = _mm512_mask_cmpgt_epi32_mask(valid, gap, whm1);
+        ok = _mm512_mask_cmple_epi32_mask(ok, dy, vwc);
+        ok = _mm512_mask_cmpge_epi32_mask(ok, dy, nwc);
+        /* Per span i (a 128-bit group) the lowest passing j; 4: none. */
+        __m512i lj = _mm512_mask_mov_epi32(four, ok, vj);
+        lj = _mm512_min_epi32(lj, _mm512_shuffle_epi32(lj, (_MM_PERM_ENUM)0x4e));
+        lj = _mm512_min_epi32(lj, _mm512_shuffle_epi32(lj, (_MM_PERM_ENUM)0xb1));
+        /* Per neighbour span j the lowest passing i. */
+        __m512i li = _mm512_mask_mov_epi32(four, ok, vi);
+        li = _mm512_min_epi32(li, _mm512_shuffle_i32x4(li, li, 0x4e));
+        li = _mm512_min_epi32(li, _mm512_shuffle_i32x4(li, li, 0xb1));
+        const __mmask16 back =
+            _mm512_mask_cmpeq_epi32_mask(_mm512_mask_cmpeq_epi32_mask(ok, lj, vj), li, vi);
+        mv = _mm512_mask_or_epi32(mv, back, mv, _mm512_set1_epi32(1 << d));
+        const __m512i link = _mm512_mask_add_epi32(none, _mm512_cmplt_epi32_mask(lj, four), lj,
+                                                   _mm512_set1_epi32((int32_t)t0[d]));
+        _mm_mask_storeu_epi32(chf->link[d] + s0, kk,
+                              _mm512_castsi512_si128(_mm512_permutexvar_epi32(row0, link)));
+    }
+    if (mutual) {
+        mv = _mm512_or_si512(mv, _mm512_shuffle_epi32(mv, (_MM_PERM_ENUM)0x4e));
+        mv = _mm512_or_si512(mv, _mm512_shuffle_epi32(mv, (_MM_PERM_ENUM)0xb1));
+        _mm_mask_storeu_epi8(mutual + s0, (__mmask16)kk,
+                             _mm512_cvtepi32_epi8(_mm512_permutexvar_epi32(row0, mv)));
+    }
+}
+#endif
+
 /* The cells [xa, xb) of row z, none on the grid's border: per cell and direction the
  * neighbour's spans (at most VW) are loaded once into the lanes, and each span of the cell
  * tests them all at once; the lowest passing lane is the link (the scalar twin's first
@@ -182,6 +253,16 @@ static void link_cells_lanes(op_chf *chf, uint32_t z, uint32_t xa, uint32_t xb, 
         if (s0 == s1)
             continue;
         const size_t nc[4] = {c - 1, c + w, c + 1, c - w};
+#if OP_LINK_PAIRS
+        {
+            const uint32_t t0p[4] = {cf[nc[0]], cf[nc[1]], cf[nc[2]], cf[nc[3]]};
+            const uint32_t mp[4] = {cc[nc[0]], cc[nc[1]], cc[nc[2]], cc[nc[3]]};
+            if ((s1 - s0 <= 4) & (mp[0] <= 4) & (mp[1] <= 4) & (mp[2] <= 4) & (mp[3] <= 4)) {
+                link_cell_pairs(chf, s0, s1 - s0, t0p, mp, mutual, whm1, vwc, nwc);
+                continue;
+            }
+        }
+#endif
         uint32_t t0[4], valid[4];
         int fits = 1;
         for (int d = 0; d < 4; d++) {

@@ -15,23 +15,53 @@
 
 /* Cells [c, c + OP_FILL_BLOCK) hold one walkable span each, at consecutive slots (so
  * their compact spans are consecutive too, with h = 255): writes them as a block and
- * returns 1; else 0, nothing written. Loads before stores: in place the compact slots
- * can lie below the solid ones (never above), overlapping them. */
-static int fill_block(const op_heightfield *hf, op_chf *out, size_t c, uint32_t idx)
+ * returns OP_FILL_BLOCK. Else nothing is written, and the result k < OP_FILL_BLOCK says
+ * that the cells before c + k are one-span cells (the caller takes cells c .. c + k one
+ * at a time and tries the next block after them, so a cell that breaks a block is met
+ * by one try, not by up to eight). Loads before stores: in place the compact slots can
+ * lie below the solid ones (never above), overlapping them. packed: hf->first is the
+ * running sum of the counts, so counts of 1 put the spans at consecutive slots. */
+static unsigned fill_block(const op_heightfield *hf, op_chf *out, size_t c, uint32_t idx,
+                           int packed)
 {
+    /* Every count 1: no bit of count ^ 1 set (eight u32 as four u64). */
+    const uint64_t one2 = 0x0000000100000001ull;
+    uint64_t cnt[OP_FILL_BLOCK / 2];
+    memcpy(cnt, hf->count + c, sizeof cnt);
+    const uint64_t d0 = cnt[0] ^ one2, d1 = cnt[1] ^ one2, d2 = cnt[2] ^ one2,
+                   d3 = cnt[3] ^ one2;
+    if (d0 | d1 | d2 | d3) {
+        if (!packed)
+            return 0;
+        /* The first count that is not 1 (little or big endian: the u32 at the lower
+         * address is the first cell). */
+        unsigned k = 0;
+        while (hf->count[c + k] == 1)
+            k++;
+        return k;
+    }
     const uint32_t s0 = hf->first[c];
-    unsigned ok = 1;
-    for (int i = 0; i < OP_FILL_BLOCK; i++)
-        ok &= (hf->count[c + i] == 1) & (hf->first[c + i] == s0 + (uint32_t)i);
-    if (!ok)
-        return 0;
+    if (!packed) {
+        unsigned ok = 1;
+        for (int i = 1; i < OP_FILL_BLOCK; i++)
+            ok &= hf->first[c + i] == s0 + (uint32_t)i;
+        if (!ok)
+            return 0;
+    }
+    /* No zero area byte (the high bit after adding 0x7f to the low seven bits, or'ed
+     * with the byte, is clear exactly for a zero byte). */
+    uint64_t av;
+    memcpy(&av, hf->area + s0, sizeof av);
+    const uint64_t lo7 = 0x7f7f7f7f7f7f7f7full, hi = 0x8080808080808080ull;
+    const uint64_t nz = (((av & lo7) + lo7) | av) & hi;
+    if (nz != hi) {
+        /* The first zero area byte: count bytes from the lowest address. */
+        unsigned k = 0;
+        while (hf->area[s0 + k] != OP_NULL_AREA)
+            k++;
+        return k;
+    }
     uint16_t y[OP_FILL_BLOCK];
-    uint8_t a[OP_FILL_BLOCK];
-    memcpy(a, hf->area + s0, sizeof a);
-    for (int i = 0; i < OP_FILL_BLOCK; i++)
-        ok &= a[i] != OP_NULL_AREA;
-    if (!ok)
-        return 0;
     memcpy(y, hf->smax + s0, sizeof y);
     /* Whole blocks through local arrays: the output arrays may alias each other for the
      * compiler, which then would store one element at a time. */
@@ -45,56 +75,68 @@ static int fill_block(const op_heightfield *hf, op_chf *out, size_t c, uint32_t 
         memcpy(out->cell_count + c, ones, sizeof ones);
     memcpy(out->h + idx, no_ceiling, sizeof no_ceiling);
     memcpy(out->y + idx, y, sizeof y);
-    memcpy(out->area + idx, a, sizeof a);
-    return 1;
+    memcpy(out->area + idx, &av, sizeof av);
+    return OP_FILL_BLOCK;
+}
+
+/* Cell c's spans from slot idx; returns the next slot. */
+static inline uint32_t fill_cell(const op_heightfield *hf, op_chf *out, size_t c, uint32_t idx)
+{
+    /* Read before written: in place, cell_first is hf->first (compact_in_place). */
+    const uint32_t s0 = hf->first[c];
+    out->cell_first[c] = idx;
+    if (hf->count[c] == 1) {
+        /* One span (most of an open world): no ceiling, h = 255. */
+        const uint8_t a = hf->area[s0];
+        if (a != OP_NULL_AREA) {
+            out->y[idx] = hf->smax[s0];
+            out->h[idx] = 255;
+            out->area[idx] = a;
+            idx++;
+        }
+        if (a == OP_NULL_AREA || out->cell_count != hf->count)
+            out->cell_count[c] = a != OP_NULL_AREA;
+        return idx;
+    }
+    const uint32_t s1 = s0 + hf->count[c];
+    for (uint32_t s = s0; s < s1; s++) {
+        if (hf->area[s] == OP_NULL_AREA)
+            continue;
+        const int32_t y = hf->smax[s];
+        int32_t h = 255;
+        if (s + 1 < s1) {
+            h = (int32_t)hf->smin[s + 1] - y;
+            h = h < 0 ? 0 : (h > 255 ? 255 : h);
+        }
+        out->y[idx] = (uint16_t)y;
+        out->h[idx] = (uint16_t)h;
+        out->area[idx] = hf->area[s];
+        idx++;
+    }
+    out->cell_count[c] = idx - out->cell_first[c];
+    return idx;
 }
 
 /* Cells and spans of row z; idx: the first span index of the row. Returns the next. */
 static uint32_t fill_row(const op_heightfield *hf, op_chf *out, uint32_t z, uint32_t idx)
 {
     const uint32_t w = hf->width;
-    const size_t c0 = (size_t)z * w;
-    for (size_t c = c0; c < c0 + w; c++) {
-        /* Blocks of one-span cells (most of an open world). */
-        while (c + OP_FILL_BLOCK <= c0 + w && fill_block(hf, out, c, idx)) {
+    const int packed = hf->packed;
+    const size_t c0 = (size_t)z * w, c1 = c0 + w;
+    size_t c = c0;
+    /* Blocks of one-span cells (most of an open world). */
+    while (c + OP_FILL_BLOCK <= c1) {
+        const unsigned k = fill_block(hf, out, c, idx, packed);
+        if (k == OP_FILL_BLOCK) {
             c += OP_FILL_BLOCK;
             idx += OP_FILL_BLOCK;
-        }
-        if (c == c0 + w)
-            break;
-        /* Read before written: in place, cell_first is hf->first (compact_in_place). */
-        const uint32_t s0 = hf->first[c];
-        out->cell_first[c] = idx;
-        if (hf->count[c] == 1) {
-            /* One span (most of an open world): no ceiling, h = 255. */
-            const uint8_t a = hf->area[s0];
-            if (a != OP_NULL_AREA) {
-                out->y[idx] = hf->smax[s0];
-                out->h[idx] = 255;
-                out->area[idx] = a;
-                idx++;
-            }
-            if (a == OP_NULL_AREA || out->cell_count != hf->count)
-                out->cell_count[c] = a != OP_NULL_AREA;
             continue;
         }
-        const uint32_t s1 = s0 + hf->count[c];
-        for (uint32_t s = s0; s < s1; s++) {
-            if (hf->area[s] == OP_NULL_AREA)
-                continue;
-            const int32_t y = hf->smax[s];
-            int32_t h = 255;
-            if (s + 1 < s1) {
-                h = (int32_t)hf->smin[s + 1] - y;
-                h = h < 0 ? 0 : (h > 255 ? 255 : h);
-            }
-            out->y[idx] = (uint16_t)y;
-            out->h[idx] = (uint16_t)h;
-            out->area[idx] = hf->area[s];
-            idx++;
-        }
-        out->cell_count[c] = idx - out->cell_first[c];
+        for (const size_t e = c + k + 1; c < e; c++)
+            idx = fill_cell(hf, out, c, idx);
     }
+    for (; c < c1; c++)
+        idx = fill_cell(hf, out, c, idx);
     return idx;
 }
 
