@@ -232,6 +232,84 @@ OP_VINLINE void link_cell_pairs(op_chf *chf, uint32_t s0, uint32_t k, const uint
                              _mm512_cvtepi32_epi8(_mm512_permutexvar_epi32(row0, mv)));
     }
 }
+
+/* A cell of at most 2 spans whose neighbours hold at most 2 spans each (most of the
+ * cells above), all four directions in one vector: lane 4d + 2i + j tests span i of the
+ * cell against span j of the neighbour in direction d; the link and the mutual bit as in
+ * link_cell_pairs. */
+static const int32_t op_pair2_i[16] = {0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1};
+static const int32_t op_pair2_j[16] = {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1};
+static const int32_t op_pair2_t[16] = {0, 1, 0, 1, 2, 3, 2, 3, 4, 5, 4, 5, 6, 7, 6, 7};
+static const int32_t op_pair2_d[16] = {0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3};
+static const int32_t op_pair2_bit[16] = {1, 1, 1, 1, 2, 2, 2, 2, 4, 4, 4, 4, 8, 8, 8, 8};
+static const int32_t op_pair2_row0[16] = {0, 2, 4, 6, 8, 10, 12, 14, 0, 0, 0, 0, 0, 0, 0, 0};
+
+/* The spans [p[d], p[d] + m[d]) (m[d] <= 2) of the four neighbours as 8 u32 lanes 2d + j
+ * (0 past m[d]). */
+OP_VINLINE __m256i pair2_load(const uint16_t *base, const uint32_t t0[4], const uint32_t m[4])
+{
+    __m128i a[4];
+    for (int d = 0; d < 4; d++)
+        a[d] = _mm_maskz_loadu_epi16((__mmask8)((1u << m[d]) - 1), base + t0[d]);
+    const __m128i lo = _mm_unpacklo_epi32(a[0], a[1]), hi = _mm_unpacklo_epi32(a[2], a[3]);
+    return _mm256_cvtepu16_epi32(_mm_unpacklo_epi64(lo, hi));
+}
+
+OP_VINLINE void link_cell_pairs2(op_chf *chf, uint32_t s0, uint32_t k, const uint32_t t0[4],
+                                 const uint32_t m[4], uint8_t *mutual, __m512i whm1,
+                                 __m512i vwc, __m512i nwc)
+{
+    const __m512i vi = _mm512_loadu_si512((const void *)op_pair2_i);
+    const __m512i vj = _mm512_loadu_si512((const void *)op_pair2_j);
+    const __m512i two = _mm512_set1_epi32(2), none = _mm512_set1_epi32((int32_t)OP_NO_LINK);
+    const __m128i sy2 = pair_load4(chf->y + s0, k);
+    const __m128i stop2 = _mm_add_epi32(sy2, pair_load4(chf->h + s0, k));
+    const __m512i sy = _mm512_permutexvar_epi32(vi, _mm512_castsi128_si512(sy2));
+    const __m512i stop = _mm512_permutexvar_epi32(vi, _mm512_castsi128_si512(stop2));
+    const __m256i ty8 = pair2_load(chf->y, t0, m);
+    const __m256i ttop8 = _mm256_add_epi32(ty8, pair2_load(chf->h, t0, m));
+    const __m512i tperm = _mm512_loadu_si512((const void *)op_pair2_t);
+    const __m512i ty = _mm512_permutexvar_epi32(tperm, _mm512_castsi256_si512(ty8));
+    const __m512i ttop = _mm512_permutexvar_epi32(tperm, _mm512_castsi256_si512(ttop8));
+    /* Lane 4d + 2i + j valid for i < k, j < m[d]. */
+    static const uint8_t cols[3] = {0x0, 0x5, 0xf};
+    const unsigned rows = k == 2 ? 0xfu : 0x3u;
+    const __mmask16 valid = (__mmask16)((rows & cols[m[0]]) | (rows & cols[m[1]]) << 4 |
+                                        (rows & cols[m[2]]) << 8 | (rows & cols[m[3]]) << 12);
+    const __m512i gap = _mm512_sub_epi32(_mm512_min_epi32(stop, ttop), _mm512_max_epi32(sy, ty));
+    const __m512i dy = _mm512_sub_epi32(ty, sy);
+    __mmask16 ok = _mm512_mask_cmpgt_epi32_mask(valid, gap, whm1);
+    ok = _mm512_mask_cmple_epi32_mask(ok, dy, vwc);
+    ok = _mm512_mask_cmpge_epi32_mask(ok, dy, nwc);
+    /* Per (d, i) the lowest passing j (2: none); per (d, j) the lowest passing i. */
+    __m512i lj = _mm512_mask_mov_epi32(two, ok, vj);
+    lj = _mm512_min_epi32(lj, _mm512_shuffle_epi32(lj, (_MM_PERM_ENUM)0xb1));
+    __m512i li = _mm512_mask_mov_epi32(two, ok, vi);
+    li = _mm512_min_epi32(li, _mm512_shuffle_epi32(li, (_MM_PERM_ENUM)0x4e));
+    const __m512i vt0 = _mm512_permutexvar_epi32(
+        _mm512_loadu_si512((const void *)op_pair2_d),
+        _mm512_castsi128_si512(_mm_loadu_si128((const void *)t0)));
+    const __m512i link = _mm512_mask_add_epi32(none, _mm512_cmplt_epi32_mask(lj, two), lj, vt0);
+    const __m512i row0 = _mm512_loadu_si512((const void *)op_pair2_row0);
+    const __m512i l8 = _mm512_permutexvar_epi32(row0, link); /* lanes 2d + i */
+    const __m128i l01 = _mm512_castsi512_si128(l8), l23 = _mm512_extracti32x4_epi32(l8, 1);
+    const __mmask8 kk = (__mmask8)((1u << k) - 1);
+    _mm_mask_storeu_epi32(chf->link[0] + s0, kk, l01);
+    _mm_mask_storeu_epi32(chf->link[1] + s0, kk, _mm_unpackhi_epi64(l01, l01));
+    _mm_mask_storeu_epi32(chf->link[2] + s0, kk, l23);
+    _mm_mask_storeu_epi32(chf->link[3] + s0, kk, _mm_unpackhi_epi64(l23, l23));
+    if (mutual) {
+        const __mmask16 back =
+            _mm512_mask_cmpeq_epi32_mask(_mm512_mask_cmpeq_epi32_mask(ok, lj, vj), li, vi);
+        __m512i mv = _mm512_maskz_mov_epi32(back, _mm512_loadu_si512((const void *)op_pair2_bit));
+        mv = _mm512_or_si512(mv, _mm512_shuffle_epi32(mv, (_MM_PERM_ENUM)0xb1));
+        mv = _mm512_or_si512(mv, _mm512_shuffle_i32x4(mv, mv, 0x4e));
+        mv = _mm512_or_si512(mv, _mm512_shuffle_i32x4(mv, mv, 0xb1));
+        /* Lanes 0 and 2: spans 0 and 1. */
+        _mm_mask_storeu_epi8(mutual + s0, (__mmask16)kk,
+                             _mm512_cvtepi32_epi8(_mm512_permutexvar_epi32(row0, mv)));
+    }
+}
 #endif
 
 /* The cells [xa, xb) of row z, none on the grid's border: per cell and direction the
@@ -257,6 +335,10 @@ static void link_cells_lanes(op_chf *chf, uint32_t z, uint32_t xa, uint32_t xb, 
         {
             const uint32_t t0p[4] = {cf[nc[0]], cf[nc[1]], cf[nc[2]], cf[nc[3]]};
             const uint32_t mp[4] = {cc[nc[0]], cc[nc[1]], cc[nc[2]], cc[nc[3]]};
+            if ((s1 - s0 <= 2) & (mp[0] <= 2) & (mp[1] <= 2) & (mp[2] <= 2) & (mp[3] <= 2)) {
+                link_cell_pairs2(chf, s0, s1 - s0, t0p, mp, mutual, whm1, vwc, nwc);
+                continue;
+            }
             if ((s1 - s0 <= 4) & (mp[0] <= 4) & (mp[1] <= 4) & (mp[2] <= 4) & (mp[3] <= 4)) {
                 link_cell_pairs(chf, s0, s1 - s0, t0p, mp, mutual, whm1, vwc, nwc);
                 continue;
