@@ -183,6 +183,28 @@ OP_VINLINE __m128i pair_load4(const uint16_t *p, uint32_t n)
     return _mm_cvtepu16_epi32(_mm_maskz_loadu_epi16((__mmask8)((1u << n) - 1), p));
 }
 
+/* The cell's spans [s0, s0 + k) (k <= 4): floor and top of span perm[l] in lane l. */
+OP_VINLINE void pair_own(const op_chf *chf, uint32_t s0, uint32_t k, __m512i perm, __m512i *sy,
+                         __m512i *stop)
+{
+    const __m128i y = pair_load4(chf->y + s0, k);
+    const __m128i top = _mm_add_epi32(y, pair_load4(chf->h + s0, k));
+    *sy = _mm512_permutexvar_epi32(perm, _mm512_castsi128_si512(y));
+    *stop = _mm512_permutexvar_epi32(perm, _mm512_castsi128_si512(top));
+}
+
+/* The link test (op_link_pass) in the lanes of valid: clearance over walkable_height - 1
+ * and a step within walkable_climb. */
+OP_VINLINE __mmask16 pair_pass(__mmask16 valid, __m512i sy, __m512i stop, __m512i ty,
+                               __m512i ttop, __m512i whm1, __m512i vwc, __m512i nwc)
+{
+    const __m512i gap = _mm512_sub_epi32(_mm512_min_epi32(stop, ttop), _mm512_max_epi32(sy, ty));
+    const __m512i dy = _mm512_sub_epi32(ty, sy);
+    __mmask16 ok = _mm512_mask_cmpgt_epi32_mask(valid, gap, whm1);
+    ok = _mm512_mask_cmple_epi32_mask(ok, dy, vwc);
+    return _mm512_mask_cmpge_epi32_mask(ok, dy, nwc);
+}
+
 OP_VINLINE void link_cell_pairs(op_chf *chf, uint32_t s0, uint32_t k, const uint32_t t0[4],
                                 const uint32_t m[4], uint8_t *mutual, __m512i whm1,
                                 __m512i vwc, __m512i nwc)
@@ -191,10 +213,8 @@ OP_VINLINE void link_cell_pairs(op_chf *chf, uint32_t s0, uint32_t k, const uint
     const __m512i vj = _mm512_loadu_si512((const void *)op_pair_j);
     const __m512i row0 = _mm512_loadu_si512((const void *)op_pair_row0);
     const __m512i four = _mm512_set1_epi32(4), none = _mm512_set1_epi32((int32_t)OP_NO_LINK);
-    const __m128i sy4 = pair_load4(chf->y + s0, k);
-    const __m128i stop4 = _mm_add_epi32(sy4, pair_load4(chf->h + s0, k));
-    const __m512i sy = _mm512_permutexvar_epi32(vi, _mm512_castsi128_si512(sy4));
-    const __m512i stop = _mm512_permutexvar_epi32(vi, _mm512_castsi128_si512(stop4));
+    __m512i sy, stop;
+    pair_own(chf, s0, k, vi, &sy, &stop);
     const unsigned rows = (1u << (4 * k)) - 1; /* lanes of the cell's spans */
     const __mmask8 kk = (__mmask8)((1u << k) - 1);
     __m512i mv = _mm512_setzero_si512();
@@ -204,11 +224,7 @@ OP_VINLINE void link_cell_pairs(op_chf *chf, uint32_t s0, uint32_t k, const uint
         const __m128i ttop4 = _mm_add_epi32(ty4, pair_load4(chf->h + t0[d], m[d]));
         const __m512i ty = _mm512_broadcast_i32x4(ty4), ttop = _mm512_broadcast_i32x4(ttop4);
         const __mmask16 valid = (__mmask16)(rows & (((1u << m[d]) - 1) * 0x1111u));
-        const __m512i gap = _mm512_sub_epi32(_mm512_min_epi32(stop, ttop), _mm512_max_epi32(sy, ty));
-        const __m512i dy = _mm512_sub_epi32(ty, sy);
-        __mmask16 ok = _mm512_mask_cmpgt_epi32_mask(valid, gap, whm1);
-        ok = _mm512_mask_cmple_epi32_mask(ok, dy, vwc);
-        ok = _mm512_mask_cmpge_epi32_mask(ok, dy, nwc);
+        const __mmask16 ok = pair_pass(valid, sy, stop, ty, ttop, whm1, vwc, nwc);
         /* Per span i (a 128-bit group) the lowest passing j; 4: none. */
         __m512i lj = _mm512_mask_mov_epi32(four, ok, vj);
         lj = _mm512_min_epi32(lj, _mm512_shuffle_epi32(lj, (_MM_PERM_ENUM)0x4e));
@@ -262,10 +278,8 @@ OP_VINLINE void link_cell_pairs2(op_chf *chf, uint32_t s0, uint32_t k, const uin
     const __m512i vi = _mm512_loadu_si512((const void *)op_pair2_i);
     const __m512i vj = _mm512_loadu_si512((const void *)op_pair2_j);
     const __m512i two = _mm512_set1_epi32(2), none = _mm512_set1_epi32((int32_t)OP_NO_LINK);
-    const __m128i sy2 = pair_load4(chf->y + s0, k);
-    const __m128i stop2 = _mm_add_epi32(sy2, pair_load4(chf->h + s0, k));
-    const __m512i sy = _mm512_permutexvar_epi32(vi, _mm512_castsi128_si512(sy2));
-    const __m512i stop = _mm512_permutexvar_epi32(vi, _mm512_castsi128_si512(stop2));
+    __m512i sy, stop;
+    pair_own(chf, s0, k, vi, &sy, &stop);
     const __m256i ty8 = pair2_load(chf->y, t0, m);
     const __m256i ttop8 = _mm256_add_epi32(ty8, pair2_load(chf->h, t0, m));
     const __m512i tperm = _mm512_loadu_si512((const void *)op_pair2_t);
@@ -276,11 +290,7 @@ OP_VINLINE void link_cell_pairs2(op_chf *chf, uint32_t s0, uint32_t k, const uin
     const unsigned rows = k == 2 ? 0xfu : 0x3u;
     const __mmask16 valid = (__mmask16)((rows & cols[m[0]]) | (rows & cols[m[1]]) << 4 |
                                         (rows & cols[m[2]]) << 8 | (rows & cols[m[3]]) << 12);
-    const __m512i gap = _mm512_sub_epi32(_mm512_min_epi32(stop, ttop), _mm512_max_epi32(sy, ty));
-    const __m512i dy = _mm512_sub_epi32(ty, sy);
-    __mmask16 ok = _mm512_mask_cmpgt_epi32_mask(valid, gap, whm1);
-    ok = _mm512_mask_cmple_epi32_mask(ok, dy, vwc);
-    ok = _mm512_mask_cmpge_epi32_mask(ok, dy, nwc);
+    const __mmask16 ok = pair_pass(valid, sy, stop, ty, ttop, whm1, vwc, nwc);
     /* Per (d, i) the lowest passing j (2: none); per (d, j) the lowest passing i. */
     __m512i lj = _mm512_mask_mov_epi32(two, ok, vj);
     lj = _mm512_min_epi32(lj, _mm512_shuffle_epi32(lj, (_MM_PERM_ENUM)0xb1));
