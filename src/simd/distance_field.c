@@ -47,6 +47,15 @@
  * 4. Span order that runs against every path (e.g. shuffled indices) would need a sweep
  *    per distance step; past three full sweeps' worth of relaxations the scalar twin's
  *    Dial finishes instead. */
+/* The AVX-512 variant works on 256-bit vectors (HW = 16, as AVX2), with AVX-512VL/BW
+ * mask registers for the lane masks (simd_u16.h): on AMD Zen 4, which runs a 512-bit
+ * operation as two 256-bit halves, 32-lane blocks were slower than the AVX2 kernel's
+ * 16-lane ones (more irregular lanes per block, one more scan step, cross-lane
+ * permutes for the shifts); see docs/decisions/distance-speed.md, round 6. */
+#if OP_VEC_BITS == 512
+#undef OP_VEC_BITS
+#define OP_VEC_BITS 256
+#endif
 #include "simd/simd_u16.h"
 
 #define INF16 0xffffu
@@ -364,9 +373,16 @@ static vh scan_x(vh best, uint32_t reg, uint32_t k, const scan_consts *sc, int f
         const vh bias = sc->bias[forward];
         vh p = h_adds(best, bias);
         if (reg == H_ALL) {
+#ifdef H_MASKREGS
+#define OP_SCAN_STEP(m)                                                                    \
+    if ((m) < HW)                                                                          \
+        p = forward ? h_min_mask(p, H_ALL << ((m) % HW) & H_ALL, h_shift_up(p, m))        \
+                    : h_min_mask(p, H_ALL >> ((m) % HW), h_shift_down(p, m));
+#else
 #define OP_SCAN_STEP(m)                                                                    \
     if ((m) < HW)                                                                          \
         p = h_min(p, v_or(forward ? h_shift_up(p, m) : h_shift_down(p, m), sc->fill[forward][(m) % HW]));
+#endif
             OP_SCAN_STEP(1)
             OP_SCAN_STEP(2)
             OP_SCAN_STEP(4)
@@ -377,12 +393,20 @@ static vh scan_x(vh best, uint32_t reg, uint32_t k, const scan_consts *sc, int f
             /* conn: lanes whose m lanes before (after) are all regular, the lane m
              * away included as a source; off: all-ones outside conn */
             uint32_t conn = reg & (forward ? H_ALL << 1 : H_ALL >> 1) & H_ALL;
+#ifdef H_MASKREGS
+#define OP_SEG_STEP(m)                                                                     \
+    if ((m) < HW && conn) {                                                                \
+        p = h_min_mask(p, conn, forward ? h_shift_up(p, m) : h_shift_down(p, m));          \
+        conn &= forward ? conn << ((m) % HW) : conn >> ((m) % HW);                         \
+    }
+#else
 #define OP_SEG_STEP(m)                                                                     \
     if ((m) < HW && conn) {                                                                \
         const vh off = h_from_mask(~conn & H_ALL);                                         \
         p = h_min(p, v_or(forward ? h_shift_up(p, m) : h_shift_down(p, m), off));          \
         conn &= forward ? conn << ((m) % HW) : conn >> ((m) % HW);                         \
     }
+#endif
             OP_SEG_STEP(1)
             OP_SEG_STEP(2)
             OP_SEG_STEP(4)
@@ -397,7 +421,7 @@ static vh scan_x(vh best, uint32_t reg, uint32_t k, const scan_consts *sc, int f
     uint32_t conn = reg & (forward ? H_ALL << k : H_ALL >> k) & H_ALL;
     for (uint32_t m = k, c = 2; m < HW && conn; m <<= 1, c <<= 1) {
         const vh sh = forward ? h_shift_up(best, m) : h_shift_down(best, m);
-        best = v_select(h_from_mask(conn), best, h_min(best, h_adds(sh, h_set1((uint16_t)c))));
+        best = h_blend(conn, best, h_min(best, h_adds(sh, h_set1((uint16_t)c))));
         conn &= forward ? conn << m : conn >> m;
     }
     return best;
@@ -454,7 +478,7 @@ OP_VINLINE void relax_regular(uint16_t *dist, dirty_set *ds, const block_info *b
     vh best = h_min(cur, h_min(h_adds(orth, h_set1(2)), h_adds(diag, h_set1(3))));
     const uint32_t reg = bi->reg;
     if (reg != H_ALL)
-        best = v_select(h_from_mask(reg), cur, best);
+        best = h_blend(reg, cur, best);
     const int32_t k = forward ? -o[0] : o[2];
     if (k >= 1 && k < HW)
         best = scan_x(best, reg, (uint32_t)k, sc, forward);

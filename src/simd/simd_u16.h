@@ -76,6 +76,18 @@ static inline vh h_min(vh a, vh b) { return simde_mm256_min_epu16(a, b); }
 static inline vh h_adds(vh a, vh b) { return simde_mm256_adds_epu16(a, b); }
 static inline vh h_subs(vh a, vh b) { return simde_mm256_subs_epu16(a, b); }
 static inline vh h_eq(vh a, vh b) { return simde_mm256_cmpeq_epi16(a, b); }
+#if defined(__AVX512BW__) && defined(__AVX512VL__) && defined(SIMDE_X86_AVX2_NATIVE)
+/* The AVX-512 variant's 256-bit vectors (src/simd/distance_field.c): lane masks live
+ * in mask registers (AVX-512VL/BW), one bit per lane. */
+#include <immintrin.h>
+#define H_MASKREGS 1
+#define H_LB 1
+static inline uint32_t h_bits(vh v) { return (uint32_t)_mm256_movepi16_mask(v); }
+static inline uint32_t h_eqmask(vh a, vh b) { return (uint32_t)_mm256_cmpeq_epi16_mask(a, b); }
+static inline vh h_from_mask(uint32_t m) { return _mm256_movm_epi16((__mmask16)m); }
+/* Lanes of mask m: min(a, b); the others: a. */
+static inline vh h_min_mask(vh a, uint32_t m, vh b) { return _mm256_mask_min_epu16(a, (__mmask16)m, a, b); }
+#else
 #define H_LB 2
 static inline uint32_t h_bits(vh v) { return (uint32_t)simde_mm256_movemask_epi8(v); }
 static inline uint32_t h_eqmask(vh a, vh b)
@@ -92,6 +104,7 @@ static inline vh h_from_mask(uint32_t m)
     const vh b = simde_mm256_loadu_si256((const void *)bit);
     return simde_mm256_cmpeq_epi16(simde_mm256_and_si256(simde_mm256_set1_epi16((int16_t)m), b), b);
 }
+#endif
 static inline uint32_t h_u8eqmask(const uint8_t *p, uint8_t x)
 {
     const simde__m128i b = simde_mm_loadu_si128((const void *)p);
@@ -184,6 +197,16 @@ static inline vu32 h_widen_hi(vh v) { return simde_mm_unpackhi_epi16(v, simde_mm
 
 /* All H_LB * HW bits of h_bits. */
 #define H_ALLBITS ((uint32_t)((1ull << (H_LB * HW)) - 1))
+/* Lanes of mask m: b; the others: a. */
+#ifdef H_MASKREGS
+static inline vh h_blend(uint32_t m, vh a, vh b) { return _mm256_mask_blend_epi16((__mmask16)m, a, b); }
+#else
+static inline vh h_blend(uint32_t m, vh a, vh b) { return v_select(h_from_mask(m), a, b); }
+#endif
+#ifdef H_MASKREGS
+static inline uint32_t h_lessbits(vh a, vh b) { return (uint32_t)_mm256_cmplt_epu16_mask(a, b); }
+static inline int h_same(vh a, vh b) { return h_eqmask(a, b) == H_ALL; }
+#else
 /* Lanes where a < b (unsigned), as h_bits. */
 static inline uint32_t h_lessbits(vh a, vh b)
 {
@@ -191,5 +214,6 @@ static inline uint32_t h_lessbits(vh a, vh b)
 }
 /* Nonzero when every lane of a equals b's. */
 static inline int h_same(vh a, vh b) { return h_bits(h_eq(a, b)) == H_ALLBITS; }
+#endif
 
 #endif
