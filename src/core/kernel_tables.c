@@ -92,8 +92,8 @@ static void links_init(op_links_kernels *f, uint32_t flags)
     OP_LADDER(LINKS);
 }
 
-/* Distance field (supplement §1.6). */
-#define DISTANCE(sfx) f->field = op_distance_field_##sfx
+/* Distance field and erosion's distances below 4 (supplement §1.6). */
+#define DISTANCE(sfx) f->field = op_distance_field_##sfx, f->erode_near = op_erode_near_##sfx
 static void distance_init(op_distance_kernels *f, uint32_t flags)
 {
     OP_LADDER(DISTANCE);

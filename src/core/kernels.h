@@ -70,8 +70,22 @@ typedef struct op_links_kernels {
 
 typedef OP_DISTANCE_FIELD_FN((*op_distance_field_fn));
 
+/* Erosion's distances below 4 (supplement §1.6; src/spans/erode.c has the reasoning):
+ * d[s] = 0 for boundary spans (the rule below, on area), 0xff for the others; with
+ * limit > 2 then m[s] = the mask of s's neighbours that are boundary spans (bit d:
+ * direction d; 0 for boundary spans), d[s] = 2 where m[s] != 0, and d[s] = 3 where a
+ * span still at 0xff has a diagonal target at 0. With limit <= 4 every span whose d
+ * is below limit gets area 0 (after all reads of area); m is unused when limit <= 2.
+ * Returns 0, or nonzero when the arena is exhausted (nothing written then). */
+#define OP_ERODE_NEAR_FN(name)                                                          \
+    int name(const op_chf *chf, uint8_t *area, uint8_t *d, uint8_t *m, uint32_t limit, \
+             op_arena *scratch)
+
+typedef OP_ERODE_NEAR_FN((*op_erode_near_fn));
+
 typedef struct op_distance_kernels {
     op_distance_field_fn field;
+    op_erode_near_fn erode_near;
 } op_distance_kernels;
 
 /* supplement §1.6: the boundary rule of the distance field (area 0, fewer than four
@@ -240,6 +254,7 @@ int op_kernels_same(const op_kernels *a, const op_kernels *b);
 OP_MUTUAL_LINKS_FN(op_mutual_links_scalar);
 OP_EDGE_CLASSIFY_FN(op_edge_classify_scalar);
 OP_DISTANCE_FIELD_FN(op_distance_field_scalar);
+OP_ERODE_NEAR_FN(op_erode_near_scalar);
 OP_LABEL_COMPONENTS_FN(op_label_components_scalar);
 /* op_clip_rows_scalar: spans/raster_clip.h */
 OP_LEDGE_ROW_FN(op_ledge_row_scalar);
@@ -255,6 +270,7 @@ OP_FARTHEST_PICK_FN(op_farthest_pick_scalar);
     OP_MUTUAL_LINKS_FN(op_mutual_links_##sfx);     \
     OP_EDGE_CLASSIFY_FN(op_edge_classify_##sfx);   \
     OP_DISTANCE_FIELD_FN(op_distance_field_##sfx); \
+    OP_ERODE_NEAR_FN(op_erode_near_##sfx);         \
     OP_LABEL_COMPONENTS_FN(op_label_components_##sfx); \
     OP_CLIP_ROWS_FN(op_clip_rows_##sfx);           \
     OP_CLIP_BATCH_FN(op_clip_batch_##sfx);         \

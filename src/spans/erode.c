@@ -14,7 +14,9 @@
  *   or D-3 >= 2, so Dial's buckets started from the spans at 2 and 3 finish the field
  *   up to L - 1 exactly (the scalar distance twin's search, cut at L).
  * Three passes over the spans give everything below 4 (radius <= 2, the usual agent);
- * larger radii add the bounded search over the spans that erode. The boundary is taken
+ * they are a kernel (ctx->k->distance.erode_near: src/scalar/erode_near.c and its SIMD
+ * twin src/simd/erode_near.c). Larger radii add the bounded search over the spans that
+ * erode. The boundary is taken
  * from the areas as they are before this pass, so the result does not depend on the
  * visiting order. Tested against the full distance field (tests/spans). */
 #include "onepath/spans.h"
@@ -40,71 +42,6 @@ static op_status erode_full(op_ctx *ctx, op_chf *chf, uint64_t limit)
         if (dist[s] < limit)
             chf->area[s] = OP_NULL_AREA;
     return OP_OK;
-}
-
-/* Pass 1: d[s] = 0 for boundary spans (area 0, fewer than four mutual links, or a
- * mutual link to an area-0 span), FAR for the others. */
-static void mark_boundary(const op_chf *chf, uint8_t *d, uint32_t lo, uint32_t hi)
-{
-    const uint8_t *area = chf->area, *mutual = chf->mutual;
-    const uint32_t *l0 = chf->link[0], *l1 = chf->link[1], *l2 = chf->link[2],
-                   *l3 = chf->link[3];
-    for (uint32_t s = lo; s < hi; s++) {
-        int inner = area[s] != 0 && mutual[s] == 0xf;
-        if (inner)
-            inner = area[l0[s]] && area[l1[s]] && area[l2[s]] && area[l3[s]];
-        d[s] = inner ? FAR : 0;
-    }
-}
-
-/* Pass 2: for every non-boundary span, the mask of its neighbours that are boundary
- * spans (bit d: direction d), kept in m[]; spans with one get distance 2. Boundary
- * spans get mask 0 (never read: see pass 3). */
-static void mark_two(const op_chf *chf, uint8_t *d, uint8_t *m, uint32_t lo, uint32_t hi)
-{
-    const uint32_t *l0 = chf->link[0], *l1 = chf->link[1], *l2 = chf->link[2],
-                   *l3 = chf->link[3];
-    for (uint32_t s = lo; s < hi; s++) {
-        uint8_t k = 0;
-        if (d[s]) {
-            k = (uint8_t)((d[l0[s]] == 0) | (d[l1[s]] == 0) << 1 | (d[l2[s]] == 0) << 2 |
-                          (d[l3[s]] == 0) << 3);
-            if (k)
-                d[s] = 2;
-        }
-        m[s] = k;
-    }
-}
-
-/* Pass 3: a non-boundary span with no boundary neighbour has four non-boundary
- * neighbours, each with four mutual links, so its diagonal targets are exactly the
- * neighbours' neighbours in the perpendicular directions: it is at 3 when neighbour a
- * in direction d has a boundary neighbour in direction d+1 or d+3 (bits of m[a]).
- * When limit <= 4 nothing follows, so the areas are eroded here too (limit 0: not). */
-static void mark_three(const op_chf *chf, uint8_t *d, const uint8_t *m, uint32_t lo,
-                       uint32_t hi, uint32_t limit)
-{
-    const uint32_t *l0 = chf->link[0], *l1 = chf->link[1], *l2 = chf->link[2],
-                   *l3 = chf->link[3];
-    uint8_t *area = chf->area;
-    /* Directions perpendicular to 0 and 2 are 1 and 3 (mask 0xa), to 1 and 3, 0x5. */
-    for (uint32_t s = lo; s < hi; s++) {
-        uint8_t ds = d[s];
-        if (ds == FAR && ((m[l0[s]] | m[l2[s]]) & 0xa || (m[l1[s]] | m[l3[s]]) & 0x5))
-            d[s] = ds = 3;
-        if (ds < limit)
-            area[s] = OP_NULL_AREA;
-    }
-}
-
-/* Passes 1 to 3 over the whole field (right for any link graph); with limit <= 4 the
- * third also erodes. */
-static void three_passes(const op_chf *chf, uint8_t *d, uint8_t *m, uint32_t limit)
-{
-    const uint32_t n = chf->span_count;
-    mark_boundary(chf, d, 0, n);
-    mark_two(chf, d, m, 0, n);
-    mark_three(chf, d, m, 0, n, limit <= 4 ? limit : 0);
 }
 
 /* Dial's search from the spans at 2 and 3 up to limit - 1 (limit > 4): four circular
@@ -216,21 +153,19 @@ op_status op_erode_walkable_area(op_ctx *ctx, op_chf *chf, int radius)
         op_arena_release(&ctx->arena, mark);
         return op_fail(ctx, OP_NO_MEMORY, "erosion: out of scratch memory (%u spans)", n);
     }
-    uint8_t *area = chf->area;
-    if (limit == 2) { /* radius 1 erodes the boundary spans alone */
-        mark_boundary(chf, d, 0, n);
-        for (uint32_t s = 0; s < n; s++)
-            area[s] = d[s] == 0 ? OP_NULL_AREA : area[s];
-    } else { /* limit is even: 4 (distances 0, 2, 3) or more */
-        three_passes(chf, d, m, (uint32_t)limit);
-        if (limit > 4) {
-            if ((st = bounded_search(ctx, chf, d, (uint32_t)limit)) != OP_OK) {
-                op_arena_release(&ctx->arena, mark);
-                return op_fail(ctx, st, "erosion: out of scratch memory (%u spans)", n);
-            }
-            for (uint32_t s = 0; s < n; s++)
-                area[s] = d[s] < limit ? OP_NULL_AREA : area[s];
+    /* Passes 1 to 3 (the kernel; limit <= 4 also erodes), then the search. */
+    if (ctx->k->distance.erode_near(chf, chf->area, d, m, (uint32_t)limit, &ctx->arena)) {
+        op_arena_release(&ctx->arena, mark);
+        return op_fail(ctx, OP_NO_MEMORY, "erosion: out of scratch memory (%u spans)", n);
+    }
+    if (limit > 4) {
+        if ((st = bounded_search(ctx, chf, d, (uint32_t)limit)) != OP_OK) {
+            op_arena_release(&ctx->arena, mark);
+            return op_fail(ctx, st, "erosion: out of scratch memory (%u spans)", n);
         }
+        uint8_t *area = chf->area;
+        for (uint32_t s = 0; s < n; s++)
+            area[s] = d[s] < limit ? OP_NULL_AREA : area[s];
     }
     op_arena_release(&ctx->arena, mark);
     return OP_OK;

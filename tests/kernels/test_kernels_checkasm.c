@@ -249,9 +249,13 @@ static void check_edges(const op_chf *chf, const uint32_t *reg, uint64_t seed, u
     free(ref);
 }
 
+static void check_erode_near(const op_chf *chf, const uint8_t *area, op_arena *arena,
+                             uint64_t seed);
+
 static void check_distance(const op_chf *chf, const uint8_t *area, op_arena *arena,
                            uint64_t seed)
 {
+    check_erode_near(chf, area, arena, seed);
     const uint32_t n = chf->span_count;
     uint32_t *ref = guarded(n, 4, SENT_REF);
     assert_int_equal(op_distance_field_scalar(chf, area, ref + GUARD, arena), 0);
@@ -272,6 +276,42 @@ static void check_distance(const op_chf *chf, const uint8_t *area, op_arena *are
         free(got);
     }
     free(ref);
+}
+
+/* Erosion's distances below 4 (d, m and the eroded areas) for limits 2 (pass 1 only), 4
+ * (three passes, erosion) and 6 (three passes, no erosion: the bounded search goes on). */
+static void check_erode_near(const op_chf *chf, const uint8_t *area, op_arena *arena,
+                             uint64_t seed)
+{
+    const uint32_t n = chf->span_count;
+    static const uint32_t limits[] = {2, 4, 6};
+    for (size_t li = 0; li < sizeof limits / sizeof limits[0]; li++) {
+        const uint32_t limit = limits[li];
+        uint8_t *dr = guarded(n, 1, SENT_REF), *mr = guarded(n, 1, SENT_REF),
+                *ar = guarded(n, 1, SENT_REF);
+        memcpy(ar + GUARD, area, n);
+        assert_int_equal(op_erode_near_scalar(chf, ar + GUARD, dr + GUARD, mr + GUARD, limit, arena), 0);
+        for (int v = 0; v < variant_count; v++) {
+            const op_erode_near_fn fn = tables[v].distance.erode_near;
+            if (fn == op_erode_near_scalar)
+                continue;
+            uint8_t *dg = guarded(n, 1, SENT_NEW), *mg = guarded(n, 1, SENT_NEW),
+                    *ag = guarded(n, 1, SENT_NEW);
+            memcpy(ag + GUARD, area, n);
+            assert_int_equal(fn(chf, ag + GUARD, dg + GUARD, mg + GUARD, limit, arena), 0);
+            compare("distance_field(erode_near d)", variants[v], seed * 8 + limit, dr, dg, n, 1, 0, n);
+            compare("distance_field(erode_near m)", variants[v], seed * 8 + limit, mr, mg, n, 1, 0,
+                    limit > 2 ? n : 0);
+            compare("distance_field(erode_near area)", variants[v], seed * 8 + limit, ar, ag, n, 1,
+                    0, n);
+            free(dg);
+            free(mg);
+            free(ag);
+        }
+        free(dr);
+        free(mr);
+        free(ar);
+    }
 }
 
 static void check_labels(const op_chf *chf, const uint8_t *area, const uint32_t *layer,
