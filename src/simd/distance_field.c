@@ -462,17 +462,34 @@ static inline void mark_readers(dirty_set *ds, const uint16_t *dist, uint32_t s,
         mark(ds, b + 1);
 }
 
+/* The last block relaxed and its value (b = UINT32_MAX: none known). A block's -x
+ * (forward) or +x (backward) neighbours at s -+ 1 overlap the block relaxed just before,
+ * whose store is still in flight: loading them would wait for it (the store cannot be
+ * forwarded to a load that only partly overlaps it). With H_CHAIN they come from the
+ * registers instead. Irregular lanes are written one by one, so a block with any
+ * leaves none. */
+typedef struct chain {
+    uint32_t b;
+    vh v;
+} chain;
+
 /* Relaxes the regular lanes of block b from plain loads (the other lanes keep their
  * value), then marks the blocks whose spans the lowered distances would lower (none
  * when ds is NULL: the first sweep, after which every block is relaxed again). */
 OP_VINLINE void relax_regular(uint16_t *dist, dirty_set *ds, const block_info *bi, uint32_t b,
-                          const scan_consts *sc, int forward, int below)
+                          const scan_consts *sc, int forward, int below, chain *ch)
 {
     const uint32_t s = b * HW;
     const vh cur = h_load(dist + s);
     const int32_t *o = bi->orth, *g = bi->diag;
-    const vh orth = h_min(h_min(h_load(dist + s + o[0]), h_load(dist + s + o[1])),
-                          h_min(h_load(dist + s + o[2]), h_load(dist + s + o[3])));
+#ifdef H_CHAIN
+    const vh o0 = forward && o[0] == -1 && ch->b + 1 == b ? h_chain_up(cur, ch->v) : h_load(dist + s + o[0]);
+    const vh o2 = !forward && o[2] == 1 && ch->b == b + 1 ? h_chain_down(cur, ch->v) : h_load(dist + s + o[2]);
+#else
+    (void)ch;
+    const vh o0 = h_load(dist + s + o[0]), o2 = h_load(dist + s + o[2]);
+#endif
+    const vh orth = h_min(h_min(o0, h_load(dist + s + o[1])), h_min(o2, h_load(dist + s + o[3])));
     const vh diag = h_min(h_min(h_load(dist + s + g[0]), h_load(dist + s + g[1])),
                           h_min(h_load(dist + s + g[2]), h_load(dist + s + g[3])));
     vh best = h_min(cur, h_min(h_adds(orth, h_set1(2)), h_adds(diag, h_set1(3))));
@@ -482,6 +499,8 @@ OP_VINLINE void relax_regular(uint16_t *dist, dirty_set *ds, const block_info *b
     const int32_t k = forward ? -o[0] : o[2];
     if (k >= 1 && k < HW)
         best = scan_x(best, reg, (uint32_t)k, sc, forward);
+    ch->b = b;
+    ch->v = best;
     const vh same = h_eq(best, cur);
     if (h_bits(same) == H_ALLBITS)
         return;
@@ -594,14 +613,17 @@ static void relax_irregular(uint16_t *dist, dirty_set *ds, uint32_t s, const uin
 }
 
 OP_VINLINE void relax_block(uint16_t *dist, dirty_set *ds, const block_info *bi, const cand_store *cs,
-                        uint32_t b, const scan_consts *sc, int forward, int below)
+                        uint32_t b, const scan_consts *sc, int forward, int below, chain *ch)
 {
     const uint32_t s = b * HW;
     if (bi->reg)
-        relax_regular(dist, ds, bi, b, sc, forward, below);
+        relax_regular(dist, ds, bi, b, sc, forward, below, ch);
+    else
+        ch->b = UINT32_MAX;
     uint32_t lanes = bi->irr;
     if (!lanes)
         return;
+    ch->b = UINT32_MAX;
     const uint32_t *c = cand_row(cs, bi->ibase);
     if (forward) {
         for (uint32_t r = 0; lanes; r++) {
@@ -672,6 +694,7 @@ static int distance_field_body(const op_chf *chf, const uint8_t *area, uint32_t 
     seeder sd = {chf, area, d, info, n, full, 0, {0, 0, 0, 0}, 0, 0};
     scan_consts sc;
     scan_consts_init(&sc);
+    chain ch = {UINT32_MAX, h_set1(0)};
     /* One forward pass seeds (just ahead), classifies, gathers the candidate rows and
      * relaxes every block (sweep 1, which marks nothing: nearly every block drops from
      * "unreached", so sweep 2 relaxes them all again and marks from then on). Every
@@ -701,7 +724,7 @@ static int distance_field_body(const op_chf *chf, const uint8_t *area, uint32_t 
             }
             seed_to(&sd, (uint64_t)reach + 1);
         }
-        relax_block(d, NULL, bi, &cs, b, &sc, 1, 0);
+        relax_block(d, NULL, bi, &cs, b, &sc, 1, 0, &ch);
     }
     /* Late sweeps touch few blocks: the flags are skipped eight at a time. */
     const uint32_t words = (nb + 8) / 8;
@@ -714,6 +737,7 @@ static int distance_field_body(const op_chf *chf, const uint8_t *area, uint32_t 
     uint64_t relaxed = 0;
     int below = 1; /* sweep 2: every block below the current one is still pending */
     for (int forward = 0; ds.pending; forward = !forward, below = 0) {
+        ch.b = UINT32_MAX;
         if (relaxed > budget) {
             op_arena_release(scratch, am);
             return op_distance_field_scalar(chf, area, dist, scratch);
@@ -732,9 +756,9 @@ static int distance_field_body(const op_chf *chf, const uint8_t *area, uint32_t 
                 ds.pending--;
                 relaxed++;
                 if (below)
-                    relax_block(d, &ds, &info[b], &cs, b, &sc, 0, 1);
+                    relax_block(d, &ds, &info[b], &cs, b, &sc, 0, 1, &ch);
                 else
-                    relax_block(d, &ds, &info[b], &cs, b, &sc, forward, 0);
+                    relax_block(d, &ds, &info[b], &cs, b, &sc, forward, 0, &ch);
             }
         }
     }

@@ -141,6 +141,17 @@ static inline vh h_shift_down(vh v, uint32_t m)
 }
 #undef OP_H_UP
 #undef OP_H_DOWN
+/* The block at s - 1 (up) or s + 1 (down) from the block at s (cur) and its neighbour
+ * block (prev: at s - HW; next: at s + HW), without a load (src/simd/distance_field.c). */
+#define H_CHAIN 1
+static inline vh h_chain_up(vh cur, vh prev)
+{
+    return simde_mm256_alignr_epi8(cur, simde_mm256_permute2x128_si256(prev, cur, 0x21), 14);
+}
+static inline vh h_chain_down(vh cur, vh next)
+{
+    return simde_mm256_alignr_epi8(simde_mm256_permute2x128_si256(cur, next, 0x21), cur, 2);
+}
 static inline vu32 h_widen_lo(vh v) { return simde_mm256_cvtepu16_epi32(simde_mm256_castsi256_si128(v)); }
 static inline vu32 h_widen_hi(vh v) { return simde_mm256_cvtepu16_epi32(simde_mm256_extracti128_si256(v, 1)); }
 
