@@ -444,13 +444,23 @@ static inline void mark(dirty_set *ds, uint32_t b)
  * span at s + i + off reads lane i of the block with a step of c (readers are
  * symmetric). src: the lowered lanes, 0xffff elsewhere. */
 static inline void mark_readers(dirty_set *ds, const uint16_t *dist, uint32_t s, int32_t off,
-                                vh src, uint16_t c)
+                                vh src, uint16_t c, vh best)
 {
     const uint32_t r = s + (uint32_t)off, b = r / HW, q = r % HW;
     /* Blocks already marked need no test (in sweep 2, every block not yet reached). */
     if (ds->flag[b] && (q == 0 || ds->flag[b + 1]))
         return;
-    const uint32_t drop = h_lessbits(h_adds(src, h_set1(c)), h_load(dist + r));
+#ifdef H_CHAIN
+    /* off = -+1: the range overlaps the block just stored (best), whose store a load
+     * would wait for; its one other lane is a plain load */
+    const vh now = off == -1  ? h_chain_up(best, h_set1(dist[s - 1]))
+                   : off == 1 ? h_chain_down(best, h_set1(dist[s + HW]))
+                              : h_load(dist + r);
+#else
+    (void)best;
+    const vh now = h_load(dist + r);
+#endif
+    const uint32_t drop = h_lessbits(h_adds(src, h_set1(c)), now);
     if (!drop)
         return;
     /* Lanes [0, HW - q) of the range are in block b, the rest in block b + 1. Each
@@ -510,9 +520,9 @@ OP_VINLINE void relax_regular(uint16_t *dist, dirty_set *ds, const block_info *b
     const vh src = v_or(best, same); /* unchanged lanes: 0xffff, which lowers nothing */
     for (int d = 0; d < 4; d++) {
         if (!(below && o[d] <= -(int32_t)HW))
-            mark_readers(ds, dist, s, o[d], src, 2);
+            mark_readers(ds, dist, s, o[d], src, 2, best);
         if (!(below && g[d] <= -(int32_t)HW))
-            mark_readers(ds, dist, s, g[d], src, 3);
+            mark_readers(ds, dist, s, g[d], src, 3, best);
     }
 }
 
