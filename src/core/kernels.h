@@ -76,7 +76,8 @@ typedef OP_DISTANCE_FIELD_FN((*op_distance_field_fn));
  * direction d; 0 for boundary spans), d[s] = 2 where m[s] != 0, and d[s] = 3 where a
  * span still at 0xff has a diagonal target at 0. With limit <= 4 every span whose d
  * is below limit gets area 0 (after all reads of area); m is unused when limit <= 2.
- * Returns 0, or nonzero when the arena is exhausted (nothing written then). */
+ * Returns 0, or nonzero when the arena is exhausted (the twins never do: the SIMD one's
+ * scratch falls back to the scalar one, which needs none). */
 #define OP_ERODE_NEAR_FN(name)                                                          \
     int name(const op_chf *chf, uint8_t *area, uint8_t *d, uint8_t *m, uint32_t limit, \
              op_arena *scratch)
