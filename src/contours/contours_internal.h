@@ -10,7 +10,8 @@ typedef struct op_cloop {
     uint32_t count;
     size_t first;  /* offset into op_ctrace.verts (with want_verts) */
     int64_t area2; /* doubled signed area, > 0 outline, < 0 hole (with want_verts) */
-    uint32_t frag; /* its first fragment (op__contour_loop_copy) */
+    uint32_t frag;  /* its first fragment (op__contour_loop_copy) */
+    uint32_t nfrag; /* its fragments: frag .. frag + nfrag - 1, in loop order */
 } op_cloop;
 
 struct op_ctseg;

@@ -723,21 +723,35 @@ static size_t emit(const trace_seg *g, const tfrag *f, int front, int back,
     return n;
 }
 
+/* Fragments whose chunks the loop copy fetches ahead of the one it copies. */
+#define FRAG_AHEAD 4u
+
 void op__contour_loop_copy(const op_ctrace *t, uint32_t loop, op_contour_vert *out)
 {
+    /* the loop's fragments lie in loop order from its first (op__contour_trace puts them
+     * there): the records are read in address order, and the chunks of the fragment
+     * FRAG_AHEAD on are fetched while this one is copied (no chain to chase) */
     const tfrag *fr = t->frags;
-    const uint32_t f0 = t->loops[loop].frag;
-    size_t n = emit(&t->seg[fr[f0].seg], &fr[f0], 0, 1, out);
-    for (uint32_t f = fr[f0].link; f != f0; f = fr[f].link) {
-        /* most fragments fill less than a chunk: the next fragment's chunks early (the
-         * loop is closed, so link is a fragment) */
-        const tfrag *nx = &fr[fr[f].link];
+    const uint32_t f0 = t->loops[loop].frag, nf = t->loops[loop].nfrag;
+    for (uint32_t k = 1; k < nf && k <= FRAG_AHEAD; k++) {
+        const tfrag *nx = &fr[f0 + k];
         const trace_seg *ng = &t->seg[nx->seg];
         if (nx->back_first != NONE)
             PREFETCH_CHUNK(ng, chunk_at(ng, nx->back_first), 0);
         if (nx->front_top != NONE)
             PREFETCH_CHUNK(ng, chunk_at(ng, nx->front_top), 0);
-        n += emit(&t->seg[fr[f].seg], &fr[f], 1, 1, out + n);
+    }
+    size_t n = emit(&t->seg[fr[f0].seg], &fr[f0], 0, 1, out);
+    for (uint32_t k = 1; k < nf; k++) {
+        if (k + FRAG_AHEAD < nf) {
+            const tfrag *nx = &fr[f0 + k + FRAG_AHEAD];
+            const trace_seg *ng = &t->seg[nx->seg];
+            if (nx->back_first != NONE)
+                PREFETCH_CHUNK(ng, chunk_at(ng, nx->back_first), 0);
+            if (nx->front_top != NONE)
+                PREFETCH_CHUNK(ng, chunk_at(ng, nx->front_top), 0);
+        }
+        n += emit(&t->seg[fr[f0 + k].seg], &fr[f0 + k], 1, 1, out + n);
     }
     emit(&t->seg[fr[f0].seg], &fr[f0], 1, 0, out + n);
 }
@@ -839,11 +853,11 @@ op_status op__contour_trace(op_ctx *ctx, op_ctx *const *workers, int nworkers,
         st = op_fail(ctx, OP_UNSUPPORTED, "%llu contour edges exceed 2^32 - 2",
                      (unsigned long long)edges);
     tfrag *fr = NULL;
-    uint8_t *seen = NULL;
+    uint32_t *pos = NULL; /* per fragment: its place in loop order (NONE: not yet met) */
     if (st == OP_OK && !bad) {
         fr = op_scratch(ctx, frags ? frags : 1, sizeof *fr);
-        seen = op_scratch(ctx, frags ? frags : 1, 1);
-        if (!fr || !seen ||
+        pos = op_scratch(ctx, frags ? frags : 1, sizeof *pos);
+        if (!fr || !pos ||
             op_array_grow(&out->alloc, (void **)&out->loops, &out->loop_cap, 64,
                           sizeof *out->loops, UINT32_MAX) != OP_OK)
             st = op_fail(ctx, OP_NO_MEMORY, "out of memory for %llu contour edges",
@@ -895,11 +909,13 @@ op_status op__contour_trace(op_ctx *ctx, op_ctx *const *workers, int nworkers,
             join(fr, tl, hd);
         }
 
-    /* Loops in order of their earliest fragment, from its founder. */
-    memset(seen, 0, frags ? frags : 1);
+    /* Loops in order of their earliest fragment, from its founder; each loop's fragments
+     * numbered in loop order from there. */
+    memset(pos, 0xff, (frags ? frags : 1) * sizeof *pos);
     size_t nv = 0;
+    uint32_t placed = 0;
     for (size_t f0 = 0; f0 < frags && st == OP_OK; f0++) {
-        if (seen[f0])
+        if (pos[f0] != NONE)
             continue;
         if (op_array_grow(&out->alloc, (void **)&out->loops, &out->loop_cap,
                           (size_t)out->loop_count + 1, sizeof *out->loops,
@@ -910,25 +926,37 @@ op_status op__contour_trace(op_ctx *ctx, op_ctx *const *workers, int nworkers,
         op_cloop *L = &out->loops[out->loop_count++];
         L->region = region[fr[f0].founder];
         L->first = nv;
-        L->frag = (uint32_t)f0;
+        L->frag = placed;
         L->area2 = 0;
         size_t cnt = fr[f0].count;
-        seen[f0] = 1;
+        pos[f0] = placed++;
         for (uint32_t f = fr[f0].link; f != f0; f = fr[f].link) {
-            if (f == NONE || seen[f]) {
+            if (f == NONE || pos[f] != NONE) {
                 st = op_fail(ctx, OP_INTERNAL, "contour trace from span %u dir %d does not close",
                              fr[f0].founder, fr[f0].founder_dir);
                 break;
             }
             cnt += fr[f].count;
-            seen[f] = 1;
+            pos[f] = placed++;
         }
+        L->nfrag = placed - L->frag;
         L->count = (uint32_t)cnt;
         nv += cnt;
     }
     if (st == OP_OK && nv != edges)
         st = op_fail(ctx, OP_INTERNAL, "contour trace: %zu of %zu edges in loops", nv,
                      (size_t)edges);
+    /* every fragment is in a loop: the fragments into loop order, in place (links are no
+     * longer followed) */
+    for (size_t i = 0; st == OP_OK && i < frags; i++)
+        while (pos[i] != i) {
+            const uint32_t j = pos[i];
+            const tfrag tf = fr[i];
+            fr[i] = fr[j];
+            fr[j] = tf;
+            pos[i] = pos[j];
+            pos[j] = j;
+        }
     if (st == OP_OK && want_verts) {
         out->verts = op_mem_array(&out->alloc, nv ? nv : 1, sizeof *out->verts);
         if (!out->verts)
