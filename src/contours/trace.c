@@ -315,18 +315,34 @@ static inline uint32_t cell_of(const op_chf *chf, uint32_t c, uint32_t s)
     const uint32_t *first = chf->cell_first;
     if (c + 1 >= cells || first[c + 1] > s)
         return c;
-    /* one span per cell from c on puts s in cell c + (s - first[c]) */
-    const size_t g = (size_t)c + (s - first[c]);
-    if (g < cells && first[g] <= s && (g + 1 >= cells || first[g + 1] > s))
-        return (uint32_t)g;
-    c++;
-    /* further ahead: galloping, then bisecting (first[c] <= s holds) */
-    size_t lo = c, step = 4;
-    while (lo + step < cells && first[lo + step] <= s) {
-        lo += step;
-        step *= 2;
+    /* one span per cell from c on puts s in cell g = c + (s - first[c]); empty cells and
+     * cells of several spans move it by a few: gallop from g, the way first[g] says, then
+     * bisect (a long jump across a region's interior costs the guess's error, not the
+     * jump's length) */
+    size_t g = (size_t)c + (s - first[c]);
+    if (g >= cells)
+        g = cells - 1;
+    size_t lo, hi; /* first[lo] <= s, and first[hi] > s or hi == cells */
+    if (first[g] <= s) {
+        if (g + 1 >= cells || first[g + 1] > s)
+            return (uint32_t)g;
+        lo = g + 1;
+        size_t step = 2;
+        while (lo + step < cells && first[lo + step] <= s) {
+            lo += step;
+            step *= 2;
+        }
+        hi = lo + step < cells ? lo + step : cells;
+    } else {
+        /* first[c + 1] <= s < first[g]: g > c + 1 */
+        hi = g;
+        size_t step = 2;
+        while (hi - (c + 1) > step && first[hi - step] > s) {
+            hi -= step;
+            step *= 2;
+        }
+        lo = hi - (c + 1) > step ? hi - step : (size_t)c + 1;
     }
-    size_t hi = lo + step < cells ? lo + step : cells;
     while (hi - lo > 1) {
         const size_t mid = lo + (hi - lo) / 2;
         if (first[mid] <= s)
@@ -726,6 +742,16 @@ static size_t emit(const trace_seg *g, const tfrag *f, int front, int back,
 /* Fragments whose chunks the loop copy fetches ahead of the one it copies. */
 #define FRAG_AHEAD 4u
 
+/* Fetches fragment f's first chunks (front and back) for reading. */
+static inline void frag_prefetch(const op_ctrace *t, const tfrag *f)
+{
+    const trace_seg *g = &t->seg[f->seg];
+    if (f->back_first != NONE)
+        PREFETCH_CHUNK(g, chunk_at(g, f->back_first), 0);
+    if (f->front_top != NONE)
+        PREFETCH_CHUNK(g, chunk_at(g, f->front_top), 0);
+}
+
 void op__contour_loop_copy(const op_ctrace *t, uint32_t loop, op_contour_vert *out)
 {
     /* the loop's fragments lie in loop order from its first (op__contour_trace puts them
@@ -733,24 +759,12 @@ void op__contour_loop_copy(const op_ctrace *t, uint32_t loop, op_contour_vert *o
      * FRAG_AHEAD on are fetched while this one is copied (no chain to chase) */
     const tfrag *fr = t->frags;
     const uint32_t f0 = t->loops[loop].frag, nf = t->loops[loop].nfrag;
-    for (uint32_t k = 1; k < nf && k <= FRAG_AHEAD; k++) {
-        const tfrag *nx = &fr[f0 + k];
-        const trace_seg *ng = &t->seg[nx->seg];
-        if (nx->back_first != NONE)
-            PREFETCH_CHUNK(ng, chunk_at(ng, nx->back_first), 0);
-        if (nx->front_top != NONE)
-            PREFETCH_CHUNK(ng, chunk_at(ng, nx->front_top), 0);
-    }
+    for (uint32_t k = 1; k < nf && k <= FRAG_AHEAD; k++)
+        frag_prefetch(t, &fr[f0 + k]);
     size_t n = emit(&t->seg[fr[f0].seg], &fr[f0], 0, 1, out);
     for (uint32_t k = 1; k < nf; k++) {
-        if (k + FRAG_AHEAD < nf) {
-            const tfrag *nx = &fr[f0 + k + FRAG_AHEAD];
-            const trace_seg *ng = &t->seg[nx->seg];
-            if (nx->back_first != NONE)
-                PREFETCH_CHUNK(ng, chunk_at(ng, nx->back_first), 0);
-            if (nx->front_top != NONE)
-                PREFETCH_CHUNK(ng, chunk_at(ng, nx->front_top), 0);
-        }
+        if (k + FRAG_AHEAD < nf)
+            frag_prefetch(t, &fr[f0 + k + FRAG_AHEAD]);
         n += emit(&t->seg[fr[f0 + k].seg], &fr[f0 + k], 1, 1, out + n);
     }
     emit(&t->seg[fr[f0].seg], &fr[f0], 1, 0, out + n);
@@ -853,11 +867,11 @@ op_status op__contour_trace(op_ctx *ctx, op_ctx *const *workers, int nworkers,
         st = op_fail(ctx, OP_UNSUPPORTED, "%llu contour edges exceed 2^32 - 2",
                      (unsigned long long)edges);
     tfrag *fr = NULL;
-    uint32_t *pos = NULL; /* per fragment: its place in loop order (NONE: not yet met) */
+    uint8_t *seen = NULL;
     if (st == OP_OK && !bad) {
         fr = op_scratch(ctx, frags ? frags : 1, sizeof *fr);
-        pos = op_scratch(ctx, frags ? frags : 1, sizeof *pos);
-        if (!fr || !pos ||
+        seen = op_scratch(ctx, frags ? frags : 1, 1);
+        if (!fr || !seen ||
             op_array_grow(&out->alloc, (void **)&out->loops, &out->loop_cap, 64,
                           sizeof *out->loops, UINT32_MAX) != OP_OK)
             st = op_fail(ctx, OP_NO_MEMORY, "out of memory for %llu contour edges",
@@ -870,21 +884,31 @@ op_status op__contour_trace(op_ctx *ctx, op_ctx *const *workers, int nworkers,
         return st;
     }
 
-    /* Fragments of all segments in one array (global indices); the links between
-     * segments: a successor in another segment heads a fragment there. */
-    for (int i = 0; i < ns; i++)
-        for (size_t k = 0; k < seg[i].nfrag; k++) {
-            tfrag f = seg[i].frag[k];
-            f.link = f.link == NONE ? NONE : f.link + (uint32_t)seg[i].fbase;
-            f.other_end += (uint32_t)seg[i].fbase;
-            f.head_edge += (uint32_t)seg[i].ebase;
-            fr[seg[i].fbase + k] = f;
+    /* Fragments of all segments in one array gf (global indices; one segment's array is
+     * that already); the links between segments: a successor in another segment heads a
+     * fragment there. fr receives them in loop order below. */
+    tfrag *gf = seg[0].frag;
+    if (ns > 1) {
+        gf = op_mem_array(&ctx->alloc, frags ? frags : 1, sizeof *gf);
+        if (!gf)
+            st = op_fail(ctx, OP_NO_MEMORY, "out of memory for %zu contour fragments", frags);
+        for (int i = 0; i < ns; i++) {
+            for (size_t k = 0; gf && k < seg[i].nfrag; k++) {
+                tfrag f = seg[i].frag[k];
+                f.link = f.link == NONE ? NONE : f.link + (uint32_t)seg[i].fbase;
+                f.other_end += (uint32_t)seg[i].fbase;
+                f.head_edge += (uint32_t)seg[i].ebase;
+                gf[seg[i].fbase + k] = f;
+            }
+            op_mem_free(&ctx->alloc, seg[i].frag);
+            seg[i].frag = NULL;
         }
-    out->frags = fr;
-    if (ns > 1)
+        seg[0].frag = gf; /* freed with the segments */
         for (int i = 0; i < ns; i++)
             for (size_t b = seg[i].s0 / 8; b * 8 < seg[i].s1; b++)
                 boff[b] += (uint32_t)seg[i].ebase;
+    }
+    out->frags = fr;
     boff[nb] = (uint32_t)edges;
     for (int i = 0; i < ns && st == OP_OK; i++)
         for (size_t k = 0; k < seg[i].nout; k++) {
@@ -900,22 +924,22 @@ op_status op__contour_trace(op_ctx *ctx, op_ctx *const *workers, int nworkers,
                 const uint32_t hl = ql < seg[j].counted ? *slot_at(&seg[j], ql) : NONE;
                 hd = hl == NONE ? NONE : hl + (uint32_t)seg[j].fbase;
             }
-            if (hd == NONE || fr[hd].head_edge != q || fr[tl].link != NONE) {
+            if (hd == NONE || gf[hd].head_edge != q || gf[tl].link != NONE) {
                 st = op_fail(ctx, OP_INTERNAL,
                              "contour trace from span %u dir %d does not close",
-                             fr[tl].founder, fr[tl].founder_dir);
+                             gf[tl].founder, gf[tl].founder_dir);
                 break;
             }
-            join(fr, tl, hd);
+            join(gf, tl, hd);
         }
 
     /* Loops in order of their earliest fragment, from its founder; each loop's fragments
-     * numbered in loop order from there. */
-    memset(pos, 0xff, (frags ? frags : 1) * sizeof *pos);
+     * copied to fr in loop order from there (the loop copy reads them in address order). */
+    memset(seen, 0, frags ? frags : 1);
     size_t nv = 0;
     uint32_t placed = 0;
     for (size_t f0 = 0; f0 < frags && st == OP_OK; f0++) {
-        if (pos[f0] != NONE)
+        if (seen[f0])
             continue;
         if (op_array_grow(&out->alloc, (void **)&out->loops, &out->loop_cap,
                           (size_t)out->loop_count + 1, sizeof *out->loops,
@@ -924,20 +948,22 @@ op_status op__contour_trace(op_ctx *ctx, op_ctx *const *workers, int nworkers,
             break;
         }
         op_cloop *L = &out->loops[out->loop_count++];
-        L->region = region[fr[f0].founder];
+        L->region = region[gf[f0].founder];
         L->first = nv;
         L->frag = placed;
         L->area2 = 0;
-        size_t cnt = fr[f0].count;
-        pos[f0] = placed++;
-        for (uint32_t f = fr[f0].link; f != f0; f = fr[f].link) {
-            if (f == NONE || pos[f] != NONE) {
+        size_t cnt = gf[f0].count;
+        seen[f0] = 1;
+        fr[placed++] = gf[f0];
+        for (uint32_t f = gf[f0].link; f != f0; f = gf[f].link) {
+            if (f == NONE || seen[f]) {
                 st = op_fail(ctx, OP_INTERNAL, "contour trace from span %u dir %d does not close",
-                             fr[f0].founder, fr[f0].founder_dir);
+                             gf[f0].founder, gf[f0].founder_dir);
                 break;
             }
-            cnt += fr[f].count;
-            pos[f] = placed++;
+            cnt += gf[f].count;
+            seen[f] = 1;
+            fr[placed++] = gf[f];
         }
         L->nfrag = placed - L->frag;
         L->count = (uint32_t)cnt;
@@ -946,17 +972,9 @@ op_status op__contour_trace(op_ctx *ctx, op_ctx *const *workers, int nworkers,
     if (st == OP_OK && nv != edges)
         st = op_fail(ctx, OP_INTERNAL, "contour trace: %zu of %zu edges in loops", nv,
                      (size_t)edges);
-    /* every fragment is in a loop: the fragments into loop order, in place (links are no
-     * longer followed) */
-    for (size_t i = 0; st == OP_OK && i < frags; i++)
-        while (pos[i] != i) {
-            const uint32_t j = pos[i];
-            const tfrag tf = fr[i];
-            fr[i] = fr[j];
-            fr[j] = tf;
-            pos[i] = pos[j];
-            pos[j] = j;
-        }
+    /* the fragments are in fr now */
+    op_mem_free(&ctx->alloc, seg[0].frag);
+    seg[0].frag = NULL;
     if (st == OP_OK && want_verts) {
         out->verts = op_mem_array(&out->alloc, nv ? nv : 1, sizeof *out->verts);
         if (!out->verts)
