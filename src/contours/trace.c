@@ -884,16 +884,17 @@ op_status op__contour_trace(op_ctx *ctx, op_ctx *const *workers, int nworkers,
         return st;
     }
 
-    /* Fragments of all segments in one array gf (global indices; one segment's array is
-     * that already); the links between segments: a successor in another segment heads a
-     * fragment there. fr receives them in loop order below. */
+    /* Fragments of all segments in one array gf (global indices); the links between
+     * segments: a successor in another segment heads a fragment there. The loop list
+     * below copies them in loop order to fr: one segment's array is gf itself (freed
+     * after the copy); several are copied into fr first (gf) and freed, and the loop order
+     * goes to a new array of their size (kept with the segments), so that no more
+     * fragment records are held at once than before. */
     tfrag *gf = seg[0].frag;
     if (ns > 1) {
-        gf = op_mem_array(&ctx->alloc, frags ? frags : 1, sizeof *gf);
-        if (!gf)
-            st = op_fail(ctx, OP_NO_MEMORY, "out of memory for %zu contour fragments", frags);
+        gf = fr;
         for (int i = 0; i < ns; i++) {
-            for (size_t k = 0; gf && k < seg[i].nfrag; k++) {
+            for (size_t k = 0; k < seg[i].nfrag; k++) {
                 tfrag f = seg[i].frag[k];
                 f.link = f.link == NONE ? NONE : f.link + (uint32_t)seg[i].fbase;
                 f.other_end += (uint32_t)seg[i].fbase;
@@ -903,7 +904,10 @@ op_status op__contour_trace(op_ctx *ctx, op_ctx *const *workers, int nworkers,
             op_mem_free(&ctx->alloc, seg[i].frag);
             seg[i].frag = NULL;
         }
-        seg[0].frag = gf; /* freed with the segments */
+        fr = op_mem_array(&ctx->alloc, frags ? frags : 1, sizeof *fr);
+        if (!fr)
+            st = op_fail(ctx, OP_NO_MEMORY, "out of memory for %zu contour fragments", frags);
+        seg[0].frag = fr; /* freed with the segments */
         for (int i = 0; i < ns; i++)
             for (size_t b = seg[i].s0 / 8; b * 8 < seg[i].s1; b++)
                 boff[b] += (uint32_t)seg[i].ebase;
@@ -972,9 +976,10 @@ op_status op__contour_trace(op_ctx *ctx, op_ctx *const *workers, int nworkers,
     if (st == OP_OK && nv != edges)
         st = op_fail(ctx, OP_INTERNAL, "contour trace: %zu of %zu edges in loops", nv,
                      (size_t)edges);
-    /* the fragments are in fr now */
-    op_mem_free(&ctx->alloc, seg[0].frag);
-    seg[0].frag = NULL;
+    if (ns == 1) { /* the fragments are in fr now */
+        op_mem_free(&ctx->alloc, seg[0].frag);
+        seg[0].frag = NULL;
+    }
     if (st == OP_OK && want_verts) {
         out->verts = op_mem_array(&out->alloc, nv ? nv : 1, sizeof *out->verts);
         if (!out->verts)
