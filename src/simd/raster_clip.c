@@ -47,6 +47,7 @@ typedef unsigned rc_ord; /* the candidate mask itself: the tables shuffle by it 
 #define RC_LANES 4
 #define RC_LIMIT 1.329228e36f /* 2^120: see above */
 #define RC_COLUMN_HAND_OVER_BEFORE 0
+#define RC_PIECES_IN_LANES 0 /* one piece at a time */
 #define RC_MM simde_mm /* the intrinsics' prefix of rc_v */
 
 OP_VINLINE rc_v rc_shuffle(rc_v v, const uint8_t *idx)

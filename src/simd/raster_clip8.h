@@ -123,4 +123,79 @@ OP_VINLINE rc_v rc_select(rc_v mask, rc_v v, rc_v fill)
     return simde_mm256_blendv_ps(fill, v, mask);
 }
 
+/* ---- Column pieces eight at a time (RC_PIECES_IN_LANES) ----------------------------
+ * A column piece's y range is kept as two vectors (its candidates' y, the other lanes
+ * +inf / -inf); up to eight pieces wait, in order, and are then reduced together (lane
+ * i of the result: piece i's min or max over its lanes, by a transposing tree of
+ * unpacks, shuffles and 128-bit swaps instead of two horizontal reductions per piece)
+ * and their spans computed in lanes: op_clip_piece_span's binary32 operations and
+ * clamps, lane by lane (supplement §1.3). Min and max in another lane order than the
+ * scalar twin's: see raster_clip.c (no NaN within 2^120; -0 and +0 give the same span). */
+#define RC_PIECES_IN_LANES 1
+
+/* The eight vectors' horizontal minima (mx 0) or maxima (mx 1), lane i from v[i]. */
+#define RC8_TREE(OP)                                                                       \
+    const rc_v a01 = OP(simde_mm256_unpacklo_ps(v[0], v[1]), simde_mm256_unpackhi_ps(v[0], v[1])); \
+    const rc_v a23 = OP(simde_mm256_unpacklo_ps(v[2], v[3]), simde_mm256_unpackhi_ps(v[2], v[3])); \
+    const rc_v a45 = OP(simde_mm256_unpacklo_ps(v[4], v[5]), simde_mm256_unpackhi_ps(v[4], v[5])); \
+    const rc_v a67 = OP(simde_mm256_unpacklo_ps(v[6], v[7]), simde_mm256_unpackhi_ps(v[6], v[7])); \
+    const rc_v b03 = OP(simde_mm256_shuffle_ps(a01, a23, 0x44), simde_mm256_shuffle_ps(a01, a23, 0xEE)); \
+    const rc_v b47 = OP(simde_mm256_shuffle_ps(a45, a67, 0x44), simde_mm256_shuffle_ps(a45, a67, 0xEE)); \
+    return OP(simde_mm256_permute2f128_ps(b03, b47, 0x20), simde_mm256_permute2f128_ps(b03, b47, 0x31))
+
+OP_VINLINE rc_v rc8_hmin_each(const rc_v *v) { RC8_TREE(simde_mm256_min_ps); }
+OP_VINLINE rc_v rc8_hmax_each(const rc_v *v) { RC8_TREE(simde_mm256_max_ps); }
+#undef RC8_TREE
+
+/* The pieces waiting: y ranges lo[i], hi[i] of column x[i], row z[i]. */
+typedef struct rc_pending {
+    rc_v lo[RC_LANES], hi[RC_LANES];
+    int32_t x[RC_LANES], z[RC_LANES];
+    int n;
+} rc_pending;
+
+/* Appends the n pending pieces inside the height range to out (op_clip_piece_span in
+ * lanes); returns how many. */
+static int rc_pieces_flush(const op_clip_grid *g, rc_pending *pd, op_piece *out)
+{
+    const int n = pd->n;
+    pd->n = 0;
+    for (int i = n; i < RC_LANES; i++) {
+        /* Lanes past n repeat piece 0 (never written out). */
+        pd->lo[i] = pd->lo[0];
+        pd->hi[i] = pd->hi[0];
+    }
+    const rc_v b = simde_mm256_set1_ps(g->bmin[1]), by = simde_mm256_set1_ps(g->by), zero = simde_mm256_setzero_ps();
+    rc_v ymin = simde_mm256_sub_ps(rc8_hmin_each(pd->lo), b);
+    rc_v ymax = simde_mm256_sub_ps(rc8_hmax_each(pd->hi), b);
+    /* Outside the height range: ymax < 0 or ymin > by. */
+    const unsigned out_of = (unsigned)simde_mm256_movemask_ps(simde_mm256_or_ps(
+        simde_mm256_cmp_ps(ymax, zero, SIMDE_CMP_LT_OQ), simde_mm256_cmp_ps(ymin, by, SIMDE_CMP_GT_OQ)));
+    ymin = simde_mm256_blendv_ps(ymin, zero, simde_mm256_cmp_ps(ymin, zero, SIMDE_CMP_LT_OQ));
+    ymax = simde_mm256_blendv_ps(ymax, by, simde_mm256_cmp_ps(ymax, by, SIMDE_CMP_GT_OQ));
+    const rc_v ich = simde_mm256_set1_ps(g->ich);
+    const rc_v lo = simde_mm256_floor_ps(simde_mm256_mul_ps(ymin, ich));
+    const rc_v hi = simde_mm256_ceil_ps(simde_mm256_mul_ps(ymax, ich));
+    /* op_clip_trunc_clamp(lo, 0, 0xfffe) and (hi, 0, 0xffff): the values are whole (or
+     * ±inf), so clamping in binary32 and truncating gives the same integers. */
+    const simde__m256i smin = simde_mm256_cvttps_epi32(
+        simde_mm256_min_ps(simde_mm256_max_ps(lo, zero), simde_mm256_set1_ps((float)(0xffff - 1))));
+    simde__m256i smax = simde_mm256_cvttps_epi32(simde_mm256_min_ps(simde_mm256_max_ps(hi, zero), simde_mm256_set1_ps((float)0xffff)));
+    smax = simde_mm256_max_epi32(smax, simde_mm256_add_epi32(smin, simde_mm256_set1_epi32(1)));
+    int32_t lmin[RC_LANES], lmax[RC_LANES];
+    simde_mm256_storeu_si256((void *)lmin, smin);
+    simde_mm256_storeu_si256((void *)lmax, smax);
+    int np = 0;
+    for (int i = 0; i < n; i++) {
+        if (out_of >> i & 1)
+            continue; /* nothing is written for a piece outside the height range */
+        out[np].x = pd->x[i];
+        out[np].z = pd->z[i];
+        out[np].smin = (uint16_t)lmin[i];
+        out[np].smax = (uint16_t)lmax[i];
+        np++;
+    }
+    return np;
+}
+
 #endif

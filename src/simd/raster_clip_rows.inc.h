@@ -13,7 +13,10 @@
  *   rc_lanes_of(m)     all ones in the lanes of mask m, rc_select(mask, v, fill),
  *   rc_hmin, rc_hmax   over all lanes,
  *   RC_COLUMN_HAND_OVER_BEFORE
- *                      the hand-over of a column split (below).
+ *                      the hand-over of a column split (below),
+ *   RC_PIECES_IN_LANES 1: the column pieces' spans are computed RC_LANES at a time
+ *                      (rc_pending, rc_pieces_flush; pieces written in the same order),
+ *                      0: one piece at a time (two horizontal reductions each).
  *
  * The hand-over to the scalar twin, which continues from the exact state reached:
  *  - rows: a split that would give more than RC_LANES vertices, either side, hands the
@@ -143,6 +146,14 @@ OP_CLIP_ROWS_FN(OP_FN(op_clip_rows))
     int n = st->n;
     const rc_v inf = rc_set1(INFINITY), ninf = rc_set1(-INFINITY);
     int np = 0;
+#if RC_PIECES_IN_LANES
+    /* Pieces waiting for their spans; written out (in order) before anything else is. */
+    rc_pending pd;
+    pd.n = 0;
+#define RC_FLUSH() (pd.n ? (void)(np += rc_pieces_flush(g, &pd, out + np)) : (void)0)
+#else
+#define RC_FLUSH() ((void)0)
+#endif
     int z = st->z;
     for (; z <= zs; z++) {
         if (n <= 1) {
@@ -156,6 +167,7 @@ OP_CLIP_ROWS_FN(OP_FN(op_clip_rows))
         const int n1 = __builtin_popcount(I1), n2 = __builtin_popcount(I2);
         if (n1 > RC_LANES || n2 > RC_LANES) {
             /* The scalar twin goes on from the polygon before this row's split. */
+            RC_FLUSH();
             rc_store(st, X, Y, Z, n);
             st->z = z;
             const int k = op_clip_rows_scalar(g, st, z_stop, z_emit, x_lo, x_hi, out + np, fail);
@@ -188,6 +200,7 @@ OP_CLIP_ROWS_FN(OP_FN(op_clip_rows))
             if (c1 > RC_LANES || c2 > RC_LANES) {
                 /* The scalar twin goes on from the polygon before this column's split
                  * (where it may also fail, as it would have). */
+                RC_FLUSH();
                 const int k = rc_columns_scalar(g, rc_spread_of((1u << nr) - 1u) << 1, RX, RY, RX,
                                                 RY, x, x1, z, x_lo, out + np, fail);
                 if (k < 0)
@@ -200,9 +213,18 @@ OP_CLIP_ROWS_FN(OP_FN(op_clip_rows))
                 const rc_v mc = rc_lanes_of(c.cross), ma = rc_lanes_of(c.m1);
                 const rc_v lo = rc_min(rc_select(mc, CY2, inf), rc_select(ma, RY, inf));
                 const rc_v hi = rc_max(rc_select(mc, CY2, ninf), rc_select(ma, RY, ninf));
+#if RC_PIECES_IN_LANES
+                pd.lo[pd.n] = lo;
+                pd.hi[pd.n] = hi;
+                pd.x[pd.n] = x;
+                pd.z[pd.n] = z;
+                if (++pd.n == RC_LANES)
+                    RC_FLUSH();
+#else
                 op_piece p = {x, z, 0, 0};
                 if (op_clip_piece_span(g, rc_hmin(lo), rc_hmax(hi), &p))
                     out[np++] = p;
+#endif
             }
             if (x == x1)
                 break; /* the remainder is not needed */
@@ -211,6 +233,7 @@ OP_CLIP_ROWS_FN(OP_FN(op_clip_rows))
             const int c2 = __builtin_popcount(J2);
             if (c2 > RC_LANES) {
                 /* The scalar twin goes on with the remainder after this column. */
+                RC_FLUSH();
                 const int k = rc_columns_scalar(g, J2, CX2, CY2, RX, RY, x + 1, x1, z, x_lo,
                                                 out + np, fail);
                 if (k < 0)
@@ -227,6 +250,8 @@ OP_CLIP_ROWS_FN(OP_FN(op_clip_rows))
             nr = c2;
         }
     }
+    RC_FLUSH();
+#undef RC_FLUSH
     /* The state for a later band: the polygon left and the next row. */
     rc_store(st, X, Y, Z, n);
     st->z = z;
