@@ -128,6 +128,135 @@ OP_VINLINE rc_v rc_cross(rc_v a, int n, rc_v s)
     return rc_add(b, rc_mul(rc_sub(a, b), s));
 }
 
+#if RC_PIECES_IN_LANES
+#if !RC_COLUMN_HAND_OVER_BEFORE
+#error "the column steps below hand a split over before it"
+#endif
+/* ---- A row piece's columns, two rows at a time -----------------------------------
+ * Each column split waits for the one before it (the remainder it cuts), and the chain
+ * (δ, the masks through scalar code, the order, the compaction) is long against the
+ * work in it; the columns of two rows are independent, so two row pieces are cut in
+ * one loop, one column of each per turn, and the core overlaps the two chains. The
+ * splits are the same operations on the same operands as one row at a time; only the
+ * second row's pieces wait (in order) until the first row is done. */
+
+/* A row piece being cut into columns: remainder RX, RY of nr vertices, next column x,
+ * last column x1, row z. */
+typedef struct rc_row {
+    rc_v RX, RY;
+    int nr, x, x1, z;
+} rc_row;
+
+/* One column split of r at r->x. Returns 0: go on (r advanced to the next column);
+ * 1: the row is done; 2: the split would give more than RC_LANES vertices (r
+ * unchanged: rc_row_finish hands it to the scalar twin). *has: a piece, y range lo, hi. */
+OP_VINLINE int rc_column_step(const op_clip_grid *g, rc_row *r, int x_lo, rc_v *lo, rc_v *hi,
+                              int *has)
+{
+    const rc_v inf = rc_set1(INFINITY), ninf = rc_set1(-INFINITY);
+    const int x = r->x, nr = r->nr;
+    const float cell_x = g->bmin[0] + (float)x * g->cs;
+    const rc_split c = rc_classify(r->RX, cell_x + g->cs, nr);
+    const rc_v CX2 = rc_cross(r->RX, nr, c.s), CY2 = rc_cross(r->RY, nr, c.s);
+    const int c1 = __builtin_popcount(c.cross) + __builtin_popcount(c.m1);
+    const unsigned J2 = rc_side(c.cross, c.m2);
+    const int c2 = __builtin_popcount(J2);
+    if (c1 > RC_LANES || c2 > RC_LANES)
+        return 2;
+    *has = c1 >= 3 && x >= x_lo && x >= 0;
+    if (*has) {
+        const rc_v mc = rc_lanes_of(c.cross), ma = rc_lanes_of(c.m1);
+        *lo = rc_min(rc_select(mc, CY2, inf), rc_select(ma, r->RY, inf));
+        *hi = rc_max(rc_select(mc, CY2, ninf), rc_select(ma, r->RY, ninf));
+    }
+    if (x == r->x1 || c2 <= 1)
+        return 1; /* the remainder is not needed, or nothing more can come of it */
+    const rc_ord oc = rc_order(J2);
+    r->RX = rc_compress(CX2, r->RX, oc);
+    r->RY = rc_compress(CY2, r->RY, oc);
+    r->nr = c2;
+    r->x = x + 1;
+    return 0;
+}
+
+/* Piece (lo, hi) of column x, row z to the pending ones (written out when eight wait). */
+OP_VINLINE void rc_pend(const op_clip_grid *g, rc_pending *pd, rc_v lo, rc_v hi, int x, int z,
+                        op_piece *out, int *np)
+{
+    pd->lo[pd->n] = lo;
+    pd->hi[pd->n] = hi;
+    pd->x[pd->n] = x;
+    pd->z[pd->n] = z;
+    if (++pd->n == RC_LANES)
+        *np += rc_pieces_flush(g, pd, out + *np);
+}
+
+/* The columns of r from r->x on, alone; a split that needs it goes to the scalar twin
+ * (the pending pieces written first). 0, or -1 with *fail. */
+static int rc_row_finish(const op_clip_grid *g, rc_row *r, int x_lo, rc_pending *pd,
+                         op_piece *out, int *np, op_clip_fail *fail)
+{
+    for (;;) {
+        rc_v lo, hi;
+        int has;
+        const int x = r->x;
+        const int s = rc_column_step(g, r, x_lo, &lo, &hi, &has);
+        if (s == 2) {
+            /* The scalar twin goes on from the polygon before this column's split
+             * (where it may also fail, as it would have). */
+            if (pd->n)
+                *np += rc_pieces_flush(g, pd, out + *np);
+            const int k = rc_columns_scalar(g, rc_spread_of((1u << r->nr) - 1u) << 1, r->RX, r->RY,
+                                            r->RX, r->RY, r->x, r->x1, r->z, x_lo, out + *np, fail);
+            if (k < 0)
+                return -1;
+            *np += k;
+            return 0;
+        }
+        if (has)
+            rc_pend(g, pd, lo, hi, x, r->z, out, np);
+        if (s)
+            return 0;
+    }
+}
+
+#define RC_PAIR_WAIT 32 /* pieces of the second row that may wait */
+
+/* The columns of row a, then those of row b (a's pieces first), cut in one loop while
+ * both go on. 0, or -1 with *fail. */
+static int rc_row_pair(const op_clip_grid *g, rc_row *a, rc_row *b, int x_lo, rc_pending *pd,
+                       op_piece *out, int *np, op_clip_fail *fail)
+{
+    rc_v wlo[RC_PAIR_WAIT], whi[RC_PAIR_WAIT];
+    int wx[RC_PAIR_WAIT];
+    int nw = 0, sa = 0, sb = 0;
+    while (nw < RC_PAIR_WAIT) {
+        rc_v alo, ahi, blo, bhi;
+        int ha, hb;
+        const int xa = a->x, xb = b->x;
+        sa = rc_column_step(g, a, x_lo, &alo, &ahi, &ha);
+        sb = rc_column_step(g, b, x_lo, &blo, &bhi, &hb);
+        if (sa != 2 && ha)
+            rc_pend(g, pd, alo, ahi, xa, a->z, out, np);
+        if (sb != 2 && hb) {
+            wlo[nw] = blo;
+            whi[nw] = bhi;
+            wx[nw] = xb;
+            nw++;
+        }
+        if (sa | sb)
+            break;
+    }
+    if (sa != 1 && rc_row_finish(g, a, x_lo, pd, out, np, fail) < 0)
+        return -1;
+    for (int i = 0; i < nw; i++)
+        rc_pend(g, pd, wlo[i], whi[i], wx[i], b->z, out, np);
+    if (sb != 1 && rc_row_finish(g, b, x_lo, pd, out, np, fail) < 0)
+        return -1;
+    return 0;
+}
+#endif
+
 OP_CLIP_ROWS_FN(OP_FN(op_clip_rows))
 {
     const float lim = RC_LIMIT;
@@ -150,6 +279,9 @@ OP_CLIP_ROWS_FN(OP_FN(op_clip_rows))
     /* Pieces waiting for their spans; written out (in order) before anything else is. */
     rc_pending pd;
     pd.n = 0;
+    /* A row piece waiting to be cut together with the next row's (rc_row_pair). */
+    rc_row held;
+    int holding = 0;
 #define RC_FLUSH() (pd.n ? (void)(np += rc_pieces_flush(g, &pd, out + np)) : (void)0)
 #else
 #define RC_FLUSH() ((void)0)
@@ -167,6 +299,10 @@ OP_CLIP_ROWS_FN(OP_FN(op_clip_rows))
         const int n1 = __builtin_popcount(I1), n2 = __builtin_popcount(I2);
         if (n1 > RC_LANES || n2 > RC_LANES) {
             /* The scalar twin goes on from the polygon before this row's split. */
+#if RC_PIECES_IN_LANES
+            if (holding && rc_row_finish(g, &held, x_lo, &pd, out, &np, fail) < 0)
+                return -1;
+#endif
             RC_FLUSH();
             rc_store(st, X, Y, Z, n);
             st->z = z;
@@ -188,6 +324,19 @@ OP_CLIP_ROWS_FN(OP_FN(op_clip_rows))
         int x0, x1;
         if (!op_clip_row_columns(g, minx, maxx, x_hi, &x0, &x1))
             continue;
+#if RC_PIECES_IN_LANES
+        if (x0 > x1)
+            continue; /* every column past the window's last */
+        if (!holding) {
+            held = (rc_row){RX, RY, n1, x0, x1, z};
+            holding = 1;
+            continue;
+        }
+        rc_row cur = {RX, RY, n1, x0, x1, z};
+        holding = 0;
+        if (rc_row_pair(g, &held, &cur, x_lo, &pd, out, &np, fail) < 0)
+            return -1;
+#else
         int nr = n1;
         for (int x = x0; x <= x1; x++) {
             const float cell_x = g->bmin[0] + (float)x * g->cs;
@@ -213,18 +362,9 @@ OP_CLIP_ROWS_FN(OP_FN(op_clip_rows))
                 const rc_v mc = rc_lanes_of(c.cross), ma = rc_lanes_of(c.m1);
                 const rc_v lo = rc_min(rc_select(mc, CY2, inf), rc_select(ma, RY, inf));
                 const rc_v hi = rc_max(rc_select(mc, CY2, ninf), rc_select(ma, RY, ninf));
-#if RC_PIECES_IN_LANES
-                pd.lo[pd.n] = lo;
-                pd.hi[pd.n] = hi;
-                pd.x[pd.n] = x;
-                pd.z[pd.n] = z;
-                if (++pd.n == RC_LANES)
-                    RC_FLUSH();
-#else
                 op_piece p = {x, z, 0, 0};
                 if (op_clip_piece_span(g, rc_hmin(lo), rc_hmax(hi), &p))
                     out[np++] = p;
-#endif
             }
             if (x == x1)
                 break; /* the remainder is not needed */
@@ -249,7 +389,12 @@ OP_CLIP_ROWS_FN(OP_FN(op_clip_rows))
             RY = rc_compress(CY2, RY, oc);
             nr = c2;
         }
+#endif
     }
+#if RC_PIECES_IN_LANES
+    if (holding && rc_row_finish(g, &held, x_lo, &pd, out, &np, fail) < 0)
+        return -1;
+#endif
     RC_FLUSH();
 #undef RC_FLUSH
     /* The state for a later band: the polygon left and the next row. */

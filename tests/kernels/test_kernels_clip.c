@@ -7,7 +7,8 @@
  * anywhere), small ones, slivers, degenerate ones, huge and far ones (beyond 2^120 the
  * SIMD twin hands over to the scalar one), windows with replayed rows and columns,
  * states of up to 12 vertices carried from the scalar twin, and grids binary32 cannot
- * resolve (clip overflow). */
+ * resolve (clip overflow); column pieces at the edges of the height range and past the
+ * 16-bit clamps. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -274,6 +275,56 @@ static void test_aligned(void **state)
     }
 }
 
+/* The column pieces' spans at the edges of the height range (the 8-lane variants take
+ * them eight at a time, raster_clip8.h): wide triangles of many columns per row (full
+ * and partial groups of eight, groups spanning rows), heights exactly at, just inside
+ * and just outside bmin.y and bmax.y, -0 against a bmin.y of +0, pieces below or above
+ * the range among pieces inside it, and spans past the 16-bit clamps (0xfffe, 0xffff,
+ * smax >= smin + 1). */
+static void test_piece_spans(void **state)
+{
+    (void)state;
+    op_rng r = {0x5a115};
+    for (int t = 0; t < 3000; t++) {
+        job j;
+        grid_of(&j, &r, 1 + op_rng_below(&r, 48), 1 + op_rng_below(&r, 24),
+                0.125f + (float)op_rng_below(&r, 8) * 0.0625f);
+        if (t % 3 == 0)
+            j.g.bmin[1] = 0.0f;
+        j.bmax[1] = j.g.bmin[1] + 12.0f;
+        j.g.by = j.bmax[1] - j.g.bmin[1];
+        switch (t % 4) {
+        case 0: j.g.ich = 1e4f; break;                /* spans past 0xffff: clamps */
+        case 1: j.g.ich = 65534.0f / j.g.by; break;   /* the top span at the clamp */
+        default: break;
+        }
+        const float lo = j.g.bmin[1], hi = j.bmax[1];
+        for (int k = 0; k < 3; k++) {
+            j.v[3 * k] = coord(&r, j.g.bmin[0], j.g.cs, (uint32_t)j.g.w);
+            j.v[3 * k + 2] = coord(&r, j.g.bmin[2], j.g.cs, (uint32_t)j.g.h);
+            float y;
+            switch (op_rng_below(&r, 9)) {
+            case 0: y = lo; break;
+            case 1: y = hi; break;
+            case 2: y = nextafterf(lo, -1e30f); break;
+            case 3: y = nextafterf(hi, 1e30f); break;
+            case 4: y = nextafterf(lo, 1e30f); break;
+            case 5: y = lo == 0.0f ? -0.0f : lo - 1.0f; break;
+            case 6: y = hi + frand(&r, 0, 2); break;
+            case 7: y = lo - frand(&r, 0, 2); break;
+            default: y = frand(&r, lo - 1, hi + 1); break;
+            }
+            j.v[3 * k + 1] = y;
+        }
+        if (t % 2 == 0) {
+            /* Wide: from the first columns to the last ones. */
+            j.v[0] = j.g.bmin[0] - j.g.cs;
+            j.v[3] = j.g.bmin[0] + (float)(j.g.w + 1) * j.g.cs;
+        }
+        compare_job(&j, 300000 + (uint64_t)t, t % 11 == 0 ? 1 : 0);
+    }
+}
+
 /* ---- The batch slot (raster.clip_batch): many small triangles at once ------------- */
 
 static unsigned long batch_lanes, batch_done[OP_ISA_COUNT], batch_pieces, batch_polys;
@@ -509,6 +560,7 @@ int main(void)
         cmocka_unit_test(test_random),
         cmocka_unit_test(test_unresolvable),
         cmocka_unit_test(test_aligned),
+        cmocka_unit_test(test_piece_spans),
         cmocka_unit_test(test_batch),
         cmocka_unit_test(test_promised_variants_compared),
     };
