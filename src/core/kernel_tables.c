@@ -155,6 +155,21 @@ static void contour_init(op_contour_kernels *f, uint32_t flags)
     (void)flags;
 }
 
+/* The region graph scan's spans of interest (regions-contours §5): AVX-512 only (its
+ * lane masks; the other variants would not beat the scalar twin's plain loop). */
+#define REGIONS(sfx) f->scan_bits = op_region_scan_bits_##sfx
+static void regions_init(op_regions_kernels *f, uint32_t flags)
+{
+    REGIONS(scalar);
+    OP_RUNG_PORTABLE();
+    OP_RUNG_NEON();
+    OP_RUNG_SSE2();
+    OP_RUNG_SSE41();
+    OP_RUNG_AVX2();
+    OP_RUNG_AVX512(REGIONS(avx512));
+    (void)flags;
+}
+
 void op_kernels_init(op_kernels *k, op_isa isa, uint32_t flags)
 {
     k->isa = isa;
@@ -165,6 +180,7 @@ void op_kernels_init(op_kernels *k, op_isa isa, uint32_t flags)
     spans_init(&k->spans, flags);
     grid_label_init(&k->grid_label, flags);
     contour_init(&k->contour, flags);
+    regions_init(&k->regions, flags);
 }
 
 /* Family by family: a struct of function pointers has no padding to compare. */
@@ -176,5 +192,6 @@ int op_kernels_same(const op_kernels *a, const op_kernels *b)
            !memcmp(&a->raster, &b->raster, sizeof a->raster) &&
            !memcmp(&a->spans, &b->spans, sizeof a->spans) &&
            !memcmp(&a->grid_label, &b->grid_label, sizeof a->grid_label) &&
-           !memcmp(&a->contour, &b->contour, sizeof a->contour);
+           !memcmp(&a->contour, &b->contour, sizeof a->contour) &&
+           !memcmp(&a->regions, &b->regions, sizeof a->regions);
 }

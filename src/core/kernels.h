@@ -210,6 +210,25 @@ typedef struct op_contour_kernels {
     op_farthest_pick_fn farthest_pick;
 } op_contour_kernels;
 
+/* ---- regions: the §5 scan's spans of interest ------------------------------------- */
+
+/* The spans of [begin, end) that the region graph's scan (regions-contours §5,
+ * src/regions/region_graph.c) must visit: bit i of bits[i / 64] (i = s - begin; every
+ * word up to the one of end - 1 written) is set when span s starts a new value
+ * (region[s] != region[s - 1], and region[-1] reads as 0), or region[s] != 0 and area[s]
+ * is 0, or region[s] != 0 and the span's -x (bit 0) or -z (bit 3) mutual neighbour holds
+ * another value. Between two set bits region[] is constant and every span with a region
+ * has both those neighbours in it. Spans with region 0 read no link. */
+#define OP_REGION_SCAN_BITS_FN(name)                                                    \
+    void name(const op_chf *chf, const uint32_t *region, uint32_t begin, uint32_t end, \
+              uint64_t *bits)
+
+typedef OP_REGION_SCAN_BITS_FN((*op_region_scan_bits_fn));
+
+typedef struct op_regions_kernels {
+    op_region_scan_bits_fn scan_bits;
+} op_regions_kernels;
+
 /* ---- the table -------------------------------------------------------------------- */
 
 typedef struct op_kernels {
@@ -221,6 +240,7 @@ typedef struct op_kernels {
     op_spans_kernels spans;
     op_grid_label_kernels grid_label;
     op_contour_kernels contour;
+    op_regions_kernels regions;
 } op_kernels;
 
 /* CPU flags, one per SIMD variant: set when the CPU runs everything that variant is
@@ -263,6 +283,7 @@ OP_LINK_ROW_FN(op_link_row_scalar);
 OP_GRID_LABEL_FN(op_grid_label_scalar);
 OP_FARTHEST_KEYS_FN(op_farthest_keys_scalar);
 OP_FARTHEST_PICK_FN(op_farthest_pick_scalar);
+OP_REGION_SCAN_BITS_FN(op_region_scan_bits_scalar);
 
 /* The suffixed entry points of one SIMD variant (src/simd/; OP_FN in simd_width.h).
  * Declared for every variant the build has, also where a ladder leaves one out. */
@@ -279,6 +300,7 @@ OP_FARTHEST_PICK_FN(op_farthest_pick_scalar);
     OP_LINK_ROW_FN(op_link_row_##sfx);             \
     OP_GRID_LABEL_FN(op_grid_label_##sfx);         \
     OP_FARTHEST_KEYS_FN(op_farthest_keys_##sfx);   \
-    OP_FARTHEST_PICK_FN(op_farthest_pick_##sfx)
+    OP_FARTHEST_PICK_FN(op_farthest_pick_##sfx);   \
+    OP_REGION_SCAN_BITS_FN(op_region_scan_bits_##sfx)
 
 #endif

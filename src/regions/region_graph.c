@@ -1,6 +1,7 @@
 /* The region graph (region_graph.h): allocation and the pass over any region array. */
 #include "regions/region_graph.h"
 #include "core/alloc.h"
+#include "core/kernels.h"
 
 #include <string.h>
 
@@ -101,34 +102,72 @@ int op_regions_graph_overlap(op_ctx *ctx, op_regions_graph *g, uint32_t r, uint3
     return 1;
 }
 
-/* Sizes, first-span areas, flags and links (op_regions_graph_span). An id not yet
- * checked (a later span's) is passed over until its own span reports it. */
+/* Spans per call of the spans-of-interest kernel (its bits on the stack). */
+#define SCAN_CHUNK 4096u
+
+/* Sizes, first-span areas, flags and links. Only the spans the kernel marks are visited
+ * (core/kernels.h, OP_REGION_SCAN_BITS_FN): those that start a new value of region[],
+ * have a region on an area-0 span, or a -x / -z mutual neighbour of another value. Every
+ * other span repeats its predecessor's value and has both neighbours in its region, so
+ * it only adds to the size of the value's run (counted from the run's first span) and
+ * lists no link; the visited spans, in span order, make the same links, flags and
+ * reports as a visit of every span. A run is a maximal stretch of one value: a region
+ * broken by 0 or band spans is two runs, counted separately (the same sum). An id not
+ * yet checked (a later span's) is passed over until its own span reports it; an
+ * invalid value is reported at its run's first span, the first span that has it. */
 static op_status scan_spans(op_ctx *ctx, const op_chf *chf, const uint32_t *region,
                             op_regions_graph *g)
 {
     const uint32_t n = chf->span_count, maxid = g->maxid;
     const uint8_t *area = chf->area, *mutual = chf->mutual;
     const uint32_t *l0 = chf->link[0], *l3 = chf->link[3];
+    const op_region_scan_bits_fn scan_bits = ctx->k->regions.scan_bits;
+    uint32_t *const size = g->size;
+    uint8_t *const rarea = g->rarea;
     op_regions_scanner sc = OP_REGIONS_SCANNER_INIT;
-    for (uint32_t s = 0; s < n; s++) {
-        const uint32_t r = region[s];
-        if (r == 0)
-            continue;
-        if (r != OP_BORDER_REGION && r > maxid)
-            return op_fail(ctx, OP_INVALID_ARGUMENT,
-                           "filter regions: span %u has region %u above the count %u", s, r,
-                           maxid);
-        const uint8_t as = area[s];
-        if (as == 0)
-            return op_fail(ctx, OP_INVALID_ARGUMENT,
-                           "filter regions: span %u has area 0 but region %u", s, r);
-        const uint8_t ms = mutual[s];
-        const uint32_t t0 = ms & 1 ? l0[s] : s, t3 = ms & 8 ? l3[s] : s;
-        if (!op_regions_graph_span(ctx, g, &sc, area, r, as, t0, region[t0], t3, region[t3]))
-            return op_fail(ctx, OP_NO_MEMORY,
-                           "regions: out of memory listing region links (%zu)", g->nlink);
+    uint64_t bits[SCAN_CHUNK / 64];
+    /* cur: the value of the span before (0 before span 0); run: cur when it is an id
+     * (not 0, not the band), counted from span start. */
+    uint32_t cur = 0, run = 0, start = 0;
+    for (uint32_t c0 = 0; c0 < n; c0 += SCAN_CHUNK) {
+        const uint32_t c1 = n - c0 > SCAN_CHUNK ? c0 + SCAN_CHUNK : n;
+        scan_bits(chf, region, c0, c1, bits);
+        for (uint32_t wi = 0; wi < (c1 - c0 + 63) / 64; wi++) {
+            for (uint64_t b = bits[wi]; b; b &= b - 1) {
+                const uint32_t s = c0 + wi * 64 + (uint32_t)__builtin_ctzll(b);
+                const uint32_t r = region[s];
+                if (r != cur) {
+                    if (run)
+                        size[run] += s - start;
+                    if (r != OP_BORDER_REGION && r > maxid)
+                        return op_fail(ctx, OP_INVALID_ARGUMENT,
+                                       "filter regions: span %u has region %u above the count %u",
+                                       s, r, maxid);
+                    cur = r;
+                    run = r == OP_BORDER_REGION ? 0 : r;
+                    start = s;
+                    if (run && size[r] == 0)
+                        rarea[r] = area[s];
+                }
+                if (r == 0)
+                    continue;
+                const uint8_t as = area[s];
+                if (as == 0)
+                    return op_fail(ctx, OP_INVALID_ARGUMENT,
+                                   "filter regions: span %u has area 0 but region %u", s, r);
+                const uint8_t ms = mutual[s];
+                const uint32_t t0 = ms & 1 ? l0[s] : s, t3 = ms & 8 ? l3[s] : s;
+                const uint32_t q0 = region[t0], q3 = region[t3];
+                if ((q0 != r) | (q3 != r))
+                    if (!op_regions_graph_span_links(ctx, g, &sc, area, r, as, t0, q0, t3, q3))
+                        return op_fail(ctx, OP_NO_MEMORY,
+                                       "regions: out of memory listing region links (%zu)",
+                                       g->nlink);
+            }
+        }
     }
-    op_regions_graph_span_end(g, &sc);
+    if (run)
+        size[run] += n - start;
     return OP_OK;
 }
 

@@ -150,40 +150,25 @@ uint32_t op_regions_number(uint32_t *region, uint32_t n, const uint32_t *fin, ui
  * raw ids (fin[0] must be 0). Arena scratch; NULL when out of memory. */
 uint32_t *op_regions_compose_sweeps(op_ctx *ctx, const op_regions_graph *g, const uint32_t *fin);
 
-/* The pass over the spans one span at a time, for passes that write the regions as
- * they go (the scan, the watershed's last pass). Each mutual link is taken once, from
- * the span whose -x or -z link it is, for both regions (links are symmetric);
+/* The scan's state for links (op_regions_graph_span_links): each mutual link is taken
+ * once, from the span whose -x or -z link it is, for both regions (links are symmetric);
  * consecutive spans of one border repeat a link, so each direction extends its last
- * entry; sizes are counted per run of one region. */
+ * entry. */
 typedef struct op_regions_scanner {
     size_t last[2];
-    uint32_t run, run_n;
 } op_regions_scanner;
-#define OP_REGIONS_SCANNER_INIT {{SIZE_MAX, SIZE_MAX}, 0, 0}
+#define OP_REGIONS_SCANNER_INIT {{SIZE_MAX, SIZE_MAX}}
 
-/* Span with region r (not 0: an id <= g->maxid or OP_BORDER_REGION) and area as; t0, t3:
- * its -x and -z mutual neighbours (the span itself when there is none) and q0, q3 their
- * regions. Ids above g->maxid other than the band are passed over. Returns 0 when out
- * of memory. */
-static inline int op_regions_graph_span(op_ctx *ctx, op_regions_graph *g,
-                                        op_regions_scanner *sc, const uint8_t *area,
-                                        uint32_t r, uint8_t as, uint32_t t0, uint32_t q0,
-                                        uint32_t t3, uint32_t q3)
+/* The flags and links of a span with region r (not 0: an id <= g->maxid or
+ * OP_BORDER_REGION) and area as whose -x or -z mutual neighbour (t0, t3: the span itself
+ * when there is none) holds another value (q0, q3: their regions). Ids above g->maxid
+ * other than the band are passed over. Returns 0 when out of memory. */
+static inline int op_regions_graph_span_links(op_ctx *ctx, op_regions_graph *g,
+                                              op_regions_scanner *sc, const uint8_t *area,
+                                              uint32_t r, uint8_t as, uint32_t t0, uint32_t q0,
+                                              uint32_t t3, uint32_t q3)
 {
     const int rb = r == OP_BORDER_REGION;
-    if (!rb) {
-        if (r != sc->run) {
-            g->size[sc->run] += sc->run_n;
-            sc->run = r;
-            sc->run_n = 0;
-            if (g->size[r] == 0)
-                g->rarea[r] = as;
-        }
-        sc->run_n++;
-    }
-    /* Most spans are inside their region: one test for both links. */
-    if ((q0 == r) & (q3 == r))
-        return 1;
     for (int k = 0; k < 2; k++) {
         const uint32_t t = k ? t3 : t0;
         const uint32_t q = k ? q3 : q0;
@@ -214,13 +199,6 @@ static inline int op_regions_graph_span(op_ctx *ctx, op_regions_graph *g,
             return 0;
     }
     return 1;
-}
-
-/* After the last span: the last run's size (size[0] only ever gets the empty first). */
-static inline void op_regions_graph_span_end(op_regions_graph *g, op_regions_scanner *sc)
-{
-    g->size[sc->run] += sc->run_n;
-    sc->run_n = 0;
 }
 
 /* Cells c..c+7 hold at most one span each (count[0..7] <= 1): the scans that look only
