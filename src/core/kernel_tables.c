@@ -155,18 +155,20 @@ static void contour_init(op_contour_kernels *f, uint32_t flags)
     (void)flags;
 }
 
-/* The region graph scan's spans of interest (regions-contours §5): AVX-512 only (its
- * lane masks; the other variants would not beat the scalar twin's plain loop). */
-#define REGIONS(sfx) f->scan_bits = op_region_scan_bits_##sfx
+/* Region passes' spans of interest (regions-contours §5): the scan's only from AVX-512
+ * on (its lane masks; below, the gathers of its -x / -z regions would not beat the
+ * scalar twin's plain loop); the value changes in every variant. */
+#define SCAN_BITS(sfx) f->scan_bits = op_region_scan_bits_##sfx
+#define CHANGE_BITS(sfx) f->change_bits = op_value_change_bits_##sfx
 static void regions_init(op_regions_kernels *f, uint32_t flags)
 {
-    REGIONS(scalar);
-    OP_RUNG_PORTABLE();
-    OP_RUNG_NEON();
-    OP_RUNG_SSE2();
-    OP_RUNG_SSE41();
-    OP_RUNG_AVX2();
-    OP_RUNG_AVX512(REGIONS(avx512));
+    SCAN_BITS(scalar), CHANGE_BITS(scalar);
+    OP_RUNG_PORTABLE(CHANGE_BITS(portable));
+    OP_RUNG_NEON(CHANGE_BITS(neon));
+    OP_RUNG_SSE2(CHANGE_BITS(sse2));
+    OP_RUNG_SSE41(CHANGE_BITS(sse41));
+    OP_RUNG_AVX2(CHANGE_BITS(avx2));
+    OP_RUNG_AVX512(SCAN_BITS(avx512), CHANGE_BITS(avx512));
     (void)flags;
 }
 

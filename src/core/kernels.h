@@ -223,10 +223,18 @@ typedef struct op_contour_kernels {
     void name(const op_chf *chf, const uint32_t *region, uint32_t begin, uint32_t end, \
               uint64_t *bits)
 
+/* The spans of [begin, end) where v[] changes, for passes over runs of one value (the
+ * §5.3 numbering): bit i of bits[i / 64] (i = s - begin; every word up to the one of
+ * end - 1 written) is set when v[s] != v[s - 1], and v[-1] reads as 0. */
+#define OP_VALUE_CHANGE_BITS_FN(name) \
+    void name(const uint32_t *v, uint32_t begin, uint32_t end, uint64_t *bits)
+
 typedef OP_REGION_SCAN_BITS_FN((*op_region_scan_bits_fn));
+typedef OP_VALUE_CHANGE_BITS_FN((*op_value_change_bits_fn));
 
 typedef struct op_regions_kernels {
     op_region_scan_bits_fn scan_bits;
+    op_value_change_bits_fn change_bits;
 } op_regions_kernels;
 
 /* ---- the table -------------------------------------------------------------------- */
@@ -284,6 +292,7 @@ OP_GRID_LABEL_FN(op_grid_label_scalar);
 OP_FARTHEST_KEYS_FN(op_farthest_keys_scalar);
 OP_FARTHEST_PICK_FN(op_farthest_pick_scalar);
 OP_REGION_SCAN_BITS_FN(op_region_scan_bits_scalar);
+OP_VALUE_CHANGE_BITS_FN(op_value_change_bits_scalar);
 
 /* The suffixed entry points of one SIMD variant (src/simd/; OP_FN in simd_width.h).
  * Declared for every variant the build has, also where a ladder leaves one out. */
@@ -301,6 +310,7 @@ OP_REGION_SCAN_BITS_FN(op_region_scan_bits_scalar);
     OP_GRID_LABEL_FN(op_grid_label_##sfx);         \
     OP_FARTHEST_KEYS_FN(op_farthest_keys_##sfx);   \
     OP_FARTHEST_PICK_FN(op_farthest_pick_##sfx);   \
-    OP_REGION_SCAN_BITS_FN(op_region_scan_bits_##sfx)
+    OP_REGION_SCAN_BITS_FN(op_region_scan_bits_##sfx);   \
+    OP_VALUE_CHANGE_BITS_FN(op_value_change_bits_##sfx)
 
 #endif

@@ -159,7 +159,7 @@ op_status op_regions_filter_graph(op_ctx *ctx, const op_chf *chf, const op_regio
         }
         top = g->nsweep;
     }
-    const uint32_t k = op_regions_number(region, n, fin, top, map);
+    const uint32_t k = op_regions_number(ctx->k->regions.change_bits, region, n, fin, top, map);
     *region_count = k;
     op_arena_release(&ctx->arena, mark);
     return OP_OK;

@@ -245,7 +245,7 @@ static op_status layers_general(op_ctx *ctx, const op_chf *chf, uint32_t min_are
         f = op_regions_compose_sweeps(ctx, &sw, fin);
         top = sw.nsweep;
     }
-    const uint32_t k = f ? op_regions_number(region, n, f, top, map) : 0;
+    const uint32_t k = f ? op_regions_number(ctx->k->regions.change_bits, region, n, f, top, map) : 0;
     op_regions_graph_free(ctx, &sw);
     if (!f)
         return op_fail(ctx, OP_NO_MEMORY, "layers: out of scratch memory (%u sweeps)", top);

@@ -5,6 +5,7 @@
 #ifndef ONEPATH_REGIONS_REGION_GRAPH_H
 #define ONEPATH_REGIONS_REGION_GRAPH_H
 
+#include "core/kernels.h"
 #include "regions/regions_internal.h"
 
 /* A mutual link between partition regions r != q (neither 0 nor the band) whose span in
@@ -141,12 +142,13 @@ static inline int op_regions_graph_link(op_ctx *ctx, op_regions_graph *g, uint32
 
 /* §5.3 numbering by first span: region[s] = the number (1, 2, ... in order of first
  * span) of fin[region[s]], or 0 when that is 0, for ids 1..maxid; other values (0, the
- * band) stay. map (maxid + 1 entries, zeroed) receives the numbers. Returns the count. */
-uint32_t op_regions_number(uint32_t *region, uint32_t n, const uint32_t *fin, uint32_t maxid,
-                           uint32_t *map);
+ * band) stay. map (maxid + 1 entries, zeroed) receives the numbers. change_bits: the
+ * context's kernel (ctx->k->regions.change_bits). Returns the count. */
+uint32_t op_regions_number(op_value_change_bits_fn change_bits, uint32_t *region, uint32_t n,
+                           const uint32_t *fin, uint32_t maxid, uint32_t *map);
 
 /* fin through g->sweep_id (set): f[v] = fin[sweep_id[v]] for v = 0..nsweep, so that
- * op_regions_number(region, n, f, g->nsweep, map) numbers sweep numbers as fin numbers
+ * op_regions_number(.., region, n, f, g->nsweep, map) numbers sweep numbers as fin numbers
  * raw ids (fin[0] must be 0). Arena scratch; NULL when out of memory. */
 uint32_t *op_regions_compose_sweeps(op_ctx *ctx, const op_regions_graph *g, const uint32_t *fin);
 

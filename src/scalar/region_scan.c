@@ -1,7 +1,7 @@
-/* The region graph scan's spans of interest, scalar twin (core/kernels.h,
- * OP_REGION_SCAN_BITS_FN; regions-contours §5, src/regions/region_graph.c): one span at
- * a time, without branches, so the scan's loop over the set bits is where the
- * data-dependent branches go. */
+/* Region passes' spans of interest, scalar twins (core/kernels.h, OP_REGION_SCAN_BITS_FN
+ * and OP_VALUE_CHANGE_BITS_FN; regions-contours §5, src/regions/region_graph.c): one
+ * span at a time, without branches, so the passes' loops over the set bits are where
+ * the data-dependent branches go. */
 #include "core/kernels.h"
 
 OP_REGION_SCAN_BITS_FN(op_region_scan_bits_scalar)
@@ -20,5 +20,18 @@ OP_REGION_SCAN_BITS_FN(op_region_scan_bits_scalar)
                              ((r != 0) & ((area[s] == 0) | (region[t0] != r) | (region[t3] != r)));
         bits[i >> 6] |= hit << (i & 63);
         prev = r;
+    }
+}
+
+OP_VALUE_CHANGE_BITS_FN(op_value_change_bits_scalar)
+{
+    const uint32_t len = end > begin ? end - begin : 0;
+    for (uint32_t w = 0; w < (len + 63) / 64; w++)
+        bits[w] = 0;
+    uint32_t prev = begin ? v[begin - 1] : 0;
+    for (uint32_t i = 0; i < len; i++) {
+        const uint32_t x = v[begin + i];
+        bits[i >> 6] |= (uint64_t)(x != prev) << (i & 63);
+        prev = x;
     }
 }

@@ -1,11 +1,12 @@
-/* The region graph scan's spans of interest, SIMD twin of src/scalar/region_scan.c
- * (core/kernels.h, OP_REGION_SCAN_BITS_FN; regions-contours §5). AVX-512 only: 16 spans
- * a step, four steps a 64-bit word. A span's predecessor value comes from the step
- * itself (valignd with the last step's values); its -x and -z neighbours' regions from
- * predicted runs (simd_width.h, "Predicted runs": one unaligned load when every wanted
- * lane's link is the run's, else a window or a gather, v_gather_pred_k), wanted only on
- * lanes with a region and the mutual bit, as the scalar twin reads them. Other variants
- * and the tail (fewer than 64 spans) run the scalar twin. */
+/* Region passes' spans of interest, SIMD twins of src/scalar/region_scan.c
+ * (core/kernels.h; regions-contours §5). The scan's (OP_REGION_SCAN_BITS_FN), AVX-512
+ * only: 16 spans a step, four steps a 64-bit word. A span's predecessor value comes from
+ * the step itself (valignd with the last step's values); its -x and -z neighbours'
+ * regions from predicted runs (simd_width.h, "Predicted runs": one unaligned load when
+ * every wanted lane's link is the run's, else a window or a gather, v_gather_pred_k),
+ * wanted only on lanes with a region and the mutual bit, as the scalar twin reads them.
+ * Other variants and the tail (fewer than 64 spans) run the scalar twin. The value
+ * changes (OP_VALUE_CHANGE_BITS_FN) in every variant, below. */
 #include "simd/simd_width.h"
 
 #if VW == 16 && defined(SIMDE_X86_AVX512F_NATIVE) && defined(SIMDE_X86_AVX512BW_NATIVE) &&    \
@@ -64,5 +65,29 @@ void OP_FN(op_region_scan_bits)(const op_chf *chf, const uint32_t *region, uint3
     /* Tail (fewer than 64 spans), tiny and oversized fields, other variants. */
     if (s < end || s == begin)
         op_region_scan_bits_scalar(chf, region, s, end, bits + w);
+    op_simd_leave();
+}
+
+/* The value changes, every variant: VW spans a step, each compared with the load one
+ * span back (64 / VW steps a word); span 0's word and the tail run the scalar twin. */
+void OP_FN(op_value_change_bits)(const uint32_t *v, uint32_t begin, uint32_t end, uint64_t *bits)
+{
+    uint32_t s = begin, w = 0;
+    if (s == 0 && end > 0) { /* v[-1] reads as 0: not loadable */
+        s = end < 64 ? end : 64;
+        op_value_change_bits_scalar(v, 0, s, bits);
+        w = 1;
+    }
+    for (; end - s >= 64; s += 64, w++) {
+        uint64_t word = 0;
+        for (int j = 0; j < 64 / VW; j++) {
+            const uint32_t t = s + (uint32_t)(VW * j);
+            const uint32_t same = v_nz(v_eq(v_load(v + t), v_load(v + t - 1)));
+            word |= (uint64_t)(~same & V_ALL) << (VW * j);
+        }
+        bits[w] = word;
+    }
+    if (s < end)
+        op_value_change_bits_scalar(v, s, end, bits + w);
     op_simd_leave();
 }
