@@ -1,5 +1,6 @@
-/* Identity test of the region scan family (core/kernels.h, OP_REGION_SCAN_BITS_FN;
- * regions-contours §5, src/regions/region_graph.c): for every variant this machine runs,
+/* Identity test of the region scan family (core/kernels.h, OP_REGION_SCAN_BITS_FN and
+ * OP_VALUE_CHANGE_BITS_FN; regions-contours §5, src/regions/region_graph.c): for every
+ * variant this machine runs,
  * the variant and the scalar twin get the same field, region array and range and must
  * write the same bit words, and nothing past the range's last word. The scalar twin is
  * also checked against the definition written out span by span. Fields: random
@@ -28,7 +29,7 @@
 static op_isa variants[OP_ISA_COUNT];
 static op_kernels tables[OP_ISA_COUNT];
 static int variant_count;
-static unsigned long compared[OP_ISA_COUNT];
+static unsigned long compared[OP_ISA_COUNT], compared_change[OP_ISA_COUNT];
 static int failures;
 
 static int setup(void **state)
@@ -97,6 +98,38 @@ static void check_range(const op_chf *chf, const uint32_t *region, uint32_t begi
                             (unsigned long long)ref[w], (unsigned long long)got[w]);
                     break;
                 }
+            failures++;
+        }
+    }
+    /* The value changes of the same range, against their definition and the scalar twin. */
+    for (uint32_t w = 0; w < words + 2; w++)
+        ref[w] = SENT;
+    op_value_change_bits_scalar(region, begin, end, ref);
+    for (uint32_t i = 0; i < len; i++) {
+        const uint32_t s = begin + i, prev = s ? region[s - 1] : 0;
+        if ((ref[i / 64] >> (i % 64) & 1) != (uint64_t)(region[s] != prev)) {
+            fprintf(stderr, "change_bits: scalar twin, %s: span %u against the definition\n",
+                    what, s);
+            failures++;
+            break;
+        }
+    }
+    if ((len % 64 && ref[words - 1] >> (len % 64)) || ref[words] != SENT ||
+        ref[words + 1] != SENT) {
+        fprintf(stderr, "change_bits: scalar twin, %s: wrote past the range\n", what);
+        failures++;
+    }
+    for (int v = 0; v < variant_count; v++) {
+        const op_value_change_bits_fn f = tables[v].regions.change_bits;
+        if (f == op_value_change_bits_scalar)
+            continue;
+        for (uint32_t w = 0; w < words + 2; w++)
+            got[w] = SENT;
+        f(region, begin, end, got);
+        compared_change[variants[v]]++;
+        if (memcmp(ref, got, (words + 2) * sizeof *ref)) {
+            fprintf(stderr, "change_bits: %s, %s, [%u, %u): differs from the scalar twin\n",
+                    op_isa_name(variants[v]), what, begin, end);
             failures++;
         }
     }
@@ -226,6 +259,11 @@ static void test_every_variant_compared(void **state)
 {
     (void)state;
     for (int v = 0; v < variant_count; v++) {
+        if (tables[v].regions.change_bits != op_value_change_bits_scalar) {
+            assert_true(compared_change[variants[v]] > 1000);
+            print_message("change_bits: %-8s %lu comparisons\n", op_isa_name(variants[v]),
+                          compared_change[variants[v]]);
+        }
         if (tables[v].regions.scan_bits == op_region_scan_bits_scalar) {
             print_message("region_scan: %-8s the scalar twin\n", op_isa_name(variants[v]));
             continue;
