@@ -329,6 +329,17 @@ flood_basins(const uint8_t *nb, int narrow, uint32_t *lvl, uint32_t lo, uint32_t
 {
     const uint32_t len = hi - lo;
     for (uint32_t p0 = lo; p0 < hi; p0++) {
+        /* Growth leaves 4 % of the positions (demo 1936): eight assigned ones at a
+         * time. */
+        if (p0 + 8 <= hi) {
+            uint32_t zero = 0;
+            for (int j = 0; j < 8; j++)
+                zero |= lvl[p0 - lo + (uint32_t)j] == 0;
+            if (!zero) {
+                p0 += 7;
+                continue;
+            }
+        }
         if (lvl[p0 - lo] != 0)
             continue;
         if (*next_id == OP_MAX_REGION_ID)
