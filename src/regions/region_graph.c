@@ -271,9 +271,15 @@ uint32_t op_regions_number(op_value_change_bits_fn change_bits, uint32_t *region
     uint64_t bits[SCAN_CHUNK / 64];
     uint32_t out[64 + 16];
     uint32_t k = 0, pv = 0; /* pv: the number of the run at hand (span -1: 0) */
+    uint32_t raw_prev = 0;  /* the raw value of span c0 - 1 (span -1: 0) */
     for (uint32_t c0 = 0; c0 < n; c0 += SCAN_CHUNK) {
         const uint32_t c1 = n - c0 > SCAN_CHUNK ? c0 + SCAN_CHUNK : n;
         change_bits(region, c0, c1, bits);
+        /* The kernel compares span c0 with region[c0 - 1], which holds its number by
+         * now, not its raw value: bit 0 is the raw comparison (a raw value equal to the
+         * number before it would otherwise be missed). */
+        bits[0] = (bits[0] & ~(uint64_t)1) | (uint64_t)(region[c0] != raw_prev);
+        const uint32_t raw_last = region[c1 - 1];
         for (uint32_t base = c0, wi = 0; base < c1; base += 64, wi++) {
             const uint32_t len = c1 - base < 64 ? c1 - base : 64;
             uint64_t b = bits[wi];
@@ -302,6 +308,7 @@ uint32_t op_regions_number(op_value_change_bits_fn change_bits, uint32_t *region
             else
                 memcpy(region + base, out, (size_t)len * sizeof *out);
         }
+        raw_prev = raw_last;
     }
     return k;
 }

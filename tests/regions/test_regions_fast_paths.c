@@ -364,6 +364,85 @@ static void test_monotone_graph_against_scan(void **state)
     op_ctx_free(&ctx);
 }
 
+/* ---- Numbering across the kernel's chunks (op_regions_number) ------------------- */
+
+/* §5.3 numbering written out span by span (the definition in region_graph.h). */
+static uint32_t number_reference(uint32_t *region, uint32_t n, const uint32_t *fin,
+                                 uint32_t maxid, uint32_t *map)
+{
+    uint32_t k = 0;
+    for (uint32_t s = 0; s < n; s++) {
+        const uint32_t r = region[s];
+        if (r == 0 || r > maxid)
+            continue;
+        const uint32_t f = fin[r];
+        if (f && !map[f])
+            map[f] = ++k;
+        region[s] = f ? map[f] : 0;
+    }
+    return k;
+}
+
+/* The numbering writes its numbers in place chunk by chunk, so the span before a chunk
+ * holds a number when the next chunk's changes are found. The fields put, at every
+ * chunk start, the raw value equal to the number the span before gets (a change a
+ * comparison with the written number would miss), and random runs elsewhere; the
+ * result must equal the definition for the scalar twins and this CPU's variant. */
+static void number_across_chunks(op_isa isa)
+{
+    op_ctx ctx;
+    assert_int_equal(op_ctx_init(&ctx, isa), OP_OK);
+    const uint32_t chunk = 4096, maxid = 300;
+    uint32_t fin[301];
+    for (uint64_t seed = 1; seed <= 40; seed++) {
+        op_rng rng = {seed * 977};
+        const uint32_t n = 3 * chunk + (uint32_t)(seed * 37 % 200);
+        for (uint32_t v = 0; v <= maxid; v++)
+            fin[v] = v == 0 ? 0 : (seed & 1) ? v : 1 + (uint32_t)(op_rng_next(&rng) % maxid);
+        uint32_t *raw = u32_alloc(n), *a = u32_alloc(n), *b = u32_alloc(n);
+        for (uint32_t s = 0; s < n;) {
+            const uint32_t len = 1 + (uint32_t)(op_rng_next(&rng) % 700);
+            const uint32_t pick = (uint32_t)(op_rng_next(&rng) % 10);
+            const uint32_t v = pick == 0 ? 0 : pick == 1 ? BR : 1 + (uint32_t)(op_rng_next(&rng) % maxid);
+            for (uint32_t i = 0; i < len && s < n; i++)
+                raw[s++] = v;
+        }
+        uint32_t planted = 0;
+        for (uint32_t c0 = chunk; c0 < n; c0 += chunk) {
+            uint32_t map[301] = {0};
+            memcpy(a, raw, (size_t)n * sizeof *a);
+            number_reference(a, n, fin, maxid, map);
+            const uint32_t want = a[c0 - 1];
+            if (want >= 1 && want <= maxid && want != raw[c0 - 1]) {
+                for (uint32_t s = c0; s < c0 + 5; s++)
+                    raw[s] = want;
+                planted++;
+            }
+        }
+        uint32_t map_a[301] = {0}, map_b[301] = {0};
+        memcpy(a, raw, (size_t)n * sizeof *a);
+        memcpy(b, raw, (size_t)n * sizeof *b);
+        const uint32_t ka = number_reference(a, n, fin, maxid, map_a);
+        const uint32_t kb = op_regions_number(ctx.k->regions.change_bits, b, n, fin, maxid, map_b);
+        assert_int_equal(ka, kb);
+        assert_memory_equal(a, b, (size_t)n * sizeof *a);
+        assert_memory_equal(map_a, map_b, sizeof map_a);
+        if (seed == 1)
+            assert_true(planted > 0); /* the case the test is for is there */
+        free(raw);
+        free(a);
+        free(b);
+    }
+    op_ctx_free(&ctx);
+}
+
+static void test_number_across_chunks(void **state)
+{
+    (void)state;
+    number_across_chunks(OP_ISA_SCALAR);
+    number_across_chunks(OP_ISA_AUTO);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -371,6 +450,7 @@ int main(void)
         cmocka_unit_test(test_monotone_rows_against_chains),
         cmocka_unit_test(test_monotone_skipping_links),
         cmocka_unit_test(test_monotone_graph_against_scan),
+        cmocka_unit_test(test_number_across_chunks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
