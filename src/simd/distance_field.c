@@ -367,7 +367,7 @@ static void scan_consts_init(scan_consts *k)
  * whole vector when every lane is regular, else segmented (Hillis-Steele: lane i takes
  * lane i -+ m where the lanes between are all regular). Shifts by constants (their
  * instructions take immediates). Other k: Hillis-Steele on the values. */
-static vh scan_x(vh best, uint32_t reg, uint32_t k, const scan_consts *sc, int forward)
+OP_VINLINE vh scan_x(vh best, uint32_t reg, uint32_t k, const scan_consts *sc, int forward)
 {
     if (k == 1) {
         const vh bias = sc->bias[forward];
