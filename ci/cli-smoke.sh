@@ -60,6 +60,8 @@ check no-input 2 "$bin" bake
 head -c 100 "$tmp/d.opchf" > "$tmp/trunc.opchf"
 check truncated-chf 3 "$bin" bake --chf "$tmp/trunc.opchf" --quiet
 check verify 0 "$bin" verify --demo --demo-size 128 --quiet
+# The default 512 cells: tiles of more than 4096 spans (kernel chunks cross spans there).
+check verify-512 0 "$bin" verify --demo --quiet
 check isa 0 "$bin" isa
 
 # --- One option parser for bake, verify and digest (issue 9) ---
