@@ -760,15 +760,19 @@ static int distance_field_body(const op_chf *chf, const uint8_t *area, uint32_t 
                 continue;
             for (uint32_t j = 0; j < 8; j++) {
                 const uint32_t b = base + (forward ? j : 7 - j);
-                if (!ds.flag[b])
-                    continue;
-                ds.flag[b] = 0;
-                ds.pending--;
-                relaxed++;
-                if (below)
-                    relax_block(d, &ds, &info[b], &cs, b, &sc, 0, 1, &ch);
-                else
-                    relax_block(d, &ds, &info[b], &cs, b, &sc, forward, 0, &ch);
+                /* A block that marked itself (its irregular lanes, relaxed after the
+                 * regular ones, dropped below what those read; or a lane whose x
+                 * neighbour lies against the sweep) is relaxed once more at once,
+                 * while it is in cache, instead of in the next sweep. */
+                for (int again = 0; again < 2 && ds.flag[b]; again++) {
+                    ds.flag[b] = 0;
+                    ds.pending--;
+                    relaxed++;
+                    if (below)
+                        relax_block(d, &ds, &info[b], &cs, b, &sc, 0, 1, &ch);
+                    else
+                        relax_block(d, &ds, &info[b], &cs, b, &sc, forward, 0, &ch);
+                }
             }
         }
     }
