@@ -43,7 +43,9 @@
  *    span's orthogonal neighbours and diagonal targets: the relation is symmetric over
  *    mutual links; a regular lane next to a boundary span never drops after sweep 1).
  *    In sweep 2 every block below the current one is still dirty, so readers there
- *    are not tested. When no block is dirty every relaxation holds: the fixpoint.
+ *    are not tested. A block that marks itself is relaxed once more at once (its
+ *    irregular lanes, relaxed after the regular ones, dropped below what those read).
+ *    When no block is dirty every relaxation holds: the fixpoint.
  * 4. Span order that runs against every path (e.g. shuffled indices) would need a sweep
  *    per distance step; past three full sweeps' worth of relaxations the scalar twin's
  *    Dial finishes instead. */
