@@ -872,7 +872,10 @@ op_status op__contour_trace(op_ctx *ctx, op_ctx *const *workers, int nworkers,
     if (st == OP_OK && !bad) {
         fr = op_scratch(ctx, frags ? frags : 1, sizeof *fr);
         seen = op_scratch(ctx, frags ? frags : 1, 1);
-        lk = op_mem_array(&ctx->alloc, frags ? frags : 1, sizeof *lk); /* freed below */
+        /* the first segment's edge slots once the joins below are done (one segment
+         * has an edge slot per fragment at least), else its own array, freed below */
+        lk = seg[0].slot && seg[0].slot_cap >= frags ? seg[0].slot
+                                      : op_mem_array(&ctx->alloc, frags ? frags : 1, sizeof *lk);
         if (!fr || !seen || !lk ||
             op_array_grow(&out->alloc, (void **)&out->loops, &out->loop_cap, 64,
                           sizeof *out->loops, UINT32_MAX) != OP_OK)
@@ -880,7 +883,8 @@ op_status op__contour_trace(op_ctx *ctx, op_ctx *const *workers, int nworkers,
                          (unsigned long long)edges);
     }
     if (st != OP_OK || bad) {
-        op_mem_free(&ctx->alloc, lk);
+        if (lk != seg[0].slot)
+            op_mem_free(&ctx->alloc, lk);
         op__contour_trace_free(out);
         out->regions_bad = bad;
         op_arena_release(&ctx->arena, mark);
@@ -942,10 +946,11 @@ op_status op__contour_trace(op_ctx *ctx, op_ctx *const *workers, int nworkers,
 
     /* Loops in order of their earliest fragment, from its founder; each loop's fragments
      * copied to fr in loop order from there (the loop copy reads them in address order).
-     * The chase follows the links alone, copied to lk in one sequential pass: lk stays in
-     * cache (4 bytes a fragment), where the chase through the 44-byte records missed at
-     * every step; the records are then copied in loop order by independent loads (fr's
-     * link field holds the fragment's index until its record is copied there). */
+     * The chase follows the links alone, copied to lk (after the joins above, which read
+     * the edge slots) in one sequential pass: lk stays in cache (4 bytes a fragment),
+     * where the chase through the 44-byte records missed at every step; the records are
+     * then copied in loop order by independent loads (fr's link field holds the
+     * fragment's index until its record is copied there). */
     for (size_t f = 0; f < frags && st == OP_OK; f++)
         lk[f] = gf[f].link;
     memset(seen, 0, frags ? frags : 1);
@@ -985,7 +990,8 @@ op_status op__contour_trace(op_ctx *ctx, op_ctx *const *workers, int nworkers,
         L->count = (uint32_t)cnt;
         nv += cnt;
     }
-    op_mem_free(&ctx->alloc, lk);
+    if (lk != seg[0].slot)
+        op_mem_free(&ctx->alloc, lk);
     if (st == OP_OK && nv != edges)
         st = op_fail(ctx, OP_INTERNAL, "contour trace: %zu of %zu edges in loops", nv,
                      (size_t)edges);
