@@ -112,15 +112,16 @@ static void label_init(op_label_kernels *f, uint32_t flags)
  * then clips every triangle alone). */
 #define CLIP_ROWS(sfx) f->clip_rows = op_clip_rows_##sfx
 #define CLIP_BATCH(sfx) f->clip_batch = op_clip_batch_##sfx
+#define ROWS_OF(sfx) f->rows_of = op_clip_rows_many_##sfx
 static void raster_init(op_raster_kernels *f, uint32_t flags)
 {
-    CLIP_ROWS(scalar), CLIP_BATCH(scalar);
+    CLIP_ROWS(scalar), CLIP_BATCH(scalar), ROWS_OF(scalar);
     OP_RUNG_PORTABLE(CLIP_ROWS(portable));
     OP_RUNG_NEON(CLIP_ROWS(neon));
     OP_RUNG_SSE2();
     OP_RUNG_SSE41(CLIP_ROWS(sse41));
-    OP_RUNG_AVX2(CLIP_ROWS(avx2), CLIP_BATCH(avx2));
-    OP_RUNG_AVX512(CLIP_ROWS(avx512), CLIP_BATCH(avx512));
+    OP_RUNG_AVX2(CLIP_ROWS(avx2), CLIP_BATCH(avx2), ROWS_OF(avx2));
+    OP_RUNG_AVX512(CLIP_ROWS(avx512), CLIP_BATCH(avx512), ROWS_OF(avx512));
     (void)flags;
 }
 

@@ -136,6 +136,7 @@ typedef struct op_label_kernels {
 typedef struct op_raster_kernels {
     op_clip_rows_fn clip_rows;
     op_clip_batch_fn clip_batch; /* many small triangles at once (OP_CLIP_BATCH_FN) */
+    op_clip_rows_many_fn rows_of; /* many triangles' rows (OP_CLIP_ROWS_MANY_FN) */
 } op_raster_kernels;
 
 /* ---- solid heightfield and compaction rows ---------------------------------------- */
@@ -305,6 +306,7 @@ OP_VALUE_CHANGE_BITS_FN(op_value_change_bits_scalar);
     OP_LABEL_COMPONENTS_FN(op_label_components_##sfx); \
     OP_CLIP_ROWS_FN(op_clip_rows_##sfx);           \
     OP_CLIP_BATCH_FN(op_clip_batch_##sfx);         \
+    OP_CLIP_ROWS_MANY_FN(op_clip_rows_many_##sfx); \
     OP_LEDGE_ROW_FN(op_ledge_row_##sfx);           \
     OP_LINK_ROW_FN(op_link_row_##sfx);             \
     OP_GRID_LABEL_FN(op_grid_label_##sfx);         \

@@ -148,6 +148,20 @@ static inline int op_clip_rows_of(const op_clip_grid *g, const float bmax[3], co
     return 1;
 }
 
+/* ---- Many triangles' rows at once (kernel slot raster.rows_of) --------------------- */
+
+/* For triangles 0 .. n-1 of tris (three vertex indices each, into verts of nv
+ * vertices): rows[2k], rows[2k+1] = op_clip_rows_of's z0, z1, or 1, 0 when it returns 0
+ * (outside the world's bounding box). Stops at the first triangle with an index >= nv or
+ * a coordinate that is not finite, and returns its position (n when there is none);
+ * rows up to it are written, none after. */
+#define OP_CLIP_ROWS_MANY_FN(name)                                                         \
+    uint32_t name(const op_clip_grid *g, const float bmax[3], const float *verts,           \
+                  uint32_t nv, const uint32_t *tris, uint32_t n, int32_t *rows)
+
+typedef OP_CLIP_ROWS_MANY_FN((*op_clip_rows_many_fn));
+OP_CLIP_ROWS_MANY_FN(op_clip_rows_many_scalar);
+
 /* The columns a row piece with x range [minx, maxx] spans (supplement §1.3), clamped to
  * the world and the window's last column; 0 when none. */
 static inline int op_clip_row_columns(const op_clip_grid *g, float minx, float maxx, int x_hi,

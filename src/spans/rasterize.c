@@ -160,53 +160,46 @@ static op_status bin_triangles(raster_job *j)
     uint64_t total = 0;
     const float *verts = j->mesh->verts;
     const uint32_t nv = j->mesh->vert_count, nt = j->mesh->tri_count;
-    for (uint32_t k = 0; k < j->count; k++) {
-        const uint32_t i = tri_of(j, k);
-        if (i >= nt)
+    /* The rows and checks of a run of triangles (the kernel; a listed triangle alone),
+     * then their bands, in input order; a run stops at its first bad triangle. */
+    const op_clip_rows_many_fn rows_of = ctx ? ctx->k->raster.rows_of : op_clip_rows_many_scalar;
+    for (uint32_t k = 0; k < j->count;) {
+        uint32_t cnt = 1, good;
+        if (!j->list) {
+            cnt = j->count - k < 1024 ? j->count - k : 1024;
+            good = rows_of(&j->g, j->hf->bmax, verts, nv, j->mesh->tris + 3 * (size_t)k, cnt,
+                           j->rows + 2 * (size_t)k);
+        } else if (j->list[k] >= nt) {
             j->bad_status = op_fail(ctx, OP_INVALID_ARGUMENT,
-                                    "triangle list entry %u is %u of %u", k, i, nt);
-        else {
-            const uint32_t *t = j->mesh->tris + 3 * (size_t)i;
-            if (t[0] >= nv || t[1] >= nv || t[2] >= nv)
-                j->bad_status = check_tri(ctx, j->mesh, i);
-            else {
-                const float *v0 = verts + 3 * (size_t)t[0], *v1 = verts + 3 * (size_t)t[1],
-                            *v2 = verts + 3 * (size_t)t[2];
-                /* isfinite of all nine at once, on the bits: an exponent of all ones
-                 * carries into bit 31 when one more is added to it. */
-                uint32_t bits[9];
-                memcpy(bits, v0, 12);
-                memcpy(bits + 3, v1, 12);
-                memcpy(bits + 6, v2, 12);
-#define OP_EXP_CARRY(q) ((bits[q] & 0x7f800000u) + 0x00800000u)
-                const uint32_t inf = OP_EXP_CARRY(0) | OP_EXP_CARRY(1) | OP_EXP_CARRY(2) |
-                                     OP_EXP_CARRY(3) | OP_EXP_CARRY(4) | OP_EXP_CARRY(5) |
-                                     OP_EXP_CARRY(6) | OP_EXP_CARRY(7) | OP_EXP_CARRY(8);
-#undef OP_EXP_CARRY
-                if (inf & 0x80000000u)
-                    j->bad_status = check_tri(ctx, j->mesh, i);
-                else {
-                    int z0 = 1, z1 = 0; /* none */
-                    if (op_clip_rows_of(&j->g, j->hf->bmax, v0, v1, v2, &z0, &z1) &&
-                        z1 >= j->z_lo && z0 <= j->z_hi) {
-                        const uint32_t b0 = band_of(j, z0);
-                        const uint32_t b1 = band_of(j, z1 < j->z_hi ? z1 : j->z_hi);
-                        for (uint32_t b = b0; b <= b1; b++)
-                            j->bin_first[b + 1]++;
-                        total += b1 - b0 + 1;
-                    } else {
-                        z0 = 1;
-                        z1 = 0;
-                    }
-                    j->rows[2 * (size_t)k] = z0;
-                    j->rows[2 * (size_t)k + 1] = z1;
-                    continue;
-                }
+                                    "triangle list entry %u is %u of %u", k, j->list[k], nt);
+            memcpy(j->bad_msg, ctx->err, sizeof j->bad_msg);
+            j->valid = k;
+            break;
+        } else
+            good = op_clip_rows_many_scalar(&j->g, j->hf->bmax, verts, nv,
+                                            j->mesh->tris + 3 * (size_t)j->list[k], 1,
+                                            j->rows + 2 * (size_t)k);
+        for (uint32_t q = k; q < k + good; q++) {
+            const int z0 = j->rows[2 * (size_t)q], z1 = j->rows[2 * (size_t)q + 1];
+            if (z0 <= z1 && z1 >= j->z_lo && z0 <= j->z_hi) {
+                const uint32_t b0 = band_of(j, z0);
+                const uint32_t b1 = band_of(j, z1 < j->z_hi ? z1 : j->z_hi);
+                for (uint32_t b = b0; b <= b1; b++)
+                    j->bin_first[b + 1]++;
+                total += b1 - b0 + 1;
+            } else {
+                j->rows[2 * (size_t)q] = 1; /* none */
+                j->rows[2 * (size_t)q + 1] = 0;
             }
         }
-        memcpy(j->bad_msg, ctx->err, sizeof j->bad_msg);
-        j->valid = k;
-        break;
+        if (good < cnt) {
+            /* The first bad triangle: its message (index or coordinate). */
+            j->bad_status = check_tri(ctx, j->mesh, tri_of(j, k + good));
+            memcpy(j->bad_msg, ctx->err, sizeof j->bad_msg);
+            j->valid = k + good;
+            break;
+        }
+        k += cnt;
     }
     if (total > UINT32_MAX)
         return op_fail(ctx, OP_NO_MEMORY, "%llu triangle-band pairs exceed the index",

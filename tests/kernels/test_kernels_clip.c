@@ -524,6 +524,95 @@ static void test_batch(void **state)
     }
 }
 
+/* ---- Many triangles' rows (raster.rows_of) ----------------------------------------- */
+
+/* One coordinate for the rows test: on a cut plane, one ulp beside it, on the box's
+ * faces, ±0, far outside, huge, and (rarely, when bad) not finite. */
+static float rows_coord(op_rng *r, float lo, float hi, float cs, uint32_t n, int bad)
+{
+    switch (op_rng_below(r, bad ? 10 : 9)) {
+    case 0: return lo;
+    case 1: return hi;
+    case 2: return nextafterf(op_rng_below(r, 2) ? lo : hi, op_rng_below(r, 2) ? 1e30f : -1e30f);
+    case 3: return op_rng_below(r, 2) ? 0.0f : -0.0f;
+    case 4: return op_rng_below(r, 2) ? 3e38f : -3e38f;
+    case 5: return frand(r, lo - 1e6f, hi + 1e6f);
+    case 9: return op_rng_below(r, 2) ? NAN : (op_rng_below(r, 2) ? INFINITY : -INFINITY);
+    default: return coord(r, lo, cs, n);
+    }
+}
+
+/* Every variant's rows_of against the scalar twin: the position it stops at, the rows
+ * before it, nothing written after it. Runs of every length around the 8-lane steps,
+ * indices at and past the last vertex (the one the vector loads may not read whole),
+ * bad coordinates and indices in random lanes, grids of one row, none or one vertex. */
+static void test_rows_many(void **state)
+{
+    (void)state;
+    enum { NT = 70, NV = 40 };
+    static int32_t ref[2 * NT + GUARD], got[2 * NT + GUARD];
+    unsigned long compared_rows = 0, stops = 0, rows_runs[OP_ISA_COUNT] = {0};
+    for (uint64_t seed = 1; seed <= 4000; seed++) {
+        op_rng r = {seed * 0x2545F4914F6CDD1Dull};
+        job j;
+        grid_of(&j, &r, 1 + op_rng_below(&r, 30), 1 + op_rng_below(&r, 30), 0.3f);
+        if (op_rng_below(&r, 8) == 0)
+            j.g.h = 1;
+        const uint32_t nv = op_rng_below(&r, 10) == 0 ? op_rng_below(&r, 3) : NV;
+        const int bad = op_rng_below(&r, 4) == 0;
+        float verts[3 * NV];
+        for (uint32_t v = 0; v < NV; v++) {
+            verts[3 * v] = rows_coord(&r, j.g.bmin[0], j.bmax[0], j.g.cs, (uint32_t)j.g.w,
+                                      bad && op_rng_below(&r, 30) == 0);
+            verts[3 * v + 1] = rows_coord(&r, j.g.bmin[1], j.bmax[1], 0.2f, 60,
+                                          bad && op_rng_below(&r, 30) == 0);
+            verts[3 * v + 2] = rows_coord(&r, j.g.bmin[2], j.bmax[2], j.g.cs, (uint32_t)j.g.h,
+                                          bad && op_rng_below(&r, 30) == 0);
+        }
+        const uint32_t n = op_rng_below(&r, NT + 1);
+        uint32_t tris[3 * NT];
+        for (uint32_t k = 0; k < 3 * n; k++) {
+            const uint32_t m = op_rng_below(&r, 20);
+            tris[k] = m == 0 ? (nv ? nv - 1 : 0) /* the last vertex */
+                      : m == 1 && bad ? (op_rng_below(&r, 2) ? nv : 0xffffffffu)
+                      : op_rng_below(&r, nv ? nv : 1);
+        }
+        for (int vi = -1; vi < variant_count; vi++) {
+            op_clip_rows_many_fn fn = op_clip_rows_many_scalar;
+            const char *name = "scalar";
+            if (vi >= 0) {
+                op_kernels kt;
+                op_kernels_init(&kt, variants[vi], op_isa_flags(variants[vi]));
+                fn = kt.raster.rows_of;
+                name = op_isa_name(variants[vi]);
+            }
+            int32_t *out = vi < 0 ? ref : got;
+            memset(out, 0x5A, sizeof ref);
+            const uint32_t stop = fn(&j.g, j.bmax, verts, nv, tris, n, out);
+            static uint32_t ref_stop;
+            if (vi < 0) {
+                ref_stop = stop;
+                assert_true(stop <= n);
+                stops += stop < n;
+                continue;
+            }
+            rows_runs[variants[vi]]++;
+            if (stop != ref_stop)
+                fail_msg("rows_of %s, seed %llu: stops at %u, scalar at %u", name,
+                         (unsigned long long)seed, stop, ref_stop);
+            if (memcmp(out, ref, sizeof ref))
+                fail_msg("rows_of %s, seed %llu: rows differ from the scalar twin's", name,
+                         (unsigned long long)seed);
+            compared_rows += stop;
+        }
+    }
+    print_message("rows_of: %lu rows compared, %lu runs stopped at a bad triangle\n",
+                  compared_rows, stops);
+    for (int vi = 0; vi < variant_count; vi++)
+        assert_int_equal(rows_runs[variants[vi]], 4000);
+    assert_true(stops > 100);
+}
+
 static void test_promised_variants_compared(void **state)
 {
     (void)state;
@@ -562,6 +651,7 @@ int main(void)
         cmocka_unit_test(test_aligned),
         cmocka_unit_test(test_piece_spans),
         cmocka_unit_test(test_batch),
+        cmocka_unit_test(test_rows_many),
         cmocka_unit_test(test_promised_variants_compared),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
