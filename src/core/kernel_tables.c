@@ -109,19 +109,21 @@ static void label_init(op_label_kernels *f, uint32_t flags)
 /* Triangle clip (supplement §1.3). No sse2 slot: without a byte shuffle the clip's
  * tables would be emulated lane by lane, slower than the scalar twin. The batch slot
  * (8 lanes of 32 bits) only from AVX2 on: below, the scalar twin stays (the rasterizer
- * then clips every triangle alone). */
+ * then clips every triangle alone); so do the per-triangle slots (the binning's rows,
+ * the walkable marking: eight triangles a step). */
 #define CLIP_ROWS(sfx) f->clip_rows = op_clip_rows_##sfx
 #define CLIP_BATCH(sfx) f->clip_batch = op_clip_batch_##sfx
 #define ROWS_OF(sfx) f->rows_of = op_clip_rows_many_##sfx
+#define WALKABLE(sfx) f->walkable = op_mark_walkable_##sfx
 static void raster_init(op_raster_kernels *f, uint32_t flags)
 {
-    CLIP_ROWS(scalar), CLIP_BATCH(scalar), ROWS_OF(scalar);
+    CLIP_ROWS(scalar), CLIP_BATCH(scalar), ROWS_OF(scalar), WALKABLE(scalar);
     OP_RUNG_PORTABLE(CLIP_ROWS(portable));
     OP_RUNG_NEON(CLIP_ROWS(neon));
     OP_RUNG_SSE2();
     OP_RUNG_SSE41(CLIP_ROWS(sse41));
-    OP_RUNG_AVX2(CLIP_ROWS(avx2), CLIP_BATCH(avx2), ROWS_OF(avx2));
-    OP_RUNG_AVX512(CLIP_ROWS(avx512), CLIP_BATCH(avx512), ROWS_OF(avx512));
+    OP_RUNG_AVX2(CLIP_ROWS(avx2), CLIP_BATCH(avx2), ROWS_OF(avx2), WALKABLE(avx2));
+    OP_RUNG_AVX512(CLIP_ROWS(avx512), CLIP_BATCH(avx512), ROWS_OF(avx512), WALKABLE(avx512));
     (void)flags;
 }
 

@@ -133,10 +133,19 @@ typedef struct op_label_kernels {
 
 /* Triangle clip (supplement §1.3), spans/raster_clip.h: a triangle's rows and columns
  * into pieces, the scalar twin's pieces in its order (OP_CLIP_ROWS_FN there). */
+/* Walkable triangles (supplement §1.2) for triangles 0 .. n-1 of tris (indices into
+ * verts, nv vertices): areas[i] = OP_WALKABLE_AREA when the unit normal's y (binary32)
+ * exceeds thr (the slope's cosine), else OP_NULL_AREA. */
+#define OP_MARK_WALKABLE_FN(name)                                                          \
+    void name(const float *verts, uint32_t nv, const uint32_t *tris, uint32_t n, float thr, \
+              uint8_t *areas)
+typedef OP_MARK_WALKABLE_FN((*op_mark_walkable_fn));
+
 typedef struct op_raster_kernels {
     op_clip_rows_fn clip_rows;
     op_clip_batch_fn clip_batch; /* many small triangles at once (OP_CLIP_BATCH_FN) */
     op_clip_rows_many_fn rows_of; /* many triangles' rows (OP_CLIP_ROWS_MANY_FN) */
+    op_mark_walkable_fn walkable; /* walkable triangles (OP_MARK_WALKABLE_FN) */
 } op_raster_kernels;
 
 /* ---- solid heightfield and compaction rows ---------------------------------------- */
@@ -287,6 +296,7 @@ OP_DISTANCE_FIELD_FN(op_distance_field_scalar);
 OP_ERODE_NEAR_FN(op_erode_near_scalar);
 OP_LABEL_COMPONENTS_FN(op_label_components_scalar);
 /* op_clip_rows_scalar: spans/raster_clip.h */
+OP_MARK_WALKABLE_FN(op_mark_walkable_scalar);
 OP_LEDGE_ROW_FN(op_ledge_row_scalar);
 OP_LINK_ROW_FN(op_link_row_scalar);
 OP_GRID_LABEL_FN(op_grid_label_scalar);
@@ -307,6 +317,7 @@ OP_VALUE_CHANGE_BITS_FN(op_value_change_bits_scalar);
     OP_CLIP_ROWS_FN(op_clip_rows_##sfx);           \
     OP_CLIP_BATCH_FN(op_clip_batch_##sfx);         \
     OP_CLIP_ROWS_MANY_FN(op_clip_rows_many_##sfx); \
+    OP_MARK_WALKABLE_FN(op_mark_walkable_##sfx);   \
     OP_LEDGE_ROW_FN(op_ledge_row_##sfx);           \
     OP_LINK_ROW_FN(op_link_row_##sfx);             \
     OP_GRID_LABEL_FN(op_grid_label_##sfx);         \

@@ -14,29 +14,10 @@ OP_CLIP_ROWS_MANY_FN(OP_FN(op_clip_rows_many));
 
 #if OP_VEC_BITS >= 256
 
-#include <simde/x86/avx2.h>
+#include "simd/raster_verts8.h"
 
 typedef simde__m256 vf;
 typedef simde__m256i vi;
-
-/* Vertex q of the eight triangles at t (24 indices) as x, y, z vectors (lane l:
- * triangle l): vertices l and l + 4 share a 256-bit load pair, then a 4 x 4 transpose
- * in each half. */
-OP_VINLINE void rr_vertex(const float *verts, const uint32_t *t, int q, vf *x, vf *y, vf *z)
-{
-#define RR_PAIR(l)                                                                         \
-    simde_mm256_loadu2_m128(verts + 3 * (size_t)t[3 * ((l) + 4) + q],                       \
-                            verts + 3 * (size_t)t[3 * (l) + q])
-    const vf r0 = RR_PAIR(0), r1 = RR_PAIR(1), r2 = RR_PAIR(2), r3 = RR_PAIR(3);
-#undef RR_PAIR
-    const vf t0 = simde_mm256_unpacklo_ps(r0, r1); /* x0 x1 y0 y1 */
-    const vf t1 = simde_mm256_unpacklo_ps(r2, r3); /* x2 x3 y2 y3 */
-    const vf t2 = simde_mm256_unpackhi_ps(r0, r1); /* z0 z1 .. */
-    const vf t3 = simde_mm256_unpackhi_ps(r2, r3); /* z2 z3 .. */
-    *x = simde_mm256_shuffle_ps(t0, t1, 0x44);
-    *y = simde_mm256_shuffle_ps(t0, t1, 0xee);
-    *z = simde_mm256_shuffle_ps(t2, t3, 0x44);
-}
 
 /* The lanes whose exponent is all ones carry into bit 31 (the scalar twin's test). */
 OP_VINLINE vi rr_inf(vi acc, vf v)
@@ -63,7 +44,6 @@ OP_CLIP_ROWS_MANY_FN(OP_FN(op_clip_rows_many))
 {
     if (nv < 2)
         return op_clip_rows_many_scalar(g, bmax, verts, nv, tris, n, rows);
-    const vi last = simde_mm256_set1_epi32((int32_t)(nv - 2)); /* highest vector-safe index */
     const vf bmin0 = simde_mm256_set1_ps(g->bmin[0]), bmin1 = simde_mm256_set1_ps(g->bmin[1]),
              bmin2 = simde_mm256_set1_ps(g->bmin[2]);
     const vf bmax0 = simde_mm256_set1_ps(bmax[0]), bmax1 = simde_mm256_set1_ps(bmax[1]),
@@ -73,17 +53,12 @@ OP_CLIP_ROWS_MANY_FN(OP_FN(op_clip_rows_many))
     for (; k + 8 <= n; k += 8) {
         const uint32_t *t = tris + 3 * (size_t)k;
         /* Every index <= nv - 2 (unsigned), else the scalar twin takes the step. */
-        const vi i0 = simde_mm256_loadu_si256((const void *)t);
-        const vi i1 = simde_mm256_loadu_si256((const void *)(t + 8));
-        const vi i2 = simde_mm256_loadu_si256((const void *)(t + 16));
-        const vi imax = simde_mm256_max_epu32(simde_mm256_max_epu32(i0, i1), i2);
-        const vi past = simde_mm256_cmpeq_epi32(simde_mm256_max_epu32(imax, last), last);
         vf x0, y0, z0v, x1, y1, z1v, x2, y2, z2v;
-        int vec = (uint32_t)simde_mm256_movemask_epi8(past) == 0xffffffffu;
+        int vec = rv_indices_ok(t, nv);
         if (vec) {
-            rr_vertex(verts, t, 0, &x0, &y0, &z0v);
-            rr_vertex(verts, t, 1, &x1, &y1, &z1v);
-            rr_vertex(verts, t, 2, &x2, &y2, &z2v);
+            rv_vertex(verts, t, 0, &x0, &y0, &z0v);
+            rv_vertex(verts, t, 1, &x1, &y1, &z1v);
+            rv_vertex(verts, t, 2, &x2, &y2, &z2v);
             vi inf = rr_inf(rr_inf(rr_inf(simde_mm256_setzero_si256(), x0), y0), z0v);
             inf = rr_inf(rr_inf(rr_inf(inf, x1), y1), z1v);
             inf = rr_inf(rr_inf(rr_inf(inf, x2), y2), z2v);

@@ -27,24 +27,15 @@
 
 #define OP_PI_F 3.14159265f
 
-/* supplement §1.2: unit normal of (v1 − v0) × (v2 − v0), normalized in binary32. */
+/* supplement §1.2: unit normal of (v1 − v0) × (v2 − v0), normalized in binary32 (the
+ * kernel raster.walkable; this API has no context, so the variant is op_isa_best's). */
 void op_mark_walkable_triangles(const op_mesh *mesh, float slope_deg, uint8_t *tri_areas)
 {
     const float thr = cosf(slope_deg / 180.0f * OP_PI_F);
-    for (uint32_t i = 0; i < mesh->tri_count; i++) {
-        const uint32_t *t = mesh->tris + 3 * (size_t)i;
-        const float *v0 = mesh->verts + 3 * (size_t)t[0];
-        const float *v1 = mesh->verts + 3 * (size_t)t[1];
-        const float *v2 = mesh->verts + 3 * (size_t)t[2];
-        const float e0[3] = {v1[0] - v0[0], v1[1] - v0[1], v1[2] - v0[2]};
-        const float e1[3] = {v2[0] - v0[0], v2[1] - v0[1], v2[2] - v0[2]};
-        const float n[3] = {e0[1] * e1[2] - e0[2] * e1[1], e0[2] * e1[0] - e0[0] * e1[2],
-                            e0[0] * e1[1] - e0[1] * e1[0]};
-        const float len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-        /* A degenerate triangle (len 0) has no normal: Recast gets NaN and so area 0. */
-        const float ny = len > 0.0f ? n[1] * (1.0f / len) : 0.0f;
-        tri_areas[i] = len > 0.0f && ny > thr ? (uint8_t)OP_WALKABLE_AREA : (uint8_t)OP_NULL_AREA;
-    }
+    const op_isa isa = op_isa_best();
+    op_kernels k;
+    op_kernels_init(&k, isa, op_isa_flags(isa));
+    k.raster.walkable(mesh->verts, mesh->vert_count, mesh->tris, mesh->tri_count, thr, tri_areas);
 }
 
 /* ---- The window and its bands ------------------------------------------------------ */

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "core/kernels.h"
+#include "onepath/spans.h"
 #include "util/testutil.h"
 #include "util/variants.h"
 
@@ -613,6 +614,74 @@ static void test_rows_many(void **state)
     assert_true(stops > 100);
 }
 
+/* ---- Walkable triangles (raster.walkable) ---------------------------------------- */
+
+/* Every variant's walkable marking against the scalar twin, byte for byte: random
+ * slopes around the thresholds, flat and vertical triangles (ny exactly 1 and 0, with
+ * thresholds 1 and 0), degenerate ones (repeated or collinear vertices: len 0), tiny
+ * (the squares underflow) and huge ones (they overflow to inf), NaN and inf vertices,
+ * indices at the last vertex (the vector loads may not read it whole), runs of every
+ * length around the 8-lane steps, meshes of one vertex. */
+static void test_walkable(void **state)
+{
+    (void)state;
+    enum { NT = 70, NV = 40 };
+    static uint8_t ref[NT + GUARD], got[NT + GUARD];
+    unsigned long marked = 0, walkable = 0, runs[OP_ISA_COUNT] = {0};
+    static const float thrs[] = {0.70710677f, 0.0f, 1.0f, -0.5f, 0.99999994f, 0.5f};
+    for (uint64_t seed = 1; seed <= 3000; seed++) {
+        op_rng r = {seed * 0x9E3779B97F4A7C15ull};
+        const uint32_t nv = op_rng_below(&r, 10) == 0 ? 1 + op_rng_below(&r, 2) : NV;
+        float verts[3 * NV];
+        const int kind = (int)op_rng_below(&r, 6);
+        for (uint32_t v = 0; v < 3 * NV; v++) {
+            const uint32_t m = op_rng_below(&r, 40);
+            float c = frand(&r, -10, 10);
+            if (kind == 1)
+                c = (float)(int)c; /* on a lattice: flat, vertical, collinear, repeated */
+            else if (kind == 2)
+                c *= 1e-25f; /* the squares underflow */
+            else if (kind == 3)
+                c *= 1e19f; /* the squares overflow */
+            if (m == 0)
+                c = op_rng_below(&r, 2) ? NAN : (op_rng_below(&r, 2) ? INFINITY : -INFINITY);
+            else if (m == 1)
+                c = op_rng_below(&r, 2) ? 0.0f : -0.0f;
+            verts[v] = c;
+        }
+        const uint32_t n = op_rng_below(&r, NT + 1);
+        uint32_t tris[3 * NT];
+        for (uint32_t k = 0; k < 3 * n; k++)
+            tris[k] = op_rng_below(&r, 12) == 0 ? nv - 1 : op_rng_below(&r, nv);
+        if (kind == 4) /* flat (ny 1) and vertical (ny 0) triangles over the lattice */
+            for (uint32_t k = 0; k < n; k++) {
+                const uint32_t a = tris[3 * k], b = tris[3 * k + 1], c = tris[3 * k + 2];
+                verts[3 * b + (k & 1)] = verts[3 * a + (k & 1)];
+                verts[3 * c + (k & 1)] = verts[3 * a + (k & 1)];
+            }
+        const float thr = op_rng_below(&r, 3) ? thrs[op_rng_below(&r, 6)] : frand(&r, -1, 1);
+        memset(ref, 0x5A, sizeof ref);
+        op_mark_walkable_scalar(verts, nv, tris, n, thr, ref);
+        for (uint32_t k = 0; k < n; k++)
+            walkable += ref[k] == OP_WALKABLE_AREA;
+        marked += n;
+        for (int vi = 0; vi < variant_count; vi++) {
+            op_kernels kt;
+            op_kernels_init(&kt, variants[vi], op_isa_flags(variants[vi]));
+            memset(got, 0x5A, sizeof got);
+            kt.raster.walkable(verts, nv, tris, n, thr, got);
+            runs[variants[vi]]++;
+            if (memcmp(got, ref, sizeof ref))
+                fail_msg("walkable %s, seed %llu: areas differ from the scalar twin's",
+                         op_isa_name(variants[vi]), (unsigned long long)seed);
+        }
+    }
+    print_message("walkable: %lu triangles, %lu walkable\n", marked, walkable);
+    for (int vi = 0; vi < variant_count; vi++)
+        assert_int_equal(runs[variants[vi]], 3000);
+    assert_true(walkable > marked / 10 && walkable < marked - marked / 10);
+}
+
 static void test_promised_variants_compared(void **state)
 {
     (void)state;
@@ -652,6 +721,7 @@ int main(void)
         cmocka_unit_test(test_piece_spans),
         cmocka_unit_test(test_batch),
         cmocka_unit_test(test_rows_many),
+        cmocka_unit_test(test_walkable),
         cmocka_unit_test(test_promised_variants_compared),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
