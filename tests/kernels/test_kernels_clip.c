@@ -39,6 +39,18 @@ static int setup(void **state)
     return 0;
 }
 
+/* The raster kernels of variant vi (vi < 0: the scalar twins); returns its name. */
+static const char *raster_variant(int vi, op_raster_kernels *out)
+{
+    op_kernels kt;
+    if (vi < 0)
+        op_kernels_init(&kt, OP_ISA_SCALAR, 0);
+    else
+        op_kernels_init(&kt, variants[vi], op_isa_flags(variants[vi]));
+    *out = kt.raster;
+    return vi < 0 ? "scalar" : op_isa_name(variants[vi]);
+}
+
 static float frand(op_rng *r, float lo, float hi)
 {
     return lo + (hi - lo) * (float)(op_rng_next(r) >> 40) / (float)(1u << 24);
@@ -399,14 +411,9 @@ static void compare_batch(const job *j, const float (*tris)[9], int n, uint64_t 
         return;
     batch_lanes += (unsigned long)lanes;
     for (int vi = -1; vi < variant_count; vi++) {
-        op_clip_batch_fn fn = op_clip_batch_scalar;
-        const char *name = "scalar";
-        if (vi >= 0) {
-            op_kernels kt;
-            op_kernels_init(&kt, variants[vi], op_isa_flags(variants[vi]));
-            fn = kt.raster.clip_batch;
-            name = op_isa_name(variants[vi]);
-        }
+        op_raster_kernels rk;
+        const char *name = raster_variant(vi, &rk);
+        const op_clip_batch_fn fn = rk.clip_batch;
         op_clip_batch b = in;
         const unsigned left = fn(&j->g, &b, lanes, j->z_emit, j->x_lo, j->x_hi);
         assert_true(left < 1u << lanes);
@@ -579,14 +586,9 @@ static void test_rows_many(void **state)
                       : op_rng_below(&r, nv ? nv : 1);
         }
         for (int vi = -1; vi < variant_count; vi++) {
-            op_clip_rows_many_fn fn = op_clip_rows_many_scalar;
-            const char *name = "scalar";
-            if (vi >= 0) {
-                op_kernels kt;
-                op_kernels_init(&kt, variants[vi], op_isa_flags(variants[vi]));
-                fn = kt.raster.rows_of;
-                name = op_isa_name(variants[vi]);
-            }
+            op_raster_kernels rk;
+            const char *name = raster_variant(vi, &rk);
+            const op_clip_rows_many_fn fn = rk.rows_of;
             int32_t *out = vi < 0 ? ref : got;
             memset(out, 0x5A, sizeof ref);
             const uint32_t stop = fn(&j.g, j.bmax, verts, nv, tris, n, out);
@@ -666,10 +668,10 @@ static void test_walkable(void **state)
             walkable += ref[k] == OP_WALKABLE_AREA;
         marked += n;
         for (int vi = 0; vi < variant_count; vi++) {
-            op_kernels kt;
-            op_kernels_init(&kt, variants[vi], op_isa_flags(variants[vi]));
+            op_raster_kernels rk;
+            raster_variant(vi, &rk);
             memset(got, 0x5A, sizeof got);
-            kt.raster.walkable(verts, nv, tris, n, thr, got);
+            rk.walkable(verts, nv, tris, n, thr, got);
             runs[variants[vi]]++;
             if (memcmp(got, ref, sizeof ref))
                 fail_msg("walkable %s, seed %llu: areas differ from the scalar twin's",
