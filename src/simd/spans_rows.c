@@ -265,6 +265,7 @@ static const int32_t op_pair2_row0[16] = {0, 2, 4, 6, 8, 10, 12, 14, 0, 0, 0, 0,
 OP_VINLINE __m256i pair2_load(const uint16_t *base, const uint32_t t0[4], const uint32_t m[4])
 {
     __m128i a[4];
+    OP_UNROLL4
     for (int d = 0; d < 4; d++)
         a[d] = _mm_maskz_loadu_epi16((__mmask8)((1u << m[d]) - 1), base + t0[d]);
     const __m128i lo = _mm_unpacklo_epi32(a[0], a[1]), hi = _mm_unpacklo_epi32(a[2], a[3]);
@@ -394,6 +395,34 @@ static void link_cells_lanes(op_chf *chf, uint32_t z, uint32_t xa, uint32_t xb, 
     }
 }
 
+/* The first n < VW lanes of v to p[0 .. n) (a one-span run cut short; lanes past n are
+ * other cells' spans, maybe another thread's row). AVX-512: one masked store (the
+ * element loop cost ~7 % of the link pass, demo-1024, docs/decisions/spans-speed.md). */
+OP_VINLINE void store_run(uint32_t *p, vu32 v, uint32_t n)
+{
+#if defined(SIMDE_X86_AVX512F_NATIVE) && VW == 16
+    _mm512_mask_storeu_epi32(p, (__mmask16)((1u << n) - 1), v);
+#else
+    uint32_t tmp[VW];
+    v_store(tmp, v);
+    for (uint32_t i = 0; i < n; i++)
+        p[i] = tmp[i];
+#endif
+}
+
+/* As store_run, the lanes' low bytes. */
+OP_VINLINE void store_run_u8(uint8_t *p, vu32 v, uint32_t n)
+{
+#if defined(SIMDE_X86_AVX512BW_NATIVE) && defined(SIMDE_X86_AVX512VL_NATIVE) && VW == 16
+    _mm_mask_storeu_epi8(p, (__mmask16)((1u << n) - 1), _mm512_cvtepi32_epi8(v));
+#else
+    uint32_t tmp[VW];
+    v_store(tmp, v);
+    for (uint32_t i = 0; i < n; i++)
+        p[i] = (uint8_t)tmp[i];
+#endif
+}
+
 void OP_FN(op_link_row)(op_chf *chf, uint32_t z, uint8_t *mutual)
 {
     const uint32_t w = chf->width, dpt = chf->depth;
@@ -429,6 +458,7 @@ void OP_FN(op_link_row)(op_chf *chf, uint32_t z, uint8_t *mutual)
                 const vu32 sy = v_load_u16(Y + s), stop = v_add(sy, v_load_u16(H + s));
                 const uint32_t nb[4] = {s - 1, su, s + 1, sd};
                 vu32 mb = v_set1(0);
+                OP_UNROLL4
                 for (int d = 0; d < 4; d++) {
                     const vu32 ty = v_load_u16(Y + nb[d]);
                     const vu32 ttop = v_add(ty, v_load_u16(H + nb[d]));
@@ -438,25 +468,16 @@ void OP_FN(op_link_row)(op_chf *chf, uint32_t z, uint8_t *mutual)
                     const vu32 l = v_select(ok, none, v_add(v_set1(nb[d]), iota));
                     /* One span per cell on both sides: every link is mutual. */
                     mb = v_or(mb, v_and(ok, bit[d]));
-                    if (run == VW) {
+                    if (run == VW)
                         v_store(chf->link[d] + s, l);
-                    } else {
-                        /* Only the run's own spans: the rest may be another row's. */
-                        uint32_t tmp[VW];
-                        v_store(tmp, l);
-                        for (uint32_t i = 0; i < run; i++)
-                            chf->link[d][s + i] = tmp[i];
-                    }
+                    else /* only the run's own spans: the rest may be another row's */
+                        store_run(chf->link[d] + s, l, run);
                 }
                 if (mutual) {
-                    if (run == VW) {
+                    if (run == VW)
                         v_store_u8(mutual + s, mb);
-                    } else {
-                        uint32_t tmp[VW];
-                        v_store(tmp, mb);
-                        for (uint32_t i = 0; i < run; i++)
-                            mutual[s + i] = (uint8_t)tmp[i];
-                    }
+                    else
+                        store_run_u8(mutual + s, mb, run);
                 }
                 x += run;
                 continue;
