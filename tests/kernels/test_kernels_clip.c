@@ -8,7 +8,8 @@
  * SIMD twin hands over to the scalar one), windows with replayed rows and columns,
  * states of up to 12 vertices carried from the scalar twin, and grids binary32 cannot
  * resolve (clip overflow); column pieces at the edges of the height range and past the
- * 16-bit clamps. */
+ * 16-bit clamps. The walkable marking (raster.walkable) likewise, with triangles whose ny
+ * sits one ulp from the threshold, so that a SIMD twin in another order fails. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -684,6 +685,158 @@ static void test_walkable(void **state)
     assert_true(walkable > marked / 10 && walkable < marked - marked / 10);
 }
 
+/* ---- Walkable triangles one ulp from the threshold -------------------------------- */
+
+/* The normal's y over its length in the scalar twin's binary32 order (m 0), and in
+ * orders a SIMD twin must not use (m 1..WM_COUNT − 1): the sum of squares regrouped
+ * (n0² + (n1² + n2²), (n0² + n2²) + n1²), contracted to fused multiply-adds (the sum, or
+ * the cross product), n1 / len instead of n1 · (1 / len). Every step goes through a
+ * volatile, so the compiler can neither contract nor reorder it (-ffp-contract=off is
+ * the build's too). len 0 gives ny 0, as in the twin. */
+enum { WM_REF, WM_SUM_RIGHT, WM_SUM_02, WM_SUM_FMA, WM_CROSS_FMA, WM_DIV, WM_COUNT };
+static const char *const wm_names[WM_COUNT] = {
+    "scalar order", "n0^2 + (n1^2 + n2^2)", "(n0^2 + n2^2) + n1^2",
+    "fma(n2, n2, fma(n1, n1, n0^2))", "cross product in fma", "n1 / len"};
+
+static float walk_ny(const float *v0, const float *v1, const float *v2, int m, float *len_out)
+{
+    volatile float e0x = v1[0] - v0[0], e0y = v1[1] - v0[1], e0z = v1[2] - v0[2];
+    volatile float e1x = v2[0] - v0[0], e1y = v2[1] - v0[1], e1z = v2[2] - v0[2];
+    volatile float n0, n1, n2;
+    if (m == WM_CROSS_FMA) {
+        volatile float p0 = e0z * e1y, p1 = e0x * e1z, p2 = e0y * e1x;
+        n0 = fmaf(e0y, e1z, -p0);
+        n1 = fmaf(e0z, e1x, -p1);
+        n2 = fmaf(e0x, e1y, -p2);
+    } else {
+        volatile float a0 = e0y * e1z, b0 = e0z * e1y, a1 = e0z * e1x, b1 = e0x * e1z;
+        volatile float a2 = e0x * e1y, b2 = e0y * e1x;
+        n0 = a0 - b0;
+        n1 = a1 - b1;
+        n2 = a2 - b2;
+    }
+    volatile float s0 = n0 * n0, s1 = n1 * n1, s2 = n2 * n2, sq;
+    if (m == WM_SUM_RIGHT) {
+        volatile float t = s1 + s2;
+        sq = s0 + t;
+    } else if (m == WM_SUM_02) {
+        volatile float t = s0 + s2;
+        sq = t + s1;
+    } else if (m == WM_SUM_FMA) {
+        volatile float t = fmaf(n1, n1, s0);
+        sq = fmaf(n2, n2, t);
+    } else {
+        volatile float t = s0 + s1;
+        sq = t + s2;
+    }
+    volatile float len = sqrtf(sq);
+    *len_out = len;
+    if (!(len > 0.0f))
+        return 0.0f;
+    if (m == WM_DIV)
+        return n1 / len;
+    volatile float inv = 1.0f / len;
+    return n1 * inv;
+}
+
+/* Every variant against the scalar twin on triangles whose ny comes out different in one
+ * of the orders above (a seeded search over random triangles), with the threshold at the
+ * twin's ny and one ulp either side: a variant that computes in one of those orders
+ * marks some triangle otherwise. The test checks that its model is the twin (the same
+ * verdicts) and that each wrong order flips at least one verdict of the input. */
+static void test_walkable_near(void **state)
+{
+    (void)state;
+    enum { NK = 64, TRIES = 200000 };
+    static float verts[9 * NK];
+    static uint32_t tris[3 * NK];
+    static float nys[NK];
+    static uint8_t ref[NK + GUARD], got[NK + GUARD];
+    int found = 0, per[WM_COUNT] = {0};
+    op_rng r = {0x5EEDF00Dull * 0x9E3779B97F4A7C15ull};
+    for (int tr = 0; tr < TRIES && found < NK; tr++) {
+        float v[9];
+        const float scale = op_rng_below(&r, 2) ? 1.0f : 1000.0f;
+        for (int c = 0; c < 9; c++)
+            v[c] = frand(&r, -10, 10) * scale;
+        float len, ml;
+        const float ny = walk_ny(v, v + 3, v + 6, WM_REF, &len);
+        if (!(len > 0.0f))
+            continue;
+        /* Keep a triangle only if some order no kept one covers yet (or a second time
+         * each) moves its ny. */
+        int want = 0, hit[WM_COUNT] = {0};
+        for (int m = 1; m < WM_COUNT; m++) {
+            hit[m] = walk_ny(v, v + 3, v + 6, m, &ml) != ny;
+            want |= hit[m] && per[m] < NK / (WM_COUNT - 1);
+        }
+        if (!want)
+            continue;
+        for (int m = 1; m < WM_COUNT; m++)
+            per[m] += hit[m];
+        memcpy(verts + 9 * found, v, sizeof v);
+        for (int c = 0; c < 3; c++)
+            tris[3 * found + c] = (uint32_t)(3 * found + c);
+        nys[found++] = ny;
+    }
+    assert_true(found >= 16);
+    for (int m = 1; m < WM_COUNT; m++)
+        if (per[m] < 2)
+            fail_msg("walkable near: only %d triangles for the order %s", per[m], wm_names[m]);
+    /* Every kept triangle's ny, one ulp either side, as the threshold of a call over all
+     * kept triangles (found − 3 of them too, so the last lanes go to the tail). */
+    unsigned long flips[WM_COUNT] = {0}, calls = 0;
+    for (int k = 0; k < found; k++)
+        for (int s = -1; s <= 1; s++) {
+            const float thr = s < 0 ? nextafterf(nys[k], -INFINITY)
+                            : s > 0 ? nextafterf(nys[k], INFINITY) : nys[k];
+            for (int tail = 0; tail < 2; tail++) {
+                const uint32_t n = (uint32_t)(tail ? found - 3 : found);
+                memset(ref, 0x5A, sizeof ref);
+                op_mark_walkable_scalar(verts, 3 * (uint32_t)found, tris, n, thr, ref);
+                for (uint32_t t = 0; t < n && !tail; t++)
+                    for (int m = 0; m < WM_COUNT; m++) {
+                        const float *tv = verts + 9 * t;
+                        float ml;
+                        const float y = walk_ny(tv, tv + 3, tv + 6, m, &ml);
+                        const uint8_t a = y > thr ? (uint8_t)OP_WALKABLE_AREA : (uint8_t)OP_NULL_AREA;
+                        if (m == WM_REF && a != ref[t])
+                            fail_msg("walkable near: the model is not the scalar twin "
+                                     "(triangle %u, threshold %a)", t, (double)thr);
+                        flips[m] += a != ref[t];
+                    }
+                int bad = 0; /* every variant that differs is named before the test fails */
+                for (int vi = 0; vi < variant_count; vi++) {
+                    op_raster_kernels rk;
+                    raster_variant(vi, &rk);
+                    memset(got, 0x5A, sizeof got);
+                    rk.walkable(verts, 3 * (uint32_t)found, tris, n, thr, got);
+                    uint32_t t = 0;
+                    while (t < n + GUARD && got[t] == ref[t])
+                        t++;
+                    if (t < n + GUARD) {
+                        print_error("walkable near %s: triangle %u of %u, threshold %a "
+                                    "(ny %a): area %u, the scalar twin's %u\n",
+                                    op_isa_name(variants[vi]), t, n, (double)thr,
+                                    t < n ? (double)nys[t] : 0.0, got[t], ref[t]);
+                        bad = 1;
+                    }
+                }
+                if (bad)
+                    fail_msg("walkable near: areas differ from the scalar twin's");
+                calls++;
+            }
+        }
+    print_message("walkable near: %d triangles, %lu calls; verdicts flipped per order:", found,
+                  calls);
+    for (int m = 1; m < WM_COUNT; m++)
+        print_message(" %lu", flips[m]);
+    print_message("\n");
+    for (int m = 1; m < WM_COUNT; m++)
+        if (flips[m] == 0)
+            fail_msg("walkable near: the order %s flips no verdict", wm_names[m]);
+}
+
 static void test_promised_variants_compared(void **state)
 {
     (void)state;
@@ -724,6 +877,7 @@ int main(void)
         cmocka_unit_test(test_batch),
         cmocka_unit_test(test_rows_many),
         cmocka_unit_test(test_walkable),
+        cmocka_unit_test(test_walkable_near),
         cmocka_unit_test(test_promised_variants_compared),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
