@@ -44,8 +44,12 @@ static void sort_by_key(uint32_t *idx, uint32_t *tmp, const uint32_t *key, uint3
 /* Counting sort needs maxd + 1 counters: used while that is at most this many. */
 #define WS_MAX_BUCKETS (1u << 22)
 
-/* Histogram of distances taken in the first pass while every distance is below this. */
+/* Histogram of distances taken in the first pass (count_set): WS_HIST counters as four
+ * copies of WS_HIST_COPY. The last counter of a copy takes the spans outside S, the one
+ * before it every distance from there up, so the histogram serves while that one stays
+ * empty (maxd < WS_HIST_COPY - 2). */
 #define WS_HIST 65536u
+#define WS_HIST_COPY (WS_HIST / 4)
 
 /* How many spans ahead the scattered writes and gathers of the per-level streams are
  * prefetched. */
@@ -112,6 +116,52 @@ static inline uint32_t outside(const uint8_t *area, const uint32_t *region, int 
                                uint32_t none, uint32_t s)
 {
     return none + (uint32_t)(band && area[s] != 0 && region[s] == OP_BORDER_REGION);
+}
+
+/* The first pass: per span a counter of the histogram's copy s % 4 (WS_HIST_COPY), so
+ * neighbouring spans of one distance (30 % of them at demo 1936) do not wait on each
+ * other's increment, and no branch asks whether the distance changed (70 %). Eight
+ * spans whose areas are all non-zero (one u64 test) skip the per-span test of S when
+ * there is no band. band is a constant at each call: without a band region[] is not
+ * read (nor yet written). |S| and the largest distance follow from the counts. */
+static inline __attribute__((always_inline)) void
+count_set(const uint8_t *area, const uint32_t *region, int band, const uint32_t *dist,
+          uint32_t n, uint32_t *hist)
+{
+    const uint32_t big = WS_HIST_COPY - 2, out = WS_HIST_COPY - 1;
+    uint32_t *const h0 = hist, *const h1 = hist + WS_HIST_COPY,
+                    *const h2 = hist + 2 * WS_HIST_COPY, *const h3 = hist + 3 * WS_HIST_COPY;
+#define WS_KEY_IN(s) (dist[s] < big ? dist[s] : big)
+#define WS_KEY(s) (area[s] != 0 && (!band || region[s] == 0) ? WS_KEY_IN(s) : out)
+    uint32_t s = 0;
+    for (; s + 8 <= n; s += 8) {
+        uint64_t a8;
+        memcpy(&a8, area + s, 8);
+        const uint64_t zero = (a8 - 0x0101010101010101ull) & ~a8 & 0x8080808080808080ull;
+        if (!band && zero == 0) {
+            h0[WS_KEY_IN(s)]++;
+            h1[WS_KEY_IN(s + 1)]++;
+            h2[WS_KEY_IN(s + 2)]++;
+            h3[WS_KEY_IN(s + 3)]++;
+            h0[WS_KEY_IN(s + 4)]++;
+            h1[WS_KEY_IN(s + 5)]++;
+            h2[WS_KEY_IN(s + 6)]++;
+            h3[WS_KEY_IN(s + 7)]++;
+        } else {
+            h0[WS_KEY(s)]++;
+            h1[WS_KEY(s + 1)]++;
+            h2[WS_KEY(s + 2)]++;
+            h3[WS_KEY(s + 3)]++;
+            h0[WS_KEY(s + 4)]++;
+            h1[WS_KEY(s + 5)]++;
+            h2[WS_KEY(s + 6)]++;
+            h3[WS_KEY(s + 7)]++;
+        }
+    }
+    for (; s < n; s++)
+        h0[WS_KEY(s)]++;
+#undef WS_KEY
+#undef WS_KEY_IN
 }
 
 /* Positions: pos[s] is span s's place in the order of S by distance, descending, ties
@@ -434,20 +484,26 @@ static op_status watershed(op_ctx *ctx, const op_chf *chf, const uint32_t *dist,
         return OP_NO_MEMORY;
     }
     memset(hist, 0, WS_HIST * sizeof *hist);
-    uint32_t m = 0, maxd = 0, hd = 0, hn = 0; /* hn spans at distance hd not yet added */
-    for (uint32_t s = 0; s < n; s++)
-        if (in_set(area, region, band, s)) {
-            const uint32_t d = dist[s];
-            m++;
-            maxd = d > maxd ? d : maxd;
-            if (d != hd) {
-                hist[hd < WS_HIST ? hd : 0] += hn;
-                hd = d;
-                hn = 0;
+    if (band)
+        count_set(area, region, 1, dist, n, hist);
+    else
+        count_set(area, region, 0, dist, n, hist);
+    for (uint32_t d = 0; d < WS_HIST_COPY; d++) /* the copies summed into the first */
+        hist[d] += hist[WS_HIST_COPY + d] + hist[2 * WS_HIST_COPY + d] + hist[3 * WS_HIST_COPY + d];
+    const uint32_t m = n - hist[WS_HIST_COPY - 1];
+    const int hist_ok = hist[WS_HIST_COPY - 2] == 0;
+    uint32_t maxd = 0;
+    if (hist_ok) {
+        for (uint32_t d = WS_HIST_COPY - 2; d-- > 0;)
+            if (hist[d]) {
+                maxd = d;
+                break;
             }
-            hn++;
-        }
-    hist[hd < WS_HIST ? hd : 0] += hn;
+    } else { /* a distance of WS_HIST_COPY - 2 or more: the largest from the spans */
+        for (uint32_t s = 0; s < n; s++)
+            if (in_set(area, region, band, s))
+                maxd = dist[s] > maxd ? dist[s] : maxd;
+    }
     if (m == 0) {
         if (!band)
             memset(region, 0, (size_t)n * sizeof *region);
@@ -472,7 +528,7 @@ static op_status watershed(op_ctx *ctx, const op_chf *chf, const uint32_t *dist,
         op_arena_release(&ctx->arena, mark);
         return OP_NO_MEMORY;
     }
-    order_by_distance(area, region, band, dist, n, m, maxd, maxd < WS_HIST ? hist : NULL, pos,
+    order_by_distance(area, region, band, dist, n, m, maxd, hist_ok ? hist : NULL, pos,
                       cnt, order, tmp, level_end);
     uint32_t next_id = 0;
 

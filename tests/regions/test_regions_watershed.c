@@ -229,8 +229,11 @@ static void test_watershed_random(void **state)
 
 /* Distances beyond the counting sort's buckets take the radix path; scaled by a
  * constant they keep their order and ties, so the regions are those of the counting
- * path. With and without a band (its spans keep OP_BORDER_REGION: region[] holds the
- * positions until the end). */
+ * path. Shifted or scaled to around the first pass's histogram limit (watershed.c,
+ * WS_HIST_COPY: 16 384 counters a copy, distances from 16 382 up counted apart), they
+ * take the histogram, the counting pass without it, or both sides of the limit. With
+ * and without a band (its spans keep OP_BORDER_REGION: region[] holds the positions
+ * until the end). */
 static void test_watershed_large_distances(void **state)
 {
     (void)state;
@@ -245,7 +248,8 @@ static void test_watershed_large_distances(void **state)
         assert_int_equal(op_random_chf(&ctx, &chf, seed, &o), OP_OK);
         chf.border_size = seed % 2 ? 2 : 0;
         const uint32_t n = chf.span_count;
-        uint32_t *dist = u32_alloc(n), *big = u32_alloc(n), *a = u32_alloc(n), *b = u32_alloc(n);
+        uint32_t *dist = u32_alloc(n), *big = u32_alloc(n), *a = u32_alloc(n), *b = u32_alloc(n),
+                 *moved = u32_alloc(n);
         assert_int_equal(op_build_distance_field(&ctx, &chf, dist, NULL), OP_OK);
         uint32_t maxd = 0;
         for (uint32_t s = 0; s < n; s++) {
@@ -255,6 +259,15 @@ static void test_watershed_large_distances(void **state)
         assert_true(maxd > 0 && maxd < (1u << 9));
         uint32_t ca = 0, cb = 0;
         assert_int_equal(op_build_regions_watershed_raw(&ctx, &chf, dist, a, &ca), OP_OK);
+        const uint32_t shift[][2] = {{1, 16000}, {1, 16382 - 1}, {1, 16382 - 3},
+                                     {1, 16382 - (uint32_t)maxd}, {100, 16000}, {1, 65530}};
+        for (size_t t = 0; t < sizeof shift / sizeof shift[0]; t++) {
+            for (uint32_t s = 0; s < n; s++)
+                moved[s] = dist[s] * shift[t][0] + shift[t][1];
+            assert_int_equal(op_build_regions_watershed_raw(&ctx, &chf, moved, b, &cb), OP_OK);
+            assert_int_equal(ca, cb);
+            assert_memory_equal(a, b, (size_t)n * 4);
+        }
         assert_int_equal(op_build_regions_watershed_raw(&ctx, &chf, big, b, &cb), OP_OK);
         assert_int_equal(ca, cb);
         assert_memory_equal(a, b, (size_t)n * 4);
@@ -269,6 +282,7 @@ static void test_watershed_large_distances(void **state)
         free(big);
         free(a);
         free(b);
+        free(moved);
         op_chf_free(&chf);
     }
     op_ctx_free(&ctx);
