@@ -138,28 +138,19 @@ count_set(const uint8_t *area, const uint32_t *region, int band, const uint32_t 
         uint64_t a8;
         memcpy(&a8, area + s, 8);
         const uint64_t zero = (a8 - 0x0101010101010101ull) & ~a8 & 0x8080808080808080ull;
-        if (!band && zero == 0) {
-            h0[WS_KEY_IN(s)]++;
-            h1[WS_KEY_IN(s + 1)]++;
-            h2[WS_KEY_IN(s + 2)]++;
-            h3[WS_KEY_IN(s + 3)]++;
-            h0[WS_KEY_IN(s + 4)]++;
-            h1[WS_KEY_IN(s + 5)]++;
-            h2[WS_KEY_IN(s + 6)]++;
-            h3[WS_KEY_IN(s + 7)]++;
-        } else {
-            h0[WS_KEY(s)]++;
-            h1[WS_KEY(s + 1)]++;
-            h2[WS_KEY(s + 2)]++;
-            h3[WS_KEY(s + 3)]++;
-            h0[WS_KEY(s + 4)]++;
-            h1[WS_KEY(s + 5)]++;
-            h2[WS_KEY(s + 6)]++;
-            h3[WS_KEY(s + 7)]++;
-        }
+#define WS_COUNT8(key)                                                                         \
+    do {                                                                                       \
+        h0[key(s)]++, h1[key(s + 1)]++, h2[key(s + 2)]++, h3[key(s + 3)]++;                    \
+        h0[key(s + 4)]++, h1[key(s + 5)]++, h2[key(s + 6)]++, h3[key(s + 7)]++;                \
+    } while (0)
+        if (!band && zero == 0)
+            WS_COUNT8(WS_KEY_IN);
+        else
+            WS_COUNT8(WS_KEY);
     }
     for (; s < n; s++)
         h0[WS_KEY(s)]++;
+#undef WS_COUNT8
 #undef WS_KEY
 #undef WS_KEY_IN
 }
