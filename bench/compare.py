@@ -7,6 +7,8 @@ usage: bench/compare.py [--sizes 1936,4096] [--cases rasterize,filters,...] [--h
                         [--base-commit a495c93] [--base-dir build/compare-base]
                         [--base-bench PATH] [--new-build build] [--new-bench PATH]
                         [--no-build] [--quick] [--markdown] [--json OUT]
+                        [--in-process [--base-src DIR] [--base-build DIR] [--ab-out DIR]
+                                      [--shared-heap]]
 
 Both sides run bench/compare/stages.c (onepath_compare_bench), compiled against each
 tree's own library with that tree's own flags. The baseline is recreated from a clean
@@ -22,6 +24,17 @@ drifts of a shared machine fall on both. A column is the median over all repetit
 of all rounds; the ratio is base ÷ new (> 1: the current tree is faster). Times are the
 benchmark thread's CPU time by default (a loaded machine inflates wall time at random;
 every case runs on one thread, OMP_NUM_THREADS=1), wall time with --real.
+
+--in-process: both trees in one process instead (bench/compare/ab.py builds
+<ab-out>/onepath_ab from the baseline's library, its symbols renamed, and this tree's;
+the same cases, bench/compare/cases.c, as onepath_compare_bench), the two sides
+alternating every repetition (which goes first alternates too), so that a change of the
+machine's load falls on both. It needs the baseline's and this tree's static library
+(built as above; --base-src/--base-build name another built baseline tree, used as it
+is) instead of the two benches. A repetition there is one iteration (or as many as
+--min-time seconds of CPU time take, their mean) where the separate benches' is Google
+Benchmark's (iterations for at least 0.5 s wall time, their mean); --rounds multiplies
+the repetitions; CPU time only. --no-build: run <ab-out>/onepath_ab as it is.
 
 Every case also reports a hash of its output: "same" says both trees made the same
 bytes (exit status 1 otherwise, or when a run failed). The bake case reports the peak
@@ -107,7 +120,7 @@ def run_one(a, bench, case, size):
     return out
 
 
-def main():
+def parse(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="1936,4096", help="demo world edges in cells")
     ap.add_argument("--cases", default=",".join(CASES), help="comma-separated: " + ",".join(CASES))
@@ -129,22 +142,51 @@ def main():
                     help="smoke run: demo 512, every case once, short minimum time")
     ap.add_argument("--markdown", action="store_true", help="print a Markdown table")
     ap.add_argument("--json", metavar="OUT", help="save every measurement here")
-    a = ap.parse_args()
+    ap.add_argument("--in-process", action="store_true",
+                    help="both trees in one process, sides alternating (bench/compare/ab.py)")
+    ap.add_argument("--base-src", help="--in-process: a baseline source tree (headers)")
+    ap.add_argument("--base-build", help="--in-process: its build, used as it is")
+    ap.add_argument("--shared-heap", action="store_true",
+                    help="--in-process: both sides in one process and heap, not a worker each")
+    ap.add_argument("--ab-out", default=os.path.join(ROOT, "build", "compare-ab"),
+                    help="--in-process: where onepath_ab is built")
+    a = ap.parse_args(argv)
     if a.quick:
         a.sizes, a.repetitions, a.min_time = "512", 1, a.min_time or 0.05
-    sizes = [int(s) for s in a.sizes.split(",") if s]
-    cases = [c for c in a.cases.split(",") if c]
-    holes = [f"holes-{int(h)}" for h in a.holes.split(",") if h]
-    for c in cases:
+    if a.in_process and (a.real or a.base_bench or a.new_bench):
+        ap.error("--in-process times CPU time of the libraries: no --real, no benches")
+    if bool(a.base_src) != bool(a.base_build):
+        ap.error("--base-src and --base-build go together")
+    a.sizes_list = [int(s) for s in a.sizes.split(",") if s]
+    a.case_list = [c for c in a.cases.split(",") if c]
+    a.holes_list = [f"holes-{int(h)}" for h in a.holes.split(",") if h]
+    a.field_list = a.sizes_list + a.holes_list
+    for c in a.case_list:
         if c not in CASES:
             ap.error(f"unknown case {c}")
+    return a
 
+
+def main(argv=None):
+    a = parse(argv)
+    sizes, cases, holes = a.sizes_list, a.case_list, a.holes_list
+    pairs = [(size, case) for size in sizes for case in cases] + [(h, "contours") for h in holes]
+    if a.in_process:
+        sys.path.insert(0, os.path.join(HERE, "compare"))
+        import ab
+        exe = ab.exe_path(a) if a.no_build else ab.build(a)
+        res = ab.measure(a, exe, pairs)
+    else:
+        res = measure(a, pairs)
+    return report(a, pairs, res)
+
+
+def measure(a, pairs):
+    """Separate processes: {(case, size, side): [run, ...]}."""
     base = a.base_bench or (os.path.join(a.base_dir, "build", "onepath_compare_bench")
                             if a.no_build else build_base(a))
     new = a.new_bench or (os.path.join(a.new_build, "bench", "onepath_compare_bench")
                           if a.no_build else build_new(a))
-
-    pairs = [(size, case) for size in sizes for case in cases] + [(h, "contours") for h in holes]
     res = {}  # (case, size, side) -> list of runs
     for r in range(a.rounds):
         for size, case in pairs:
@@ -156,14 +198,17 @@ def main():
                     print(f"round {r + 1}/{a.rounds}: {case} {label_of(size)} {side}",
                           file=sys.stderr, flush=True)
                     res.setdefault((case, size, side), []).append(run_one(a, bench, case, size))
+    return res
 
+
+def report(a, pairs, res):
     failed = False
     rows = []
     for size, case in pairs:
         if True:
             row = {"case": case, "size": size}
             for side in ("base", "new"):
-                runs = res[(case, size, side)]
+                runs = res.get((case, size, side), [{"error": "no result"}])
                 errs = [x["error"] for x in runs if "error" in x]
                 if errs:
                     row[side] = None
@@ -218,7 +263,10 @@ def main():
             if row.get(side + "_error"):
                 print(f"{row['case']} {label_of(row['size'])} {side}: {row[side + '_error']}",
                       file=sys.stderr)
-    print(f"medians of {a.repetitions} repetitions x {a.rounds} rounds per side; "
+    how = ("one program, sides alternating" + (" in one heap" if a.shared_heap else
+                                                " in a worker process each")
+           if a.in_process else "separate processes, interleaved")
+    print(f"medians of {a.repetitions} repetitions x {a.rounds} rounds per side ({how}); "
           f"base = {a.base_commit}", file=sys.stderr)
     if a.json:
         with open(a.json, "w") as f:

@@ -1,38 +1,78 @@
-/* onepath_ab — the baseline (a495c93) and this tree in one process (issue 12).
+/* onepath_ab — the baseline (a495c93) and this tree in one program (issue 12).
  *
  * bench/compare.py runs each tree in its own process, so its ratios swing with the load
  * of a shared machine between the two runs. Here both libraries are linked into one
- * program (the baseline's symbols renamed base_*, bench/compare/ab.py) and the two sides
- * alternate on the same field every repetition (which goes first alternates too), so a
- * change of load falls on both; outputs are compared byte for byte after every
- * repetition. Times are the thread's CPU time; columns are medians; the ratio is
- * base ÷ new of the medians.
+ * program, each with its own copy of the comparison's cases (cases.c: the baseline's
+ * copy and library joined and their symbols renamed base_* by bench/compare/ab.py), and
+ * the two sides alternate every repetition (which goes first alternates too), so a
+ * change of load falls on both. Each side runs in a worker process of its own (forked
+ * from this one: a heap of its own, as in onepath_compare_bench; see below) and prepares
+ * its inputs with its own library; the outputs' hashes are compared after every
+ * repetition. Times are the worker thread's CPU time.
  *
- * usage: onepath_ab [--demo N]... [--stages erode,distance,watershed,monotone,layers]
- *                   [--repetitions K] [--only new|base] [--markdown]
- * The field is the demo world's spans stage (this tree's library), its areas before
- * erosion for the erode case; the watershed case reads this tree's distance field.
- * --only runs one side K times (for a profiler; nothing is compared). */
-#include "ab_side.h"
+ * usage: onepath_ab [--demo N]... [--holes H]... [--cases LIST] [--repetitions K]
+ *                   [--min-time S] [--warmup W] [--only new|base] [--shared-heap]
+ *                   [--json]
+ *   --cases      comma-separated case names (cases.h; default all), run in cases.h's order
+ *   --min-time   a repetition of a side runs iterations until they took S seconds of CPU
+ *                time and reports their mean (default 0: one iteration)
+ *   --warmup     untimed iterations of each side before the repetitions (default 1)
+ *   --only       one side only, K repetitions, in this process (for a profiler; nothing
+ *                is compared)
+ *   --shared-heap both sides in this process (one heap), no workers
+ *   --json       one JSON object per (field, case) line with every repetition's time and
+ *                hash (bench/compare.py --in-process reads it); else one text line each
+ * Exit status 1 when the two sides' outputs differed, 2 on a failure. */
+#include "cases.h"
 
-#include "onepath/chf.h"
-#include "onepath/common.h"
-#include "onepath/demo.h"
-#include "onepath/regions.h"
-#include "onepath/spans.h"
-
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
-void *base_ab_side_open(const ab_field *f);
-int base_ab_side_prepare(void *side, int stage);
-int base_ab_side_run(void *side, int stage, const uint32_t *dist, void *out, uint32_t *count);
-void base_ab_side_close(void *side);
+/* The baseline's copy of cases.h (its symbols renamed by ab.py). */
+const char *base_cmp_case_name(int kind);
+cmp_field *base_cmp_field_new(uint32_t size, uint32_t holes);
+void base_cmp_field_trim(cmp_field *f, unsigned keep);
+void base_cmp_field_free(cmp_field *f);
+cmp_case *base_cmp_case_open(cmp_field *f, int kind);
+void base_cmp_case_reset(cmp_case *c);
+uint64_t base_cmp_case_run(cmp_case *c);
+uint64_t base_cmp_case_digest(const cmp_case *c);
+uint64_t base_cmp_case_spans(const cmp_case *c);
+long long base_cmp_case_peak_bytes(const cmp_case *c);
+long long base_cmp_case_input_bytes(const cmp_case *c);
+void base_cmp_case_close(cmp_case *c);
 
-static const char *const names[AB_STAGES] = {"erode", "distance", "watershed", "monotone",
-                                             "layers"};
+/* One side's entry points: [0] the baseline's, [1] this tree's. */
+typedef struct side_api {
+    cmp_field *(*field_new)(uint32_t, uint32_t);
+    void (*field_trim)(cmp_field *, unsigned);
+    void (*field_free)(cmp_field *);
+    cmp_case *(*open)(cmp_field *, int);
+    void (*reset)(cmp_case *);
+    uint64_t (*run)(cmp_case *);
+    uint64_t (*digest)(const cmp_case *);
+    uint64_t (*spans)(const cmp_case *);
+    long long (*peak)(const cmp_case *);
+    long long (*input)(const cmp_case *);
+    void (*close)(cmp_case *);
+} side_api;
+
+static const side_api sides[2] = {
+    {base_cmp_field_new, base_cmp_field_trim, base_cmp_field_free, base_cmp_case_open,
+     base_cmp_case_reset, base_cmp_case_run, base_cmp_case_digest, base_cmp_case_spans,
+     base_cmp_case_peak_bytes, base_cmp_case_input_bytes, base_cmp_case_close},
+    {cmp_field_new, cmp_field_trim, cmp_field_free, cmp_case_open, cmp_case_reset, cmp_case_run,
+     cmp_case_digest, cmp_case_spans, cmp_case_peak_bytes, cmp_case_input_bytes,
+     cmp_case_close},
+};
+static const char *const side_names[2] = {"base", "new"};
+
+static volatile uint64_t g_sink;
 
 static double cpu_ms(void)
 {
@@ -47,163 +87,331 @@ static int cmpd(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static void die(const char *what, const op_ctx *ctx)
+static void die(const char *what)
 {
-    fprintf(stderr, "onepath_ab: %s%s%s\n", what, ctx ? ": " : "", ctx ? op_ctx_error(ctx) : "");
+    fprintf(stderr, "onepath_ab: %s\n", what);
     exit(2);
 }
 
-/* The demo world's spans stage, and the same field before erosion and volumes. */
-static void demo_field(uint32_t size, op_chf *chf, op_chf *pre, int *radius)
+static void usage(void)
 {
-    op_ctx ctx;
-    if (op_ctx_init(&ctx, OP_ISA_AUTO) != OP_OK)
-        die("context", &ctx);
-    op_scene scene;
-    op_config cfg;
-    if (op_demo_world(&ctx, size, &scene, &cfg) != OP_OK)
-        die("demo world", &ctx);
-    if (op_build_spans(&ctx, &cfg, &scene, chf, NULL) != OP_OK)
-        die("spans stage", &ctx);
-    *radius = cfg.walkable_radius;
-    op_config c0 = cfg;
-    c0.walkable_radius = 0;
-    if (c0.border_size < 0)
-        c0.border_size = cfg.walkable_radius + 3; /* the same grid as the field's */
-    const uint32_t nvol = scene.volume_count;
-    scene.volume_count = 0;
-    if (op_build_spans(&ctx, &c0, &scene, pre, NULL) != OP_OK)
-        die("spans stage without erosion", &ctx);
-    scene.volume_count = nvol;
-    op_scene_free(&scene);
-    op_ctx_free(&ctx);
-    /* Erosion and volumes change areas only. */
-    const size_t cells = (size_t)chf->width * chf->depth;
-    int same = pre->span_count == chf->span_count && pre->width == chf->width &&
-               pre->depth == chf->depth &&
-               !memcmp(pre->cell_first, chf->cell_first, cells * 4) &&
-               !memcmp(pre->cell_count, chf->cell_count, cells * 4) &&
-               !memcmp(pre->mutual, chf->mutual, chf->span_count);
-    for (int d = 0; d < 4 && same; d++)
-        same = !memcmp(pre->link[d], chf->link[d], (size_t)chf->span_count * 4);
-    if (!same)
-        die("the field without erosion has other spans or links", NULL);
+    fprintf(stderr, "usage: onepath_ab [--demo N]... [--holes H]... [--cases LIST] "
+                    "[--repetitions K] [--min-time S] [--warmup W] [--only new|base] "
+                    "[--shared-heap] [--json]\n");
+    exit(2);
+}
+
+/* ---- One side's work: what a worker process does on a command ---------------------- */
+
+enum { OP_FIELD_NEW, OP_CASE_OPEN, OP_REP, OP_CASE_CLOSE, OP_FIELD_FREE, OP_EXIT };
+
+typedef struct command {
+    int op;
+    uint32_t a, b; /* field: size, holes; case open: kind; case close: the cases to keep */
+    double min_ms; /* a repetition: iterations until this much CPU time */
+} command;
+
+typedef struct reply {
+    int ok;
+    double ms;       /* a repetition: CPU ms per iteration */
+    uint64_t digest; /* a repetition: the output's hash */
+    uint64_t spans;  /* case close: the case's counters */
+    long long peak, input;
+} reply;
+
+/* The side's field and case at hand ([w]: side w; a worker uses its own only). */
+static cmp_field *g_field[2];
+static cmp_case *g_case[2];
+
+/* One repetition of one side: iterations (input put back untimed before each) until
+ * min_ms of CPU time; their mean. */
+static double timed(const side_api *s, cmp_case *c, double min_ms)
+{
+    double total = 0;
+    int n = 0;
+    do {
+        s->reset(c);
+        const double t0 = cpu_ms();
+        g_sink = s->run(c);
+        total += cpu_ms() - t0;
+        n++;
+    } while (total < min_ms);
+    return total / n;
+}
+
+static void serve(int w, const command *c, reply *r)
+{
+    const side_api *s = &sides[w];
+    memset(r, 0, sizeof *r);
+    r->ok = 1;
+    switch (c->op) {
+    case OP_FIELD_NEW: g_field[w] = s->field_new(c->a, c->b); break;
+    case OP_CASE_OPEN: r->ok = (g_case[w] = s->open(g_field[w], (int)c->a)) != NULL; break;
+    case OP_REP:
+        r->ms = timed(s, g_case[w], c->min_ms);
+        r->digest = s->digest(g_case[w]);
+        break;
+    case OP_CASE_CLOSE:
+        r->spans = s->spans(g_case[w]);
+        r->peak = s->peak(g_case[w]);
+        r->input = s->input(g_case[w]);
+        s->close(g_case[w]);
+        g_case[w] = NULL;
+        s->field_trim(g_field[w], c->a);
+        break;
+    case OP_FIELD_FREE:
+        s->field_free(g_field[w]);
+        g_field[w] = NULL;
+        break;
+    default: break;
+    }
+}
+
+/* ---- Sides as worker processes --------------------------------------------------------
+ * By default each side runs in a process of its own, forked from this one before any
+ * field is made, and this process sends it one command at a time: the sides still
+ * alternate every repetition, but each has a heap of its own, as each tree's bench has in
+ * bench/compare.py. (In one heap the C library's allocator behaves otherwise: a495c93's
+ * compaction, which allocates its field afresh every iteration, ran at 4.5 ms instead of
+ * 8.4 on demo-512, because the other side's blocks kept the freed memory from being
+ * returned to the system, so it was not faulted in again.) --shared-heap runs both sides
+ * in this process instead. */
+
+static int g_to[2] = {-1, -1}, g_from[2] = {-1, -1}; /* pipes to and from the workers */
+static pid_t g_pid[2];
+
+static int io_full(int fd, void *p, size_t n, int writing)
+{
+    char *b = p;
+    while (n) {
+        const ssize_t k = writing ? write(fd, b, n) : read(fd, b, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return -1;
+        b += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+static void worker(int w, int in, int out)
+{
+    command c;
+    reply r;
+    while (!io_full(in, &c, sizeof c, 0)) {
+        if (c.op == OP_EXIT)
+            _exit(0);
+        serve(w, &c, &r);
+        if (io_full(out, &r, sizeof r, 1))
+            _exit(2);
+    }
+    _exit(0);
+}
+
+static void start_workers(void)
+{
+    fflush(NULL);
+    for (int w = 0; w < 2; w++) {
+        int to[2], from[2];
+        if (pipe(to) || pipe(from))
+            die("pipe");
+        g_pid[w] = fork();
+        if (g_pid[w] < 0)
+            die("fork");
+        if (g_pid[w] == 0) {
+            close(to[1]);
+            close(from[0]);
+            for (int v = 0; v < w; v++) {
+                close(g_to[v]);
+                close(g_from[v]);
+            }
+            worker(w, to[0], from[1]);
+        }
+        close(to[0]);
+        close(from[1]);
+        g_to[w] = to[1];
+        g_from[w] = from[0];
+    }
+}
+
+static void stop_workers(void)
+{
+    for (int w = 0; w < 2; w++) {
+        if (g_to[w] < 0)
+            continue;
+        const command c = {OP_EXIT, 0, 0, 0};
+        (void)io_full(g_to[w], (void *)&c, sizeof c, 1);
+        close(g_to[w]);
+        close(g_from[w]);
+        waitpid(g_pid[w], NULL, 0);
+    }
+}
+
+/* Runs a command on side w (in its worker, or here); exits when the side failed. */
+static reply call(int w, int op, uint32_t a, uint32_t b, double min_ms)
+{
+    const command c = {op, a, b, min_ms};
+    reply r;
+    if (g_to[w] < 0)
+        serve(w, &c, &r);
+    else if (io_full(g_to[w], (void *)&c, sizeof c, 1) || io_full(g_from[w], &r, sizeof r, 0))
+        die(w ? "the new side's worker failed" : "the base side's worker failed");
+    return r;
+}
+
+/* Whether `name` is in the comma-separated list. */
+static int listed(const char *list, const char *name)
+{
+    const size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        const size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && !strncmp(p, name, n))
+            return 1;
+        if (!e)
+            break;
+        p = e + 1;
+    }
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
-    uint32_t sizes[16];
-    int nsizes = 0, reps = 7, markdown = 0, only = -1; /* only: 0 base, 1 new */
-    int want[AB_STAGES] = {1, 1, 1, 1, 1};
+    uint32_t fsize[16], fholes[16];
+    int nf = 0, reps = 7, warmup = 1, json = 0, shared = 0, only = -1; /* 0 base, 1 new */
+    double min_ms = 0;
+    unsigned want = (1u << CMP_COUNT) - 1;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--demo") && i + 1 < argc && nsizes < 16) {
-            sizes[nsizes++] = (uint32_t)strtoul(argv[++i], NULL, 10);
+        const int demo = !strcmp(argv[i], "--demo"), holes = !strcmp(argv[i], "--holes");
+        if ((demo || holes) && i + 1 < argc) {
+            if (nf == 16)
+                die("at most 16 fields");
+            const uint32_t v = (uint32_t)strtoul(argv[++i], NULL, 10);
+            fsize[nf] = demo ? v : 0;
+            fholes[nf++] = holes ? v : 0;
         } else if (!strcmp(argv[i], "--repetitions") && i + 1 < argc) {
             reps = atoi(argv[++i]);
-        } else if (!strcmp(argv[i], "--stages") && i + 1 < argc) {
+        } else if (!strcmp(argv[i], "--min-time") && i + 1 < argc) {
+            min_ms = atof(argv[++i]) * 1e3;
+        } else if (!strcmp(argv[i], "--warmup") && i + 1 < argc) {
+            warmup = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--cases") && i + 1 < argc) {
             const char *list = argv[++i];
-            for (int s = 0; s < AB_STAGES; s++)
-                want[s] = strstr(list, names[s]) != NULL;
+            want = 0;
+            for (int k = 0; k < CMP_COUNT; k++)
+                want |= (unsigned)listed(list, cmp_case_name(k)) << k;
+            if (!want)
+                usage();
         } else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
             only = !strcmp(argv[++i], "new");
-        } else if (!strcmp(argv[i], "--markdown")) {
-            markdown = 1;
+        } else if (!strcmp(argv[i], "--shared-heap")) {
+            shared = 1;
+        } else if (!strcmp(argv[i], "--json")) {
+            json = 1;
         } else {
-            fprintf(stderr, "usage: onepath_ab [--demo N]... [--stages LIST] "
-                            "[--repetitions K] [--only new|base] [--markdown]\n");
-            return 2;
+            usage();
         }
     }
-    if (!nsizes)
-        sizes[nsizes++] = 1936;
-    if (reps < 1 || reps > 1000)
-        reps = 7;
-    double *t[2] = {malloc(sizeof(double) * (size_t)reps), malloc(sizeof(double) * (size_t)reps)};
-    if (markdown) {
-        printf("| stage | field (spans) | a495c93 ms | new ms | ratio |\n");
-        printf("| --- | --- | --- | --- | --- |\n");
+    if (!nf) {
+        fsize[nf] = 1936;
+        fholes[nf++] = 0;
     }
+    if (reps < 1 || reps > 10000 || warmup < 0)
+        usage();
+    double *t[2] = {malloc(sizeof(double) * (size_t)reps), malloc(sizeof(double) * (size_t)reps)};
+    double *sorted = malloc(sizeof(double) * (size_t)reps);
+    uint64_t *dg[2] = {malloc(8 * (size_t)reps), malloc(8 * (size_t)reps)};
+    if (!t[0] || !t[1] || !sorted || !dg[0] || !dg[1])
+        die("out of memory");
+    if (!shared && only < 0)
+        start_workers();
     int failed = 0;
-    for (int zi = 0; zi < nsizes; zi++) {
-        op_chf chf, pre;
-        int radius;
-        demo_field(sizes[zi], &chf, &pre, &radius);
-        const uint32_t n = chf.span_count;
-        ab_field f = {chf.width, chf.depth, n, {0}, {0}, chf.cs, chf.ch,
-                      chf.walkable_height, chf.walkable_climb, chf.border_size, radius,
-                      chf.cell_first, chf.cell_count, chf.y, chf.h, pre.area, chf.area,
-                      chf.mutual, {chf.link[0], chf.link[1], chf.link[2], chf.link[3]}};
-        memcpy(f.bmin, chf.bmin, sizeof f.bmin);
-        memcpy(f.bmax, chf.bmax, sizeof f.bmax);
-        void *sd[2] = {base_ab_side_open(&f), ab_side_open(&f)};
-        if (!sd[0] || !sd[1])
-            die("side", NULL);
-        uint32_t *out[2] = {malloc((size_t)n * 4 + 4), malloc((size_t)n * 4 + 4)};
-        uint32_t *dist = malloc((size_t)n * 4 + 4);
-        uint32_t cnt[2];
-        if (!out[0] || !out[1] || !dist)
-            die("out of memory", NULL);
-        if (ab_side_run(sd[1], AB_DISTANCE, NULL, dist, &cnt[1]))
-            die("distance field", NULL);
-        for (int st = 0; st < AB_STAGES; st++) {
-            if (!want[st])
+    for (int fi = 0; fi < nf; fi++) {
+        const int is_holes = fholes[fi] && !fsize[fi];
+        for (int w = 0; w < 2; w++)
+            if (only < 0 || only == w)
+                call(w, OP_FIELD_NEW, fsize[fi], fholes[fi], 0);
+        char label[32];
+        snprintf(label, sizeof label, is_holes ? "holes-%u" : "demo-%u",
+                 is_holes ? fholes[fi] : fsize[fi]);
+        for (int k = 0; k < CMP_COUNT; k++) {
+            if (!(want & 1u << k) || (is_holes && k != CMP_CONTOURS))
                 continue;
-            const size_t bytes = st == AB_ERODE ? n : (size_t)n * 4;
+            int on[2] = {only < 0 || only == 0, only < 0 || only == 1};
+            for (int w = 0; w < 2; w++)
+                if (on[w] && !call(w, OP_CASE_OPEN, (uint32_t)k, 0, 0).ok)
+                    die("no such case");
+            for (int r = 0; r < warmup; r++)
+                for (int w = 0; w < 2; w++)
+                    if (on[w])
+                        call(w, OP_REP, 0, 0, 0);
             int differ = 0;
-            for (int r = 0; r < reps && !differ; r++) {
-                for (int k = 0; k < 2; k++) {
-                    const int w = only >= 0 ? only : k ^ (r & 1);
-                    if (only >= 0 && k)
-                        break;
-                    int e = w ? ab_side_prepare(sd[1], st) : base_ab_side_prepare(sd[0], st);
-                    const double t0 = cpu_ms();
-                    if (!e)
-                        e = w ? ab_side_run(sd[1], st, dist, out[1], &cnt[1])
-                              : base_ab_side_run(sd[0], st, dist, out[0], &cnt[0]);
-                    t[w][r] = cpu_ms() - t0;
-                    if (e)
-                        die(names[st], NULL);
+            for (int r = 0; r < reps; r++) {
+                for (int j = 0; j < 2; j++) {
+                    const int w = j ^ (r & 1);
+                    if (!on[w])
+                        continue;
+                    const reply rp = call(w, OP_REP, 0, 0, min_ms);
+                    t[w][r] = rp.ms;
+                    dg[w][r] = rp.digest;
                 }
-                if (only < 0 && (memcmp(out[0], out[1], bytes) || cnt[0] != cnt[1])) {
-                    fprintf(stderr, "onepath_ab: %s at demo %u: outputs differ\n", names[st],
-                            sizes[zi]);
-                    failed = differ = 1;
+                if (only < 0 && dg[0][r] != dg[1][r])
+                    differ = 1;
+            }
+            if (differ) {
+                fprintf(stderr, "onepath_ab: %s %s: outputs differ\n", cmp_case_name(k), label);
+                failed = 1;
+            }
+            reply info[2];
+            double med[2] = {0, 0};
+            for (int w = 0; w < 2; w++) {
+                if (!on[w])
+                    continue;
+                /* Closed, and what the cases after k do not read freed. */
+                info[w] = call(w, OP_CASE_CLOSE, want & ~((2u << k) - 1), 0, 0);
+                memcpy(sorted, t[w], sizeof(double) * (size_t)reps);
+                qsort(sorted, (size_t)reps, sizeof(double), cmpd);
+                med[w] = reps & 1 ? sorted[reps / 2]
+                                  : (sorted[reps / 2 - 1] + sorted[reps / 2]) / 2;
+            }
+            if (json) {
+                printf("{\"case\": \"%s\", \"field\": \"%s\"", cmp_case_name(k), label);
+                for (int w = 0; w < 2; w++) {
+                    if (!on[w])
+                        continue;
+                    printf(", \"%s\": {\"times\": [", side_names[w]);
+                    for (int r = 0; r < reps; r++)
+                        printf("%s%.4f", r ? ", " : "", t[w][r]);
+                    printf("], \"digests\": [");
+                    for (int r = 0; r < reps; r++)
+                        printf("%s\"%016llx\"", r ? ", " : "", (unsigned long long)dg[w][r]);
+                    printf("], \"spans\": %llu, \"peak_bytes\": %lld, \"input_bytes\": %lld}",
+                           (unsigned long long)info[w].spans, info[w].peak, info[w].input);
                 }
+                printf("}\n");
+            } else if (only >= 0) {
+                printf("%-9s %-11s %s only: median %9.2f ms  reps %d\n", cmp_case_name(k), label,
+                       only ? "new" : "base", med[only], reps);
+            } else {
+                printf("%-9s %-11s base %9.2f ms  new %9.2f ms  %5.2fx  %s\n", cmp_case_name(k),
+                       label, med[0], med[1], med[0] / med[1], differ ? "DIFFER" : "same");
             }
-            if (differ)
-                continue;
-            if (only >= 0) {
-                qsort(t[only], (size_t)reps, sizeof(double), cmpd);
-                printf("%-9s demo %5u (%u spans)  %s only: median %8.2f ms  min %8.2f  reps %d\n",
-                       names[st], sizes[zi], n, only ? "new" : "a495c93", t[only][reps / 2],
-                       t[only][0], reps);
-                fflush(stdout);
-                continue;
-            }
-            qsort(t[0], (size_t)reps, sizeof(double), cmpd);
-            qsort(t[1], (size_t)reps, sizeof(double), cmpd);
-            const double b = t[0][reps / 2], v = t[1][reps / 2];
-            if (markdown)
-                printf("| %s | %u (%.1f M) | %.1f | %.1f | %.2fx |\n", names[st], sizes[zi],
-                       n / 1e6, b, v, b / v);
-            else
-                printf("%-9s demo %5u (%u spans)  a495c93 %8.2f ms  new %8.2f ms  %5.2fx"
-                       "  (min %.2f / %.2f)  reps %d  same bytes\n",
-                       names[st], sizes[zi], n, b, v, b / v, t[0][0], t[1][0], reps);
             fflush(stdout);
         }
-        base_ab_side_close(sd[0]);
-        ab_side_close(sd[1]);
-        free(out[0]);
-        free(out[1]);
-        free(dist);
-        op_chf_free(&chf);
-        op_chf_free(&pre);
+        for (int w = 0; w < 2; w++)
+            if (only < 0 || only == w)
+                call(w, OP_FIELD_FREE, 0, 0, 0);
     }
-    if (!markdown)
-        fprintf(stderr, "thread CPU time, medians of %d repetitions, sides alternating; "
-                        "base = a495c93 linked in the same process\n", reps);
-    free(t[0]);
-    free(t[1]);
+    stop_workers();
+    if (!json)
+        fprintf(stderr, "thread CPU time, medians of %d repetitions, sides alternating (%s); "
+                        "base linked in the same program\n", reps,
+                shared || only >= 0 ? "one process" : "a worker process each");
+    for (int w = 0; w < 2; w++) {
+        free(t[w]);
+        free(dg[w]);
+    }
+    free(sorted);
     return failed;
 }

@@ -1,5 +1,5 @@
-# onepath_compare_bench (bench/compare/stages.c): the per-stage cases that
-# bench/compare.py times on two trees. Included by bench/CMakeLists.txt in the current
+# onepath_compare_bench (bench/compare/stages.c over cases.c, heap.c): the per-stage
+# cases that bench/compare.py times on two trees. Included by bench/CMakeLists.txt in the current
 # tree, and deferred into the baseline's top-level directory by inject.cmake, so that
 # both builds compile the same source with their own flags against their own library.
 if(TARGET onepath_compare_bench)
@@ -7,7 +7,8 @@ if(TARGET onepath_compare_bench)
 endif()
 find_package(benchmark REQUIRED)
 set(_op_cmp_dir ${CMAKE_CURRENT_LIST_DIR})
-add_executable(onepath_compare_bench ${_op_cmp_dir}/stages.c ${_op_cmp_dir}/../shim.cc)
+add_executable(onepath_compare_bench ${_op_cmp_dir}/stages.c ${_op_cmp_dir}/cases.c
+  ${_op_cmp_dir}/heap.c ${_op_cmp_dir}/../shim.cc)
 target_include_directories(onepath_compare_bench PRIVATE ${_op_cmp_dir}/..)
 # The shim's separate-translation-unit argument (shim.cc) needs LTO off.
 set_target_properties(onepath_compare_bench PROPERTIES INTERPROCEDURAL_OPTIMIZATION OFF)
