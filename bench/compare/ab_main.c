@@ -168,14 +168,16 @@ static void serve(int w, const command *c, reply *r)
 }
 
 /* ---- Sides as worker processes --------------------------------------------------------
- * By default each side runs in a process of its own, forked from this one before any
- * field is made, and this process sends it one command at a time: the sides still
- * alternate every repetition, but each has a heap of its own, as each tree's bench has in
- * bench/compare.py. (In one heap the C library's allocator behaves otherwise: a495c93's
- * compaction, which allocates its field afresh every iteration, ran at 4.5 ms instead of
- * 8.4 on demo-512, because the other side's blocks kept the freed memory from being
- * returned to the system, so it was not faulted in again.) --shared-heap runs both sides
- * in this process instead. */
+ * By default each side runs each case in a process of its own, forked from this one
+ * (which makes no field), and this process sends it one command at a time: the sides
+ * still alternate every repetition, but each has a fresh heap, as each tree's bench has
+ * for each case in bench/compare.py. The C library's allocator makes the difference: in
+ * one heap a495c93's compaction, which allocates its field afresh every iteration, ran at
+ * 4.5 ms instead of 8.4 on demo-512 (the other side's blocks kept the freed memory from
+ * being returned to the system, so it was not faulted in again); in one worker per side
+ * for all cases, at 100-103 ms instead of 122-130 on demo-1936 (the earlier cases' frees
+ * had raised malloc's mmap threshold). --shared-heap runs both sides in this process,
+ * the fields made once for all cases. */
 
 static int g_to[2] = {-1, -1}, g_from[2] = {-1, -1}; /* pipes to and from the workers */
 static pid_t g_pid[2];
@@ -245,6 +247,7 @@ static void stop_workers(void)
         close(g_to[w]);
         close(g_from[w]);
         waitpid(g_pid[w], NULL, 0);
+        g_to[w] = g_from[w] = -1;
     }
 }
 
@@ -324,12 +327,11 @@ int main(int argc, char **argv)
     uint64_t *dg[2] = {malloc(8 * (size_t)reps), malloc(8 * (size_t)reps)};
     if (!t[0] || !t[1] || !sorted || !dg[0] || !dg[1])
         die("out of memory");
-    if (!shared && only < 0)
-        start_workers();
+    const int workers = !shared && only < 0;
     int failed = 0;
     for (int fi = 0; fi < nf; fi++) {
         const int is_holes = fholes[fi] && !fsize[fi];
-        for (int w = 0; w < 2; w++)
+        for (int w = 0; w < 2 && !workers; w++)
             if (only < 0 || only == w)
                 call(w, OP_FIELD_NEW, fsize[fi], fholes[fi], 0);
         char label[32];
@@ -339,6 +341,13 @@ int main(int argc, char **argv)
             if (!(want & 1u << k) || (is_holes && k != CMP_CONTOURS))
                 continue;
             int on[2] = {only < 0 || only == 0, only < 0 || only == 1};
+            if (workers) {
+                /* A fresh worker per side and case, which makes the field's inputs the
+                 * case reads, as onepath_compare_bench's process does. */
+                start_workers();
+                for (int w = 0; w < 2; w++)
+                    call(w, OP_FIELD_NEW, fsize[fi], fholes[fi], 0);
+            }
             for (int w = 0; w < 2; w++)
                 if (on[w] && !call(w, OP_CASE_OPEN, (uint32_t)k, 0, 0).ok)
                     die("no such case");
@@ -398,12 +407,13 @@ int main(int argc, char **argv)
                        label, med[0], med[1], med[0] / med[1], differ ? "DIFFER" : "same");
             }
             fflush(stdout);
+            if (workers)
+                stop_workers(); /* and their fields */
         }
-        for (int w = 0; w < 2; w++)
+        for (int w = 0; w < 2 && !workers; w++)
             if (only < 0 || only == w)
                 call(w, OP_FIELD_FREE, 0, 0, 0);
     }
-    stop_workers();
     if (!json)
         fprintf(stderr, "thread CPU time, medians of %d repetitions, sides alternating (%s); "
                         "base linked in the same program\n", reps,
