@@ -77,7 +77,7 @@ def build(a):
     out = a.ab_out
     os.makedirs(out, exist_ok=True)
     cc = os.environ.get("CC", "cc")
-    cflags = ["-O2", "-g", "-std=c11", "-D_POSIX_C_SOURCE=200809L"]
+    cflags = ["-O2", "-g", "-std=c11", "-D_POSIX_C_SOURCE=200809L", "-Wall", "-Wextra"]
     cases = os.path.join(HERE, "cases.c")
     base_obj = os.path.join(out, "base_cases.o")
     sh([cc] + cflags + ["-I", HERE, "-I", os.path.join(base_src, "include"),

@@ -87,13 +87,13 @@ static int cmpd(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static void die(const char *what)
+static _Noreturn void die(const char *what)
 {
     fprintf(stderr, "onepath_ab: %s\n", what);
     exit(2);
 }
 
-static void usage(void)
+static _Noreturn void usage(void)
 {
     fprintf(stderr, "usage: onepath_ab [--demo N]... [--holes H]... [--cases LIST] "
                     "[--repetitions K] [--min-time S] [--warmup W] [--only new|base] "
@@ -255,7 +255,7 @@ static void stop_workers(void)
 static reply call(int w, int op, uint32_t a, uint32_t b, double min_ms)
 {
     const command c = {op, a, b, min_ms};
-    reply r;
+    reply r = {0, 0, 0, 0, 0, 0};
     if (g_to[w] < 0)
         serve(w, &c, &r);
     else if (io_full(g_to[w], (void *)&c, sizeof c, 1) || io_full(g_from[w], &r, sizeof r, 0))
