@@ -143,7 +143,8 @@ def parse(argv):
     ap.add_argument("--markdown", action="store_true", help="print a Markdown table")
     ap.add_argument("--json", metavar="OUT", help="save every measurement here")
     ap.add_argument("--in-process", action="store_true",
-                    help="both trees in one process, sides alternating (bench/compare/ab.py)")
+                    help="both trees in one program (a worker process per side and case), sides "
+                         "alternating every repetition (bench/compare/ab.py)")
     ap.add_argument("--base-src", help="--in-process: a baseline source tree (headers)")
     ap.add_argument("--base-build", help="--in-process: its build, used as it is")
     ap.add_argument("--shared-heap", action="store_true",
