@@ -121,6 +121,23 @@ static inline uint32_t band_of(const raster_job *j, int z)
     return z <= j->z_lo ? 0 : j->band_at[z - j->z_lo];
 }
 
+/* Triangles a binning run hands the rows kernel at once (their rows stay in L1/L2). */
+#define RUN_MAX 1024
+
+/* Copies the index triples of list positions k .. k + n - 1 into out, up to the first
+ * entry that is no triangle of the mesh; returns how many were copied. */
+static uint32_t gather_run(const raster_job *j, uint32_t k, uint32_t n, uint32_t *out)
+{
+    const uint32_t nt = j->mesh->tri_count;
+    for (uint32_t q = 0; q < n; q++) {
+        const uint32_t i = j->list[k + q];
+        if (i >= nt)
+            return q;
+        memcpy(out + 3 * (size_t)q, j->mesh->tris + 3 * (size_t)i, 3 * sizeof(uint32_t));
+    }
+    return n;
+}
+
 /* Bins the listed triangles to the bands their rows touch (a counting sort in input
  * order), in one pass over the mesh with their checks. The checks run in input order:
  * triangles from the first bad one on are left out, and its message is kept for the
@@ -151,25 +168,27 @@ static op_status bin_triangles(raster_job *j)
     uint64_t total = 0;
     const float *verts = j->mesh->verts;
     const uint32_t nv = j->mesh->vert_count, nt = j->mesh->tri_count;
-    /* The rows and checks of a run of triangles (the kernel; a listed triangle alone),
-     * then their bands, in input order; a run stops at its first bad triangle. */
+    /* The rows and checks of a run of triangles (the kernel), then their bands, in
+     * input order; a run stops at its first bad triangle. A list's run is its entries'
+     * index triples copied into run_tris, up to the first entry past the mesh. */
     const op_clip_rows_many_fn rows_of = ctx ? ctx->k->raster.rows_of : op_clip_rows_many_scalar;
+    uint32_t run_tris[3 * RUN_MAX];
     for (uint32_t k = 0; k < j->count;) {
-        uint32_t cnt = 1, good;
-        if (!j->list) {
-            cnt = j->count - k < 1024 ? j->count - k : 1024;
-            good = rows_of(&j->g, j->hf->bmax, verts, nv, j->mesh->tris + 3 * (size_t)k, cnt,
-                           j->rows + 2 * (size_t)k);
-        } else if (j->list[k] >= nt) {
-            j->bad_status = op_fail(ctx, OP_INVALID_ARGUMENT,
-                                    "triangle list entry %u is %u of %u", k, j->list[k], nt);
-            memcpy(j->bad_msg, ctx->err, sizeof j->bad_msg);
-            j->valid = k;
-            break;
-        } else
-            good = op_clip_rows_many_scalar(&j->g, j->hf->bmax, verts, nv,
-                                            j->mesh->tris + 3 * (size_t)j->list[k], 1,
-                                            j->rows + 2 * (size_t)k);
+        uint32_t cnt = j->count - k < RUN_MAX ? j->count - k : RUN_MAX;
+        const uint32_t *tris = j->mesh->tris + 3 * (size_t)k;
+        if (j->list) {
+            cnt = gather_run(j, k, cnt, run_tris);
+            if (cnt == 0) {
+                j->bad_status = op_fail(ctx, OP_INVALID_ARGUMENT,
+                                        "triangle list entry %u is %u of %u", k, j->list[k], nt);
+                memcpy(j->bad_msg, ctx->err, sizeof j->bad_msg);
+                j->valid = k;
+                break;
+            }
+            tris = run_tris;
+        }
+        const uint32_t good = rows_of(&j->g, j->hf->bmax, verts, nv, tris, cnt,
+                                      j->rows + 2 * (size_t)k);
         for (uint32_t q = k; q < k + good; q++) {
             const int z0 = j->rows[2 * (size_t)q], z1 = j->rows[2 * (size_t)q + 1];
             if (z0 <= z1 && z1 >= j->z_lo && z0 <= j->z_hi) {
