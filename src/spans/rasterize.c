@@ -175,17 +175,15 @@ static op_status bin_triangles(raster_job *j)
     uint32_t run_tris[3 * RUN_MAX];
     for (uint32_t k = 0; k < j->count;) {
         uint32_t cnt = j->count - k < RUN_MAX ? j->count - k : RUN_MAX;
-        const uint32_t *tris = j->mesh->tris + 3 * (size_t)k;
-        if (j->list) {
-            cnt = gather_run(j, k, cnt, run_tris);
-            if (cnt == 0) {
-                j->bad_status = op_fail(ctx, OP_INVALID_ARGUMENT,
-                                        "triangle list entry %u is %u of %u", k, j->list[k], nt);
-                memcpy(j->bad_msg, ctx->err, sizeof j->bad_msg);
-                j->valid = k;
-                break;
-            }
-            tris = run_tris;
+        const uint32_t *tris = run_tris;
+        if (!j->list)
+            tris = j->mesh->tris + 3 * (size_t)k;
+        else if ((cnt = gather_run(j, k, cnt, run_tris)) == 0) {
+            j->bad_status = op_fail(ctx, OP_INVALID_ARGUMENT,
+                                    "triangle list entry %u is %u of %u", k, j->list[k], nt);
+            memcpy(j->bad_msg, ctx->err, sizeof j->bad_msg);
+            j->valid = k;
+            break;
         }
         const uint32_t good = rows_of(&j->g, j->hf->bmax, verts, nv, tris, cnt,
                                       j->rows + 2 * (size_t)k);
