@@ -182,6 +182,21 @@ def main(argv=None):
     return report(a, pairs, res)
 
 
+def base_label(a):
+    """What the base column is: a given bench names itself by its path, a given source tree
+    (--in-process) by its path and commit, else the commit compare.py built."""
+    if a.base_bench:
+        return a.base_bench
+    if not (a.in_process and a.base_src):
+        return a.base_commit
+    try:
+        rev = subprocess.run(["git", "-C", a.base_src, "rev-parse", "--short", "HEAD"],
+                             capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        rev = ""
+    return f"{a.base_src} ({rev})" if rev else a.base_src
+
+
 def measure(a, pairs):
     """Separate processes: {(case, size, side): [run, ...]}."""
     base = a.base_bench or (os.path.join(a.base_dir, "build", "onepath_compare_bench")
@@ -268,7 +283,7 @@ def report(a, pairs, res):
                                                 " in a worker process each")
            if a.in_process else "separate processes, interleaved")
     print(f"medians of {a.repetitions} repetitions x {a.rounds} rounds per side ({how}); "
-          f"base = {a.base_commit}", file=sys.stderr)
+          f"base = {base_label(a)}", file=sys.stderr)
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"args": vars(a), "rows": [
