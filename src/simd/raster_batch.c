@@ -42,14 +42,60 @@ OP_CLIP_BATCH_FN(OP_FN(op_clip_batch))
 }
 #else
 /* cmake/simd.cmake silences GCC's note on the passing ABI of 256-bit vectors. */
-#include <simde/x86/avx2.h>
-
-typedef simde__m256 vf;
-typedef simde__m256i vi;
 
 #define K OP_CLIP_BATCH_VERTS
 #define RB_LIMIT 1.329228e36f /* 2^120 */
 
+/* The lane primitives: RB_W lanes of 32 bits, lane masks as all-ones lanes. avx512 runs
+ * 16 lanes in one 512-bit vector (a batch's two halves share every instruction: the
+ * scalar bookkeeping of a split, its branches and its chain of masks are paid once for
+ * sixteen triangles); avx2 runs the batch as two halves of 8. */
+#if OP_VEC_BITS >= 512 && defined(__AVX512F__) && defined(__AVX512DQ__)
+#include <immintrin.h>
+typedef __m512 vf;
+typedef __m512i vi;
+#define RB_W 16
+#define RV(name) _mm512_##name
+OP_VINLINE __mmask16 rb_k(vi m) { return _mm512_movepi32_mask(m); }
+OP_VINLINE vi rb_m(__mmask16 k) { return _mm512_movm_epi32(k); }
+OP_VINLINE vf rb_sel(vf a, vf b, vi m) { return _mm512_mask_blend_ps(rb_k(m), a, b); }
+OP_VINLINE vi rb_seli(vi a, vi b, vi m) { return _mm512_mask_blend_epi32(rb_k(m), a, b); }
+OP_VINLINE vi rb_ge(vf a, vf b) { return rb_m(_mm512_cmp_ps_mask(a, b, _CMP_GE_OQ)); }
+OP_VINLINE vi rb_gt(vf a, vf b) { return rb_m(_mm512_cmp_ps_mask(a, b, _CMP_GT_OQ)); }
+OP_VINLINE vi rb_lt(vf a, vf b) { return rb_m(_mm512_cmp_ps_mask(a, b, _CMP_LT_OQ)); }
+OP_VINLINE vi rb_le(vf a, vf b) { return rb_m(_mm512_cmp_ps_mask(a, b, _CMP_LE_OQ)); }
+OP_VINLINE vi rb_eq(vi a, vi b) { return rb_m(_mm512_cmpeq_epi32_mask(a, b)); }
+OP_VINLINE vi rb_gti(vi a, vi b) { return rb_m(_mm512_cmpgt_epi32_mask(a, b)); }
+OP_VINLINE unsigned rb_movemask(vi m) { return (unsigned)rb_k(m); }
+OP_VINLINE int rb_any(vi m) { return _mm512_test_epi32_mask(m, m) != 0; }
+OP_VINLINE int rb_hmax(vi v) { return _mm512_reduce_max_epi32(v); }
+OP_VINLINE vi rb_iota(void)
+{
+    return _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+}
+OP_VINLINE vf rb_floor(vf a)
+{
+    return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+}
+OP_VINLINE vf rb_ceil(vf a)
+{
+    return _mm512_roundscale_ps(a, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
+}
+#define rv_castsi_ps _mm512_castsi512_ps
+#define rv_castps_si _mm512_castps_si512
+#define rv_and_si _mm512_and_si512
+#define rv_or_si _mm512_or_si512
+#define rv_andnot_si _mm512_andnot_si512
+#define rv_xor_si _mm512_xor_si512
+#define rv_setzero_si _mm512_setzero_si512
+#define rv_loadu_si _mm512_loadu_si512
+#define rv_storeu_si _mm512_storeu_si512
+#else
+#include <simde/x86/avx2.h>
+typedef simde__m256 vf;
+typedef simde__m256i vi;
+#define RB_W 8
+#define RV(name) simde_mm256_##name
 OP_VINLINE vf rb_sel(vf a, vf b, vi m) { return simde_mm256_blendv_ps(a, b, simde_mm256_castsi256_ps(m)); }
 OP_VINLINE vi rb_seli(vi a, vi b, vi m)
 {
@@ -59,23 +105,11 @@ OP_VINLINE vi rb_seli(vi a, vi b, vi m)
 OP_VINLINE vi rb_ge(vf a, vf b) { return simde_mm256_castps_si256(simde_mm256_cmp_ps(a, b, SIMDE_CMP_GE_OQ)); }
 OP_VINLINE vi rb_gt(vf a, vf b) { return simde_mm256_castps_si256(simde_mm256_cmp_ps(a, b, SIMDE_CMP_GT_OQ)); }
 OP_VINLINE vi rb_lt(vf a, vf b) { return simde_mm256_castps_si256(simde_mm256_cmp_ps(a, b, SIMDE_CMP_LT_OQ)); }
-OP_VINLINE vi rb_and(vi a, vi b) { return simde_mm256_and_si256(a, b); }
-OP_VINLINE vi rb_or(vi a, vi b) { return simde_mm256_or_si256(a, b); }
-OP_VINLINE vi rb_andnot(vi a, vi b) { return simde_mm256_andnot_si256(a, b); } /* ~a & b */
-OP_VINLINE vi rb_xor(vi a, vi b) { return simde_mm256_xor_si256(a, b); }
+OP_VINLINE vi rb_le(vf a, vf b) { return simde_mm256_castps_si256(simde_mm256_cmp_ps(a, b, SIMDE_CMP_LE_OQ)); }
 OP_VINLINE vi rb_eq(vi a, vi b) { return simde_mm256_cmpeq_epi32(a, b); }
 OP_VINLINE vi rb_gti(vi a, vi b) { return simde_mm256_cmpgt_epi32(a, b); }
-OP_VINLINE vi rb_set(int x) { return simde_mm256_set1_epi32(x); }
-OP_VINLINE vf rb_setf(float x) { return simde_mm256_set1_ps(x); }
+OP_VINLINE unsigned rb_movemask(vi m) { return (unsigned)simde_mm256_movemask_ps(simde_mm256_castsi256_ps(m)); }
 OP_VINLINE int rb_any(vi m) { return !simde_mm256_testz_si256(m, m); }
-
-/* A polygon per lane: slots [0, n) of c[coordinate]. */
-typedef struct rb_poly {
-    vf c[3][K];
-    vi n;
-    int top; /* no lane has more than top vertices */
-} rb_poly;
-
 OP_VINLINE int rb_hmax(vi v)
 {
     simde__m128i m = simde_mm_max_epi32(simde_mm256_castsi256_si128(v),
@@ -84,11 +118,57 @@ OP_VINLINE int rb_hmax(vi v)
     m = simde_mm_max_epi32(m, simde_mm_shuffle_epi32(m, SIMDE_MM_SHUFFLE(2, 3, 0, 1)));
     return simde_mm_cvtsi128_si32(m);
 }
+OP_VINLINE vi rb_iota(void) { return simde_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7); }
+OP_VINLINE vf rb_floor(vf a) { return simde_mm256_floor_ps(a); }
+OP_VINLINE vf rb_ceil(vf a) { return simde_mm256_ceil_ps(a); }
+#define rv_castsi_ps simde_mm256_castsi256_ps
+#define rv_castps_si simde_mm256_castps_si256
+#define rv_and_si simde_mm256_and_si256
+#define rv_or_si simde_mm256_or_si256
+#define rv_andnot_si simde_mm256_andnot_si256
+#define rv_xor_si simde_mm256_xor_si256
+#define rv_setzero_si simde_mm256_setzero_si256
+#define rv_loadu_si simde_mm256_loadu_si256
+#define rv_storeu_si simde_mm256_storeu_si256
+#endif
+#define rv_add_epi32 RV(add_epi32)
+#define rv_sub_epi32 RV(sub_epi32)
+#define rv_max_epi32 RV(max_epi32)
+#define rv_min_epi32 RV(min_epi32)
+#define rv_add_ps RV(add_ps)
+#define rv_sub_ps RV(sub_ps)
+#define rv_mul_ps RV(mul_ps)
+#define rv_div_ps RV(div_ps)
+#define rv_min_ps RV(min_ps)
+#define rv_max_ps RV(max_ps)
+#define rv_and_ps RV(and_ps)
+#define rv_andnot_ps RV(andnot_ps)
+#define rv_cvtepi32_ps RV(cvtepi32_ps)
+#define rv_cvttps_epi32 RV(cvttps_epi32)
+#define rv_set1_epi32 RV(set1_epi32)
+#define rv_set1_ps RV(set1_ps)
+#define rv_setzero_ps RV(setzero_ps)
+#define rv_loadu_ps RV(loadu_ps)
+#define rv_storeu_ps RV(storeu_ps)
+
+OP_VINLINE vi rb_and(vi a, vi b) { return rv_and_si(a, b); }
+OP_VINLINE vi rb_or(vi a, vi b) { return rv_or_si(a, b); }
+OP_VINLINE vi rb_andnot(vi a, vi b) { return rv_andnot_si(a, b); } /* ~a & b */
+OP_VINLINE vi rb_xor(vi a, vi b) { return rv_xor_si(a, b); }
+OP_VINLINE vi rb_set(int x) { return rv_set1_epi32(x); }
+OP_VINLINE vf rb_setf(float x) { return rv_set1_ps(x); }
+
+/* A polygon per lane: slots [0, n) of c[coordinate]. */
+typedef struct rb_poly {
+    vf c[3][K];
+    vi n;
+    int top; /* no lane has more than top vertices */
+} rb_poly;
 
 /* (int)f clamped to [lo, hi] as op_clip_trunc_clamp (no NaN here). */
 OP_VINLINE vi rb_trunc_clamp(vf f, int lo, int hi)
 {
-    vi r = simde_mm256_cvttps_epi32(f);
+    vi r = rv_cvttps_epi32(f);
     r = rb_seli(r, rb_set(hi), rb_andnot(rb_lt(f, rb_setf((float)hi)), rb_set(-1)));
     r = rb_seli(r, rb_set(lo), rb_andnot(rb_gt(f, rb_setf((float)lo)), rb_set(-1)));
     return r;
@@ -112,14 +192,13 @@ OP_VINLINE void rb_edges_of(const rb_poly *p, int axis, vf plane, int nc, rb_edg
     const int top = p->top;
     vf lastc[3];
     /* The last vertex of each lane of act. */
-    const unsigned am = (unsigned)simde_mm256_movemask_ps(simde_mm256_castsi256_ps(act));
-    const unsigned full = (unsigned)simde_mm256_movemask_ps(
-        simde_mm256_castsi256_ps(rb_eq(p->n, rb_set(top))));
+    const unsigned am = (unsigned)rb_movemask(act);
+    const unsigned full = (unsigned)rb_movemask(rb_eq(p->n, rb_set(top)));
     if (top > 0 && (full & am) == am) {
         for (int c = 0; c < nc; c++)
             lastc[c] = p->c[c][top - 1];
     } else {
-        const vi last_i = simde_mm256_sub_epi32(p->n, rb_set(1));
+        const vi last_i = rv_sub_epi32(p->n, rb_set(1));
         for (int c = 0; c < nc; c++)
             lastc[c] = p->c[c][0];
         for (int i = 1; i < top; i++) {
@@ -128,12 +207,12 @@ OP_VINLINE void rb_edges_of(const rb_poly *p, int axis, vf plane, int nc, rb_edg
                 lastc[c] = rb_sel(lastc[c], p->c[c][i], m);
         }
     }
-    const vf zero = simde_mm256_setzero_ps();
-    vf db = simde_mm256_sub_ps(plane, lastc[axis]);
+    const vf zero = rv_setzero_ps();
+    vf db = rv_sub_ps(plane, lastc[axis]);
     vi geb = rb_ge(db, zero);
-    e->sig[0] = e->sig[1] = simde_mm256_setzero_si256();
+    e->sig[0] = e->sig[1] = rv_setzero_si();
     for (int i = 0; i < top; i++) {
-        const vf d = simde_mm256_sub_ps(plane, p->c[axis][i]);
+        const vf d = rv_sub_ps(plane, p->c[axis][i]);
         const vi ge = rb_ge(d, zero), gt = rb_gt(d, zero);
         const vi valid = rb_gti(p->n, rb_set(i));
         const vi cross = rb_and(valid, rb_xor(ge, geb));
@@ -147,11 +226,11 @@ OP_VINLINE void rb_edges_of(const rb_poly *p, int axis, vf plane, int nc, rb_edg
         e->sig[0] = rb_or(e->sig[0], rb_or(cb, rb_and(keep1, kb)));
         e->sig[1] = rb_or(e->sig[1], rb_or(cb, rb_and(keep2, kb)));
         if (rb_any(rb_and(cross, act))) {
-            const vf s = simde_mm256_div_ps(db, simde_mm256_sub_ps(db, d));
+            const vf s = rv_div_ps(db, rv_sub_ps(db, d));
             for (int c = 0; c < nc; c++) {
                 const vf b = i ? p->c[c][i - 1] : lastc[c];
                 const vf a = p->c[c][i];
-                e->cp[c][i] = simde_mm256_add_ps(b, simde_mm256_mul_ps(simde_mm256_sub_ps(a, b), s));
+                e->cp[c][i] = rv_add_ps(b, rv_mul_ps(rv_sub_ps(a, b), s));
             }
         } else {
             for (int c = 0; c < nc; c++)
@@ -171,19 +250,18 @@ OP_VINLINE void rb_edges_of(const rb_poly *p, int axis, vf plane, int nc, rb_edg
 OP_VINLINE void rb_compact(const rb_poly *p, const rb_edges *e, int side, int nc, rb_poly *o,
                            vi *over, vi act)
 {
-    const unsigned am = (unsigned)simde_mm256_movemask_ps(simde_mm256_castsi256_ps(act));
+    const unsigned am = (unsigned)rb_movemask(act);
     const vi sig = e->sig[side - 1];
-    int32_t sg[OP_CLIP_BATCH];
-    simde_mm256_storeu_si256((void *)sg, sig);
-    const unsigned zm = (unsigned)simde_mm256_movemask_ps(
-        simde_mm256_castsi256_ps(rb_eq(sig, simde_mm256_setzero_si256())));
+    int32_t sg[RB_W];
+    rv_storeu_si((void *)sg, sig);
+    const unsigned zm = (unsigned)rb_movemask(rb_eq(sig, rv_setzero_si()));
     unsigned left = am & ~zm; /* lanes of act with candidates, not yet written */
-    vi n = simde_mm256_setzero_si256();
+    vi n = rv_setzero_si();
     int filled = 0, top = 0; /* slots [0, filled) written */
     while (left) {
         const int32_t s0 = sg[__builtin_ctz(left)];
         const vi g = rb_eq(sig, rb_set(s0));
-        left &= ~(unsigned)simde_mm256_movemask_ps(simde_mm256_castsi256_ps(g));
+        left &= ~(unsigned)rb_movemask(g);
         int m = 0;
         for (unsigned bits = (unsigned)s0; bits; bits &= bits - 1) {
             const int j = __builtin_ctz(bits), i = j >> 1;
@@ -210,48 +288,51 @@ OP_VINLINE void rb_compact(const rb_poly *p, const rb_edges *e, int side, int nc
     o->top = top < K ? top : K;
 }
 
-OP_CLIP_BATCH_FN(OP_FN(op_clip_batch))
+/* Lanes [h, h + RB_W) of b, of which the first `lanes` are in use; returns those the
+ * caller must clip alone (bit l for lane h + l). */
+static unsigned OP_FN(rb_clip)(const op_clip_grid *g, op_clip_batch *b, int h, int lanes, int z_emit,
+                        int x_lo, int x_hi)
 {
-    const vi lane_ok = rb_gti(rb_set(lanes), simde_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    const vi lane_ok = rb_gti(rb_set(lanes), rb_iota());
     vi over = rb_andnot(lane_ok, rb_set(-1)); /* lanes past `lanes`: not ours */
     rb_poly P;
-    P.n = simde_mm256_loadu_si256((const void *)b->n);
+    P.n = rv_loadu_si((const void *)(b->n + h));
     over = rb_or(over, rb_or(rb_gti(P.n, rb_set(K)), rb_gti(rb_set(0), P.n)));
     for (int k = 0; k < K; k++) {
         const vi valid = rb_gti(P.n, rb_set(k));
         for (int c = 0; c < 3; c++) {
             /* Slots past a lane's count read as 0. */
-            P.c[c][k] = simde_mm256_and_ps(simde_mm256_loadu_ps(b->v[3 * k + c]),
-                                           simde_mm256_castsi256_ps(valid));
-            const vf a = simde_mm256_andnot_ps(rb_setf(-0.0f), P.c[c][k]);
-            over = rb_or(over, rb_andnot(simde_mm256_castps_si256(simde_mm256_cmp_ps(a, rb_setf(RB_LIMIT), SIMDE_CMP_LE_OQ)), rb_set(-1)));
+            P.c[c][k] = rv_and_ps(rv_loadu_ps(b->v[3 * k + c] + h),
+                                           rv_castsi_ps(valid));
+            const vf a = rv_andnot_ps(rb_setf(-0.0f), P.c[c][k]);
+            over = rb_or(over, rb_andnot(rb_le(a, rb_setf(RB_LIMIT)), rb_set(-1)));
         }
     }
     P.top = rb_hmax(rb_andnot(over, P.n));
-    const vi z0 = simde_mm256_loadu_si256((const void *)b->z0);
-    const vi nrows = simde_mm256_sub_epi32(simde_mm256_loadu_si256((const void *)b->z1), z0);
+    const vi z0 = rv_loadu_si((const void *)(b->z0 + h));
+    const vi nrows = rv_sub_epi32(rv_loadu_si((const void *)(b->z1 + h)), z0);
     over = rb_or(over, rb_gti(nrows, rb_set(OP_CLIP_BATCH_ROWS - 1)));
     over = rb_or(over, rb_gti(rb_set(0), nrows));
-    vi pm = simde_mm256_setzero_si256(); /* piece bits */
+    vi pm = rv_setzero_si(); /* piece bits */
     const int rows = rb_hmax(rb_andnot(over, nrows)) + 1;
     const vf cs = rb_setf(g->cs), bx = rb_setf(g->bmin[0]), bz = rb_setf(g->bmin[2]);
     const vf ics = rb_setf(g->ics), ich = rb_setf(g->ich), by = rb_setf(g->bmin[1]);
-    const vf top_y = rb_setf(g->by), zero = simde_mm256_setzero_ps();
+    const vf top_y = rb_setf(g->by), zero = rv_setzero_ps();
     const vf inf = rb_setf(INFINITY), ninf = rb_setf(-INFINITY);
     const int xl = x_lo > 0 ? x_lo : 0;
     rb_poly PB, QA, QB; /* P's other buffer; a row piece and its column remainder */
     rb_poly *pp = &P, *pr = &PB;
     for (int r = 0; r < rows; r++) {
-        const vi act = rb_andnot(over, rb_gti(simde_mm256_add_epi32(nrows, rb_set(1)), rb_set(r)));
+        const vi act = rb_andnot(over, rb_gti(rv_add_epi32(nrows, rb_set(1)), rb_set(r)));
         if (!rb_any(act))
             break;
-        const vi z = simde_mm256_add_epi32(z0, rb_set(r));
-        const vf plane = simde_mm256_add_ps(
-            simde_mm256_add_ps(bz, simde_mm256_mul_ps(simde_mm256_cvtepi32_ps(z), cs)), cs);
+        const vi z = rv_add_epi32(z0, rb_set(r));
+        const vf plane = rv_add_ps(
+            rv_add_ps(bz, rv_mul_ps(rv_cvtepi32_ps(z), cs)), cs);
         rb_edges e;
         rb_edges_of(pp, 2, plane, 3, &e, act);
         rb_poly *Q = &QA;
-        vi ov = simde_mm256_setzero_si256();
+        vi ov = rv_setzero_si();
         rb_compact(pp, &e, 1, 2, Q, &ov, act);
         rb_compact(pp, &e, 2, 3, pr, &ov, act);
         over = rb_or(over, rb_and(act, ov));
@@ -279,64 +360,64 @@ OP_CLIP_BATCH_FN(OP_FN(op_clip_batch))
         vf mnx = inf, mxx = ninf;
         for (int k = 0; k < Q->top; k++) {
             const vi m = rb_gti(Q->n, rb_set(k));
-            mnx = simde_mm256_min_ps(mnx, rb_sel(inf, Q->c[0][k], m));
-            mxx = simde_mm256_max_ps(mxx, rb_sel(ninf, Q->c[0][k], m));
+            mnx = rv_min_ps(mnx, rb_sel(inf, Q->c[0][k], m));
+            mxx = rv_max_ps(mxx, rb_sel(ninf, Q->c[0][k], m));
         }
         /* op_clip_row_columns. */
-        vi xa = rb_trunc_clamp(simde_mm256_mul_ps(simde_mm256_sub_ps(mnx, bx), ics), -2, g->w);
-        vi xb = rb_trunc_clamp(simde_mm256_mul_ps(simde_mm256_sub_ps(mxx, bx), ics), -2, g->w);
+        vi xa = rb_trunc_clamp(rv_mul_ps(rv_sub_ps(mnx, bx), ics), -2, g->w);
+        vi xb = rb_trunc_clamp(rv_mul_ps(rv_sub_ps(mxx, bx), ics), -2, g->w);
         rowact = rb_andnot(rb_or(rb_gti(rb_set(0), xb), rb_gti(xa, rb_set(g->w - 1))), rowact);
-        xa = simde_mm256_max_epi32(xa, rb_set(-1));
-        xb = simde_mm256_min_epi32(xb, rb_set(g->w - 1));
-        xb = simde_mm256_min_epi32(xb, rb_set(x_hi));
-        const vi ncols = simde_mm256_sub_epi32(xb, xa); /* columns - 1 */
+        xa = rv_max_epi32(xa, rb_set(-1));
+        xb = rv_min_epi32(xb, rb_set(g->w - 1));
+        xb = rv_min_epi32(xb, rb_set(x_hi));
+        const vi ncols = rv_sub_epi32(xb, xa); /* columns - 1 */
         over = rb_or(over, rb_and(rowact, rb_gti(ncols, rb_set(OP_CLIP_BATCH_COLS - 1))));
         rowact = rb_andnot(over, rowact);
         rowact = rb_and(rowact, rb_gti(ncols, rb_set(-1)));
         if (!rb_any(rowact))
             continue;
-        simde_mm256_storeu_si256((void *)b->x0[r], xa);
+        rv_storeu_si((void *)(b->x0[r] + h), xa);
         const int cols = rb_hmax(rb_and(rowact, ncols)) + 1;
         for (int c = 0; c < cols; c++) {
             const vi cact = rb_and(rowact, rb_gti(ncols, rb_set(c - 1)));
-            const vi x = simde_mm256_add_epi32(xa, rb_set(c));
-            const vf xp = simde_mm256_add_ps(
-                simde_mm256_add_ps(bx, simde_mm256_mul_ps(simde_mm256_cvtepi32_ps(x), cs)), cs);
+            const vi x = rv_add_epi32(xa, rb_set(c));
+            const vf xp = rv_add_ps(
+                rv_add_ps(bx, rv_mul_ps(rv_cvtepi32_ps(x), cs)), cs);
             rb_edges ce;
             rb_edges_of(Q, 0, xp, 2, &ce, cact);
             /* The column piece: its vertex count and y range. */
-            vi cnt = simde_mm256_setzero_si256();
+            vi cnt = rv_setzero_si();
             vf lo = inf, hi = ninf;
             for (int k = 0; k < Q->top; k++) {
                 const vi kc = ce.cross[k], ka = ce.keep1[k];
-                cnt = simde_mm256_sub_epi32(simde_mm256_sub_epi32(cnt, kc), ka);
-                lo = simde_mm256_min_ps(lo, rb_sel(inf, ce.cp[1][k], kc));
-                hi = simde_mm256_max_ps(hi, rb_sel(ninf, ce.cp[1][k], kc));
-                lo = simde_mm256_min_ps(lo, rb_sel(inf, Q->c[1][k], ka));
-                hi = simde_mm256_max_ps(hi, rb_sel(ninf, Q->c[1][k], ka));
+                cnt = rv_sub_epi32(rv_sub_epi32(cnt, kc), ka);
+                lo = rv_min_ps(lo, rb_sel(inf, ce.cp[1][k], kc));
+                hi = rv_max_ps(hi, rb_sel(ninf, ce.cp[1][k], kc));
+                lo = rv_min_ps(lo, rb_sel(inf, Q->c[1][k], ka));
+                hi = rv_max_ps(hi, rb_sel(ninf, Q->c[1][k], ka));
             }
             vi emit = rb_and(cact, rb_gti(cnt, rb_set(2)));
             emit = rb_and(emit, rb_gti(x, rb_set(xl - 1)));
             /* op_clip_piece_span. */
-            vf ymin = simde_mm256_sub_ps(lo, by), ymax = simde_mm256_sub_ps(hi, by);
+            vf ymin = rv_sub_ps(lo, by), ymax = rv_sub_ps(hi, by);
             emit = rb_andnot(rb_or(rb_lt(ymax, zero), rb_gt(ymin, top_y)), emit);
             ymin = rb_sel(ymin, zero, rb_lt(ymin, zero));
             ymax = rb_sel(ymax, top_y, rb_gt(ymax, top_y));
-            const vf fl = simde_mm256_floor_ps(simde_mm256_mul_ps(ymin, ich));
-            const vf ce_ = simde_mm256_ceil_ps(simde_mm256_mul_ps(ymax, ich));
+            const vf fl = rb_floor(rv_mul_ps(ymin, ich));
+            const vf ce_ = rb_ceil(rv_mul_ps(ymax, ich));
             const vi smin = rb_trunc_clamp(fl, 0, 0xffff - 1);
             vi smax = rb_trunc_clamp(ce_, 0, 0xffff);
-            smax = simde_mm256_max_epi32(smax, simde_mm256_add_epi32(smin, rb_set(1)));
+            smax = rv_max_epi32(smax, rv_add_epi32(smin, rb_set(1)));
             const int slot = r * OP_CLIP_BATCH_COLS + c;
-            simde_mm256_storeu_si256((void *)b->smin[slot], smin);
-            simde_mm256_storeu_si256((void *)b->smax[slot], smax);
+            rv_storeu_si((void *)(b->smin[slot] + h), smin);
+            rv_storeu_si((void *)(b->smax[slot] + h), smax);
             pm = rb_or(pm, rb_and(emit, rb_set(1 << slot)));
             if (c + 1 == cols)
                 break; /* the remainder is not needed */
             /* The remainder goes on in the lanes that have more columns; the others
              * never read the row piece again, so the buffers swap. */
             rb_poly *Q2 = Q == &QA ? &QB : &QA;
-            vi ov2 = simde_mm256_setzero_si256();
+            vi ov2 = rv_setzero_si();
             const vi more = rb_and(cact, rb_gti(ncols, rb_set(c)));
             rb_compact(Q, &ce, 2, 2, Q2, &ov2, more);
             over = rb_or(over, rb_and(more, ov2));
@@ -344,13 +425,21 @@ OP_CLIP_BATCH_FN(OP_FN(op_clip_batch))
             rowact = rb_andnot(over, rowact);
         }
     }
-    simde_mm256_storeu_si256((void *)b->mask, pm);
+    rv_storeu_si((void *)(b->mask + h), pm);
     /* Slots past a lane's count are not part of its rest. */
     for (int k = 0; k < pp->top; k++)
         for (int c = 0; c < 3; c++)
-            simde_mm256_storeu_ps(b->rest[3 * k + c], pp->c[c][k]);
-    simde_mm256_storeu_si256((void *)b->rest_n, pp->n);
-    const unsigned left = (unsigned)simde_mm256_movemask_ps(simde_mm256_castsi256_ps(over));
-    return left & ((1u << lanes) - 1u);
+            rv_storeu_ps(b->rest[3 * k + c] + h, pp->c[c][k]);
+    rv_storeu_si((void *)(b->rest_n + h), pp->n);
+    const unsigned left = rb_movemask(over);
+    return lanes >= RB_W ? left : left & ((1u << lanes) - 1u);
+}
+
+OP_CLIP_BATCH_FN(OP_FN(op_clip_batch))
+{
+    unsigned left = 0;
+    for (int h = 0; h < lanes; h += RB_W)
+        left |= OP_FN(rb_clip)(g, b, h, lanes - h, z_emit, x_lo, x_hi) << h;
+    return left;
 }
 #endif

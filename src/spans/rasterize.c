@@ -497,12 +497,12 @@ static int clip_one(const raster_job *j, band_worker *wk, uint32_t k, op_clip_st
  * compact them without blends (src/simd/raster_batch.c); a batch is clipped as soon as
  * its lanes are full, the others when the window is flushed. Their pieces are then
  * merged in input order. */
-#define WIN 64
+#define WIN 128
 #define WIN_BATCHES 16
 struct tri_window {
     uint32_t k[WIN];     /* list positions, in input order */
     int32_t last[WIN];   /* the triangle's last row */
-    uint8_t at[WIN];     /* batch * OP_CLIP_BATCH + lane of entry i */
+    uint16_t at[WIN];    /* batch * OP_CLIP_BATCH + lane of entry i */
     int n;               /* entries */
     int nb;              /* batches in use */
     int nclass;          /* classes with an open batch */
@@ -630,7 +630,7 @@ static inline void window_added(const raster_job *j, tri_window *w, int cls, int
     const int i = w->n++;
     w->k[i] = k;
     w->last[i] = last;
-    w->at[i] = (uint8_t)at;
+    w->at[i] = (uint16_t)at;
     const int nb = at / OP_CLIP_BATCH;
     if (w->lanes[nb] == OP_CLIP_BATCH) {
         w->left[nb] = j->batch(&j->g, &w->bt[nb], OP_CLIP_BATCH, z_emit, j->x_lo, j->x_hi);
