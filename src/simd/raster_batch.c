@@ -56,18 +56,27 @@ typedef __m512 vf;
 typedef __m512i vi;
 #define RB_W 16
 #define RV(name) _mm512_##name
-OP_VINLINE __mmask16 rb_k(vi m) { return _mm512_movepi32_mask(m); }
-OP_VINLINE vi rb_m(__mmask16 k) { return _mm512_movm_epi32(k); }
-OP_VINLINE vf rb_sel(vf a, vf b, vi m) { return _mm512_mask_blend_ps(rb_k(m), a, b); }
-OP_VINLINE vi rb_seli(vi a, vi b, vi m) { return _mm512_mask_blend_epi32(rb_k(m), a, b); }
-OP_VINLINE vi rb_ge(vf a, vf b) { return rb_m(_mm512_cmp_ps_mask(a, b, _CMP_GE_OQ)); }
-OP_VINLINE vi rb_gt(vf a, vf b) { return rb_m(_mm512_cmp_ps_mask(a, b, _CMP_GT_OQ)); }
-OP_VINLINE vi rb_lt(vf a, vf b) { return rb_m(_mm512_cmp_ps_mask(a, b, _CMP_LT_OQ)); }
-OP_VINLINE vi rb_le(vf a, vf b) { return rb_m(_mm512_cmp_ps_mask(a, b, _CMP_LE_OQ)); }
-OP_VINLINE vi rb_eq(vi a, vi b) { return rb_m(_mm512_cmpeq_epi32_mask(a, b)); }
-OP_VINLINE vi rb_gti(vi a, vi b) { return rb_m(_mm512_cmpgt_epi32_mask(a, b)); }
-OP_VINLINE unsigned rb_movemask(vi m) { return (unsigned)rb_k(m); }
-OP_VINLINE int rb_any(vi m) { return _mm512_test_epi32_mask(m, m) != 0; }
+typedef __mmask16 vm; /* lane masks in mask registers */
+OP_VINLINE vf rb_sel(vf a, vf b, vm m) { return _mm512_mask_blend_ps(m, a, b); }
+OP_VINLINE vi rb_seli(vi a, vi b, vm m) { return _mm512_mask_blend_epi32(m, a, b); }
+OP_VINLINE vm rb_ge(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_GE_OQ); }
+OP_VINLINE vm rb_gt(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ); }
+OP_VINLINE vm rb_lt(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ); }
+OP_VINLINE vm rb_le(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_LE_OQ); }
+OP_VINLINE vm rb_eq(vi a, vi b) { return _mm512_cmpeq_epi32_mask(a, b); }
+OP_VINLINE vm rb_gti(vi a, vi b) { return _mm512_cmpgt_epi32_mask(a, b); }
+OP_VINLINE vm m_and(vm a, vm b) { return (vm)(a & b); }
+OP_VINLINE vm m_or(vm a, vm b) { return (vm)(a | b); }
+OP_VINLINE vm m_andnot(vm a, vm b) { return (vm)(~a & b); } /* ~a & b */
+OP_VINLINE vm m_xor(vm a, vm b) { return (vm)(a ^ b); }
+OP_VINLINE vm m_not(vm a) { return (vm)~a; }
+OP_VINLINE vm m_none(void) { return 0; }
+OP_VINLINE unsigned rb_movemask(vm m) { return (unsigned)m; }
+OP_VINLINE int m_any(vm m) { return m != 0; }
+OP_VINLINE vi m_keep(vm m, vi x) { return _mm512_maskz_mov_epi32(m, x); } /* m ? x : 0 */
+OP_VINLINE vf m_keepf(vm m, vf x) { return _mm512_maskz_mov_ps(m, x); }
+OP_VINLINE vi m_clear(vm m, vi x) { return _mm512_maskz_mov_epi32((vm)~m, x); } /* m ? 0 : x */
+OP_VINLINE vi m_inc(vi c, vm m) { return _mm512_mask_add_epi32(c, m, c, _mm512_set1_epi32(1)); }
 OP_VINLINE int rb_hmax(vi v) { return _mm512_reduce_max_epi32(v); }
 OP_VINLINE vi rb_iota(void)
 {
@@ -102,6 +111,7 @@ OP_VINLINE vi rb_seli(vi a, vi b, vi m)
     return simde_mm256_castps_si256(simde_mm256_blendv_ps(
         simde_mm256_castsi256_ps(a), simde_mm256_castsi256_ps(b), simde_mm256_castsi256_ps(m)));
 }
+typedef vi vm; /* lane masks as all-ones lanes */
 OP_VINLINE vi rb_ge(vf a, vf b) { return simde_mm256_castps_si256(simde_mm256_cmp_ps(a, b, SIMDE_CMP_GE_OQ)); }
 OP_VINLINE vi rb_gt(vf a, vf b) { return simde_mm256_castps_si256(simde_mm256_cmp_ps(a, b, SIMDE_CMP_GT_OQ)); }
 OP_VINLINE vi rb_lt(vf a, vf b) { return simde_mm256_castps_si256(simde_mm256_cmp_ps(a, b, SIMDE_CMP_LT_OQ)); }
@@ -109,7 +119,17 @@ OP_VINLINE vi rb_le(vf a, vf b) { return simde_mm256_castps_si256(simde_mm256_cm
 OP_VINLINE vi rb_eq(vi a, vi b) { return simde_mm256_cmpeq_epi32(a, b); }
 OP_VINLINE vi rb_gti(vi a, vi b) { return simde_mm256_cmpgt_epi32(a, b); }
 OP_VINLINE unsigned rb_movemask(vi m) { return (unsigned)simde_mm256_movemask_ps(simde_mm256_castsi256_ps(m)); }
-OP_VINLINE int rb_any(vi m) { return !simde_mm256_testz_si256(m, m); }
+OP_VINLINE vm m_and(vm a, vm b) { return simde_mm256_and_si256(a, b); }
+OP_VINLINE vm m_or(vm a, vm b) { return simde_mm256_or_si256(a, b); }
+OP_VINLINE vm m_andnot(vm a, vm b) { return simde_mm256_andnot_si256(a, b); } /* ~a & b */
+OP_VINLINE vm m_xor(vm a, vm b) { return simde_mm256_xor_si256(a, b); }
+OP_VINLINE vm m_not(vm a) { return simde_mm256_andnot_si256(a, simde_mm256_set1_epi32(-1)); }
+OP_VINLINE vm m_none(void) { return simde_mm256_setzero_si256(); }
+OP_VINLINE int m_any(vm m) { return !simde_mm256_testz_si256(m, m); }
+OP_VINLINE vi m_keep(vm m, vi x) { return simde_mm256_and_si256(m, x); } /* m ? x : 0 */
+OP_VINLINE vf m_keepf(vm m, vf x) { return simde_mm256_and_ps(x, simde_mm256_castsi256_ps(m)); }
+OP_VINLINE vi m_clear(vm m, vi x) { return simde_mm256_andnot_si256(m, x); } /* m ? 0 : x */
+OP_VINLINE vi m_inc(vi c, vm m) { return simde_mm256_sub_epi32(c, m); }
 OP_VINLINE int rb_hmax(vi v)
 {
     simde__m128i m = simde_mm_max_epi32(simde_mm256_castsi256_si128(v),
@@ -169,8 +189,8 @@ typedef struct rb_poly {
 OP_VINLINE vi rb_trunc_clamp(vf f, int lo, int hi)
 {
     vi r = rv_cvttps_epi32(f);
-    r = rb_seli(r, rb_set(hi), rb_andnot(rb_lt(f, rb_setf((float)hi)), rb_set(-1)));
-    r = rb_seli(r, rb_set(lo), rb_andnot(rb_gt(f, rb_setf((float)lo)), rb_set(-1)));
+    r = rb_seli(r, rb_set(hi), m_not(rb_lt(f, rb_setf((float)hi))));
+    r = rb_seli(r, rb_set(lo), m_not(rb_gt(f, rb_setf((float)lo))));
     return r;
 }
 
@@ -179,7 +199,7 @@ OP_VINLINE vi rb_trunc_clamp(vf f, int lo, int hi)
  * its vertex, the crossing points, and per lane and side (1, or 2: δ <= 0, out2) the
  * signature of the candidates that side keeps. */
 typedef struct rb_edges {
-    vi cross[K], keep1[K]; /* keep1: the vertex is a candidate of side 1 */
+    vm cross[K], keep1[K]; /* keep1: the vertex is a candidate of side 1 */
     vi sig[2]; /* per lane and side, bit j: candidate j (c0 a0 c1 a1 ..) is kept */
     vf cp[3][K]; /* crossing point of edge (slot - 1) -> slot */
 } rb_edges;
@@ -187,7 +207,7 @@ typedef struct rb_edges {
 /* Side 1 keeps a vertex with δ > 0 after a crossing, δ >= 0 otherwise; side 2 δ < 0,
  * δ <= 0 (without NaN, δ < 0 is !(δ >= 0) and δ <= 0 is !(δ > 0)). Lanes outside act are
  * never read (their edges may be skipped). */
-OP_VINLINE void rb_edges_of(const rb_poly *p, int axis, vf plane, int nc, rb_edges *e, vi act)
+OP_VINLINE void rb_edges_of(const rb_poly *p, int axis, vf plane, int nc, rb_edges *e, vm act)
 {
     const int top = p->top;
     vf lastc[3];
@@ -202,30 +222,30 @@ OP_VINLINE void rb_edges_of(const rb_poly *p, int axis, vf plane, int nc, rb_edg
         for (int c = 0; c < nc; c++)
             lastc[c] = p->c[c][0];
         for (int i = 1; i < top; i++) {
-            const vi m = rb_eq(last_i, rb_set(i));
+            const vm m = rb_eq(last_i, rb_set(i));
             for (int c = 0; c < nc; c++)
                 lastc[c] = rb_sel(lastc[c], p->c[c][i], m);
         }
     }
     const vf zero = rv_setzero_ps();
     vf db = rv_sub_ps(plane, lastc[axis]);
-    vi geb = rb_ge(db, zero);
+    vm geb = rb_ge(db, zero);
     e->sig[0] = e->sig[1] = rv_setzero_si();
     for (int i = 0; i < top; i++) {
         const vf d = rv_sub_ps(plane, p->c[axis][i]);
-        const vi ge = rb_ge(d, zero), gt = rb_gt(d, zero);
-        const vi valid = rb_gti(p->n, rb_set(i));
-        const vi cross = rb_and(valid, rb_xor(ge, geb));
+        const vm ge = rb_ge(d, zero), gt = rb_gt(d, zero);
+        const vm valid = rb_gti(p->n, rb_set(i));
+        const vm cross = m_and(valid, m_xor(ge, geb));
         e->cross[i] = cross;
         /* Side 1: cross ? gt : ge, side 2: !(cross ? ge : gt); gt implies ge. */
-        const vi keep1 = rb_and(valid, rb_or(gt, rb_andnot(cross, ge)));
-        const vi keep2 = rb_andnot(rb_and(ge, rb_or(gt, cross)), valid);
+        const vm keep1 = m_and(valid, m_or(gt, m_andnot(cross, ge)));
+        const vm keep2 = m_andnot(m_and(ge, m_or(gt, cross)), valid);
         e->keep1[i] = keep1;
         geb = ge;
-        const vi cb = rb_and(cross, rb_set(1 << 2 * i)), kb = rb_set(2 << 2 * i);
-        e->sig[0] = rb_or(e->sig[0], rb_or(cb, rb_and(keep1, kb)));
-        e->sig[1] = rb_or(e->sig[1], rb_or(cb, rb_and(keep2, kb)));
-        if (rb_any(rb_and(cross, act))) {
+        const vi cb = m_keep(cross, rb_set(1 << 2 * i)), kb = rb_set(2 << 2 * i);
+        e->sig[0] = rb_or(e->sig[0], rb_or(cb, m_keep(keep1, kb)));
+        e->sig[1] = rb_or(e->sig[1], rb_or(cb, m_keep(keep2, kb)));
+        if (m_any(m_and(cross, act))) {
             const vf s = rv_div_ps(db, rv_sub_ps(db, d));
             for (int c = 0; c < nc; c++) {
                 const vf b = i ? p->c[c][i - 1] : lastc[c];
@@ -248,7 +268,7 @@ OP_VINLINE void rb_edges_of(const rb_poly *p, int axis, vf plane, int nc, rb_edg
  * most compactions have one group (and lanes whose side keeps nothing, count 0).
  * Lanes outside act get slots that are never read. */
 OP_VINLINE void rb_compact(const rb_poly *p, const rb_edges *e, int side, int nc, rb_poly *o,
-                           vi *over, vi act)
+                           vm *over, vm act)
 {
     const unsigned am = (unsigned)rb_movemask(act);
     const vi sig = e->sig[side - 1];
@@ -260,7 +280,7 @@ OP_VINLINE void rb_compact(const rb_poly *p, const rb_edges *e, int side, int nc
     int filled = 0, top = 0; /* slots [0, filled) written */
     while (left) {
         const int32_t s0 = sg[__builtin_ctz(left)];
-        const vi g = rb_eq(sig, rb_set(s0));
+        const vm g = rb_eq(sig, rb_set(s0));
         left &= ~(unsigned)rb_movemask(g);
         int m = 0;
         for (unsigned bits = (unsigned)s0; bits; bits &= bits - 1) {
@@ -283,7 +303,7 @@ OP_VINLINE void rb_compact(const rb_poly *p, const rb_edges *e, int side, int nc
             top = m;
         filled = top < K ? top : K;
     }
-    *over = rb_or(*over, rb_and(act, rb_gti(n, rb_set(K))));
+    *over = m_or(*over, m_and(act, rb_gti(n, rb_set(K))));
     o->n = n;
     o->top = top < K ? top : K;
 }
@@ -293,28 +313,27 @@ OP_VINLINE void rb_compact(const rb_poly *p, const rb_edges *e, int side, int nc
 static unsigned OP_FN(rb_clip)(const op_clip_grid *g, op_clip_batch *b, int h, int lanes, int z_emit,
                         int x_lo, int x_hi)
 {
-    const vi lane_ok = rb_gti(rb_set(lanes), rb_iota());
-    vi over = rb_andnot(lane_ok, rb_set(-1)); /* lanes past `lanes`: not ours */
+    const vm lane_ok = rb_gti(rb_set(lanes), rb_iota());
+    vm over = m_not(lane_ok); /* lanes past `lanes`: not ours */
     rb_poly P;
     P.n = rv_loadu_si((const void *)(b->n + h));
-    over = rb_or(over, rb_or(rb_gti(P.n, rb_set(K)), rb_gti(rb_set(0), P.n)));
+    over = m_or(over, m_or(rb_gti(P.n, rb_set(K)), rb_gti(rb_set(0), P.n)));
     for (int k = 0; k < K; k++) {
-        const vi valid = rb_gti(P.n, rb_set(k));
+        const vm valid = rb_gti(P.n, rb_set(k));
         for (int c = 0; c < 3; c++) {
             /* Slots past a lane's count read as 0. */
-            P.c[c][k] = rv_and_ps(rv_loadu_ps(b->v[3 * k + c] + h),
-                                           rv_castsi_ps(valid));
+            P.c[c][k] = m_keepf(valid, rv_loadu_ps(b->v[3 * k + c] + h));
             const vf a = rv_andnot_ps(rb_setf(-0.0f), P.c[c][k]);
-            over = rb_or(over, rb_andnot(rb_le(a, rb_setf(RB_LIMIT)), rb_set(-1)));
+            over = m_or(over, m_not(rb_le(a, rb_setf(RB_LIMIT))));
         }
     }
-    P.top = rb_hmax(rb_andnot(over, P.n));
+    P.top = rb_hmax(m_clear(over, P.n));
     const vi z0 = rv_loadu_si((const void *)(b->z0 + h));
     const vi nrows = rv_sub_epi32(rv_loadu_si((const void *)(b->z1 + h)), z0);
-    over = rb_or(over, rb_gti(nrows, rb_set(OP_CLIP_BATCH_ROWS - 1)));
-    over = rb_or(over, rb_gti(rb_set(0), nrows));
+    over = m_or(over, rb_gti(nrows, rb_set(OP_CLIP_BATCH_ROWS - 1)));
+    over = m_or(over, rb_gti(rb_set(0), nrows));
     vi pm = rv_setzero_si(); /* piece bits */
-    const int rows = rb_hmax(rb_andnot(over, nrows)) + 1;
+    const int rows = rb_hmax(m_clear(over, nrows)) + 1;
     const vf cs = rb_setf(g->cs), bx = rb_setf(g->bmin[0]), bz = rb_setf(g->bmin[2]);
     const vf ics = rb_setf(g->ics), ich = rb_setf(g->ich), by = rb_setf(g->bmin[1]);
     const vf top_y = rb_setf(g->by), zero = rv_setzero_ps();
@@ -323,8 +342,8 @@ static unsigned OP_FN(rb_clip)(const op_clip_grid *g, op_clip_batch *b, int h, i
     rb_poly PB, QA, QB; /* P's other buffer; a row piece and its column remainder */
     rb_poly *pp = &P, *pr = &PB;
     for (int r = 0; r < rows; r++) {
-        const vi act = rb_andnot(over, rb_gti(rv_add_epi32(nrows, rb_set(1)), rb_set(r)));
-        if (!rb_any(act))
+        const vm act = m_andnot(over, rb_gti(rv_add_epi32(nrows, rb_set(1)), rb_set(r)));
+        if (!m_any(act))
             break;
         const vi z = rv_add_epi32(z0, rb_set(r));
         const vf plane = rv_add_ps(
@@ -332,15 +351,15 @@ static unsigned OP_FN(rb_clip)(const op_clip_grid *g, op_clip_batch *b, int h, i
         rb_edges e;
         rb_edges_of(pp, 2, plane, 3, &e, act);
         rb_poly *Q = &QA;
-        vi ov = rv_setzero_si();
+        vm ov = m_none();
         rb_compact(pp, &e, 1, 2, Q, &ov, act);
         rb_compact(pp, &e, 2, 3, pr, &ov, act);
-        over = rb_or(over, rb_and(act, ov));
+        over = m_or(over, m_and(act, ov));
         /* The rest goes on in the lanes of this row. When those are all the lanes still
          * ours (a batch of one shape class has the same rows in every lane), the rest is
          * the polygon: the buffers swap (a lane that left is never read again). */
-        const vi ract = rb_andnot(over, act);
-        if (!rb_any(rb_andnot(ract, rb_andnot(over, rb_set(-1))))) {
+        const vm ract = m_andnot(over, act);
+        if (!m_any(m_andnot(ract, m_not(over)))) {
             rb_poly *t = pp;
             pp = pr;
             pr = t;
@@ -349,37 +368,37 @@ static unsigned OP_FN(rb_clip)(const op_clip_grid *g, op_clip_batch *b, int h, i
                 for (int k = 0; k < pr->top; k++)
                     pp->c[c][k] = rb_sel(pp->c[c][k], pr->c[c][k], ract);
             pp->n = rb_seli(pp->n, pr->n, ract);
-            const int t = rb_hmax(rb_andnot(over, pp->n));
+            const int t = rb_hmax(m_clear(over, pp->n));
             pp->top = t > pr->top ? t : pr->top;
         }
         /* Row pieces of 3+ vertices in rows >= z_emit, >= 0. */
-        vi rowact = rb_and(ract, rb_gti(Q->n, rb_set(2)));
-        rowact = rb_and(rowact, rb_gti(z, rb_set((z_emit > 0 ? z_emit : 0) - 1)));
-        if (!rb_any(rowact))
+        vm rowact = m_and(ract, rb_gti(Q->n, rb_set(2)));
+        rowact = m_and(rowact, rb_gti(z, rb_set((z_emit > 0 ? z_emit : 0) - 1)));
+        if (!m_any(rowact))
             continue;
         vf mnx = inf, mxx = ninf;
         for (int k = 0; k < Q->top; k++) {
-            const vi m = rb_gti(Q->n, rb_set(k));
+            const vm m = rb_gti(Q->n, rb_set(k));
             mnx = rv_min_ps(mnx, rb_sel(inf, Q->c[0][k], m));
             mxx = rv_max_ps(mxx, rb_sel(ninf, Q->c[0][k], m));
         }
         /* op_clip_row_columns. */
         vi xa = rb_trunc_clamp(rv_mul_ps(rv_sub_ps(mnx, bx), ics), -2, g->w);
         vi xb = rb_trunc_clamp(rv_mul_ps(rv_sub_ps(mxx, bx), ics), -2, g->w);
-        rowact = rb_andnot(rb_or(rb_gti(rb_set(0), xb), rb_gti(xa, rb_set(g->w - 1))), rowact);
+        rowact = m_andnot(m_or(rb_gti(rb_set(0), xb), rb_gti(xa, rb_set(g->w - 1))), rowact);
         xa = rv_max_epi32(xa, rb_set(-1));
         xb = rv_min_epi32(xb, rb_set(g->w - 1));
         xb = rv_min_epi32(xb, rb_set(x_hi));
         const vi ncols = rv_sub_epi32(xb, xa); /* columns - 1 */
-        over = rb_or(over, rb_and(rowact, rb_gti(ncols, rb_set(OP_CLIP_BATCH_COLS - 1))));
-        rowact = rb_andnot(over, rowact);
-        rowact = rb_and(rowact, rb_gti(ncols, rb_set(-1)));
-        if (!rb_any(rowact))
+        over = m_or(over, m_and(rowact, rb_gti(ncols, rb_set(OP_CLIP_BATCH_COLS - 1))));
+        rowact = m_andnot(over, rowact);
+        rowact = m_and(rowact, rb_gti(ncols, rb_set(-1)));
+        if (!m_any(rowact))
             continue;
         rv_storeu_si((void *)(b->x0[r] + h), xa);
-        const int cols = rb_hmax(rb_and(rowact, ncols)) + 1;
+        const int cols = rb_hmax(m_keep(rowact, ncols)) + 1;
         for (int c = 0; c < cols; c++) {
-            const vi cact = rb_and(rowact, rb_gti(ncols, rb_set(c - 1)));
+            const vm cact = m_and(rowact, rb_gti(ncols, rb_set(c - 1)));
             const vi x = rv_add_epi32(xa, rb_set(c));
             const vf xp = rv_add_ps(
                 rv_add_ps(bx, rv_mul_ps(rv_cvtepi32_ps(x), cs)), cs);
@@ -389,18 +408,18 @@ static unsigned OP_FN(rb_clip)(const op_clip_grid *g, op_clip_batch *b, int h, i
             vi cnt = rv_setzero_si();
             vf lo = inf, hi = ninf;
             for (int k = 0; k < Q->top; k++) {
-                const vi kc = ce.cross[k], ka = ce.keep1[k];
-                cnt = rv_sub_epi32(rv_sub_epi32(cnt, kc), ka);
+                const vm kc = ce.cross[k], ka = ce.keep1[k];
+                cnt = m_inc(m_inc(cnt, kc), ka);
                 lo = rv_min_ps(lo, rb_sel(inf, ce.cp[1][k], kc));
                 hi = rv_max_ps(hi, rb_sel(ninf, ce.cp[1][k], kc));
                 lo = rv_min_ps(lo, rb_sel(inf, Q->c[1][k], ka));
                 hi = rv_max_ps(hi, rb_sel(ninf, Q->c[1][k], ka));
             }
-            vi emit = rb_and(cact, rb_gti(cnt, rb_set(2)));
-            emit = rb_and(emit, rb_gti(x, rb_set(xl - 1)));
+            vm emit = m_and(cact, rb_gti(cnt, rb_set(2)));
+            emit = m_and(emit, rb_gti(x, rb_set(xl - 1)));
             /* op_clip_piece_span. */
             vf ymin = rv_sub_ps(lo, by), ymax = rv_sub_ps(hi, by);
-            emit = rb_andnot(rb_or(rb_lt(ymax, zero), rb_gt(ymin, top_y)), emit);
+            emit = m_andnot(m_or(rb_lt(ymax, zero), rb_gt(ymin, top_y)), emit);
             ymin = rb_sel(ymin, zero, rb_lt(ymin, zero));
             ymax = rb_sel(ymax, top_y, rb_gt(ymax, top_y));
             const vf fl = rb_floor(rv_mul_ps(ymin, ich));
@@ -411,18 +430,18 @@ static unsigned OP_FN(rb_clip)(const op_clip_grid *g, op_clip_batch *b, int h, i
             const int slot = r * OP_CLIP_BATCH_COLS + c;
             rv_storeu_si((void *)(b->smin[slot] + h), smin);
             rv_storeu_si((void *)(b->smax[slot] + h), smax);
-            pm = rb_or(pm, rb_and(emit, rb_set(1 << slot)));
+            pm = rb_or(pm, m_keep(emit, rb_set(1 << slot)));
             if (c + 1 == cols)
                 break; /* the remainder is not needed */
             /* The remainder goes on in the lanes that have more columns; the others
              * never read the row piece again, so the buffers swap. */
             rb_poly *Q2 = Q == &QA ? &QB : &QA;
-            vi ov2 = rv_setzero_si();
-            const vi more = rb_and(cact, rb_gti(ncols, rb_set(c)));
+            vm ov2 = m_none();
+            const vm more = m_and(cact, rb_gti(ncols, rb_set(c)));
             rb_compact(Q, &ce, 2, 2, Q2, &ov2, more);
-            over = rb_or(over, rb_and(more, ov2));
+            over = m_or(over, m_and(more, ov2));
             Q = Q2;
-            rowact = rb_andnot(over, rowact);
+            rowact = m_andnot(over, rowact);
         }
     }
     rv_storeu_si((void *)(b->mask + h), pm);
