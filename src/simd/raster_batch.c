@@ -46,10 +46,12 @@ OP_CLIP_BATCH_FN(OP_FN(op_clip_batch))
 #define K OP_CLIP_BATCH_VERTS
 #define RB_LIMIT 1.329228e36f /* 2^120 */
 
-/* The lane primitives: RB_W lanes of 32 bits, lane masks as all-ones lanes. avx512 runs
- * 16 lanes in one 512-bit vector (a batch's two halves share every instruction: the
- * scalar bookkeeping of a split, its branches and its chain of masks are paid once for
- * sixteen triangles); avx2 runs the batch as two halves of 8. */
+/* The lane primitives: RB_W lanes of 32 bits; lane masks (vm) are mask registers on
+ * avx512 and all-ones lanes on avx2. avx512 runs a batch's 16 lanes in one 512-bit
+ * vector: Zen 4 executes a 512-bit operation as two 256-bit halves, so the arithmetic
+ * per lane costs the same, but the scalar bookkeeping of every split (its signature
+ * groups, branches and movemasks) and the chain of masks are paid once for sixteen
+ * triangles instead of eight. avx2 runs the batch as two halves of 8 (rb_clip twice). */
 #if OP_VEC_BITS >= 512 && defined(__AVX512F__) && defined(__AVX512DQ__)
 #include <immintrin.h>
 typedef __m512 vf;
@@ -90,12 +92,7 @@ OP_VINLINE vf rb_ceil(vf a)
 {
     return _mm512_roundscale_ps(a, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
 }
-#define rv_castsi_ps _mm512_castsi512_ps
-#define rv_castps_si _mm512_castps_si512
-#define rv_and_si _mm512_and_si512
 #define rv_or_si _mm512_or_si512
-#define rv_andnot_si _mm512_andnot_si512
-#define rv_xor_si _mm512_xor_si512
 #define rv_setzero_si _mm512_setzero_si512
 #define rv_loadu_si _mm512_loadu_si512
 #define rv_storeu_si _mm512_storeu_si512
@@ -141,12 +138,7 @@ OP_VINLINE int rb_hmax(vi v)
 OP_VINLINE vi rb_iota(void) { return simde_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7); }
 OP_VINLINE vf rb_floor(vf a) { return simde_mm256_floor_ps(a); }
 OP_VINLINE vf rb_ceil(vf a) { return simde_mm256_ceil_ps(a); }
-#define rv_castsi_ps simde_mm256_castsi256_ps
-#define rv_castps_si simde_mm256_castps_si256
-#define rv_and_si simde_mm256_and_si256
 #define rv_or_si simde_mm256_or_si256
-#define rv_andnot_si simde_mm256_andnot_si256
-#define rv_xor_si simde_mm256_xor_si256
 #define rv_setzero_si simde_mm256_setzero_si256
 #define rv_loadu_si simde_mm256_loadu_si256
 #define rv_storeu_si simde_mm256_storeu_si256
@@ -161,7 +153,6 @@ OP_VINLINE vf rb_ceil(vf a) { return simde_mm256_ceil_ps(a); }
 #define rv_div_ps RV(div_ps)
 #define rv_min_ps RV(min_ps)
 #define rv_max_ps RV(max_ps)
-#define rv_and_ps RV(and_ps)
 #define rv_andnot_ps RV(andnot_ps)
 #define rv_cvtepi32_ps RV(cvtepi32_ps)
 #define rv_cvttps_epi32 RV(cvttps_epi32)
@@ -171,10 +162,7 @@ OP_VINLINE vf rb_ceil(vf a) { return simde_mm256_ceil_ps(a); }
 #define rv_loadu_ps RV(loadu_ps)
 #define rv_storeu_ps RV(storeu_ps)
 
-OP_VINLINE vi rb_and(vi a, vi b) { return rv_and_si(a, b); }
 OP_VINLINE vi rb_or(vi a, vi b) { return rv_or_si(a, b); }
-OP_VINLINE vi rb_andnot(vi a, vi b) { return rv_andnot_si(a, b); } /* ~a & b */
-OP_VINLINE vi rb_xor(vi a, vi b) { return rv_xor_si(a, b); }
 OP_VINLINE vi rb_set(int x) { return rv_set1_epi32(x); }
 OP_VINLINE vf rb_setf(float x) { return rv_set1_ps(x); }
 

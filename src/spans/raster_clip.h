@@ -80,7 +80,7 @@ OP_CLIP_ROWS_FN(op_clip_rows_scalar);
  * (a polygon over OP_CLIP_BATCH_VERTS vertices, so that no split can reach
  * OP_CLIP_MAX_VERTS; more rows or columns; coordinates
  * beyond 2^120) is a bit of the returned mask: the caller clips that triangle alone. */
-#define OP_CLIP_BATCH 16
+#define OP_CLIP_BATCH 16 /* one 512-bit vector a coordinate on avx512, two halves on avx2 */
 #define OP_CLIP_BATCH_ROWS 4
 #define OP_CLIP_BATCH_COLS 4
 #define OP_CLIP_BATCH_VERTS 6
