@@ -2,8 +2,9 @@
  * OP_CLIP_BATCH_FN). Scalar twin: op_clip_batch_scalar (src/scalar/raster_clip.c), which
  * runs op_clip_rows_scalar, Recast's rasterizeTri/dividePoly, per lane.
  *
- * Lane l of every vector is triangle (or carried polygon) l of the batch: a polygon is OP_CLIP_BATCH_VERTS
- * vertex slots, each slot one vector per coordinate (structure of arrays), with a
+ * Lane l of every vector is triangle (or carried polygon) h + l of the batch (h = 0 on
+ * avx512, whose vectors hold all 16; 0 and 8 on avx2, which runs two halves): a polygon
+ * is OP_CLIP_BATCH_VERTS vertex slots, each slot one vector per coordinate (structure of arrays), with a
  * vertex count per lane. A split of dividePoly is, slot by slot, the scalar twin's
  * operations on the scalar twin's operands in every lane: δ = plane − v, the edge
  * b -> a from the previous slot (slot 0: the lane's last vertex), the crossing point
@@ -33,7 +34,7 @@
 OP_CLIP_BATCH_FN(OP_FN(op_clip_batch));
 
 #if OP_VEC_BITS < 256
-/* Variants of 128-bit vectors have no batch kernel (emulated, its 8 lanes would cost
+/* Variants of 128-bit vectors have no batch kernel (emulated, its lanes would cost
  * more than they save, and compile slowly): the init ladder leaves the scalar twin in
  * the slot, and the rasterizer then clips every triangle alone. */
 OP_CLIP_BATCH_FN(OP_FN(op_clip_batch))
