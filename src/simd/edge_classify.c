@@ -22,6 +22,34 @@
 #define EC_MASKS 0
 #endif
 
+/* Prefetch distance in spans. The kernel is the first to touch the links, mutual bits
+ * and the next row's regions (the +z prediction) of a step: without hints every call
+ * (4096 spans between the trace's runs) stalls on them, with the hardware's streams
+ * restarting. Hints only: no value depends on them. */
+#ifndef EC_PF
+#define EC_PF 512u
+#endif
+
+#if defined(__GNUC__)
+#define EC_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define EC_PREFETCH(p) ((void)(p))
+#endif
+/* The step EC_PF spans after s: its links and mutual bits, and the regions of the +z
+ * prediction p1 (n, the span count, is above EC_PF). */
+#define EC_PREFETCH_STEP(s, p1)                                                                \
+    do {                                                                                       \
+        if ((s) < n - EC_PF) {                                                                 \
+            EC_PREFETCH(l0 + (s) + EC_PF);                                                     \
+            EC_PREFETCH(l1 + (s) + EC_PF);                                                     \
+            EC_PREFETCH(l2 + (s) + EC_PF);                                                     \
+            EC_PREFETCH(l3 + (s) + EC_PF);                                                     \
+            EC_PREFETCH(mutual + (s) + EC_PF);                                                 \
+        }                                                                                      \
+        if ((p1) < n - EC_PF)                                                                  \
+            EC_PREFETCH(region + (p1) + EC_PF);                                                \
+    } while (0)
+
 #if !EC_MASKS
 /* Spans per step of the generic path: 16 (one mask store), 8 for 128-bit vectors. */
 #ifndef EC_STEP
@@ -79,6 +107,7 @@ static void edge_classify_body(const op_chf *chf, const uint32_t *region, uint32
         const uint32_t lim = n - VW;
         const uint32_t *const l0 = chf->link[0], *const l1 = chf->link[1],
                        *const l2 = chf->link[2], *const l3 = chf->link[3];
+        const int pf = n > EC_PF;
         const uint8_t *const mutual = chf->mutual;
         /* Predicted run starts: -x and +x from the span order, +z and -z learnt. */
         uint32_t p0 = s - 1, p1 = OP_NO_LINK, p2 = s + 1, p3 = OP_NO_LINK;
@@ -102,6 +131,8 @@ static void edge_classify_body(const op_chf *chf, const uint32_t *region, uint32
                 _mm_storeu_si128((__m128i *)(void *)(mask + s), _mm_setzero_si128());
                 continue;
             }
+            if (pf)
+                EC_PREFETCH_STEP(s, p1);
             const __m128i mu = _mm_loadu_si128((const __m128i *)(const void *)(mutual + s));
             const __mmask16 w0 = _mm_test_epi8_mask(mu, b1), w1 = _mm_test_epi8_mask(mu, b2),
                             w2 = _mm_test_epi8_mask(mu, b4), w3 = _mm_test_epi8_mask(mu, b8);
@@ -168,6 +199,8 @@ static void edge_classify_body(const op_chf *chf, const uint32_t *region, uint32
                 p0 += EC_STEP, p1 += EC_STEP, p2 += EC_STEP, p3 += EC_STEP;
                 continue;
             }
+            if (pf)
+                EC_PREFETCH_STEP(s, p1);
             ec_load_mu(mutual + s, mu);
             const vu32 q0 = v_set1(p0), q1 = v_set1(p1), q2 = v_set1(p2),
                        q3 = v_set1(p3);
