@@ -609,6 +609,26 @@ static inline uint64_t boundary_bits(const uint8_t *mask, uint32_t k)
     return w;
 }
 
+/* Fetches what the pass first touches a row later, one 64-span word ahead of base: the
+ * floors of the spans about a row on (row_spans, the mean spans per row; the vertex Y of
+ * §9.1 reads the +z neighbours' floors) and cell_first about a row on from the cell of
+ * base (guessed from c, the cell of the last boundary span: cell_of's guesses land there a
+ * row later). The classification kernel does not read either. Hints only: nothing depends
+ * on them. */
+static inline void prefetch_row_ahead(const op_chf *chf, uint32_t base, size_t row_spans,
+                                      uint32_t c, size_t cells)
+{
+    if ((size_t)base + row_spans + 128 < chf->span_count) { /* 64 floors: 2 lines */
+        __builtin_prefetch(chf->y + base + row_spans + 64);
+        __builtin_prefetch(chf->y + base + row_spans + 96);
+    }
+    const uint32_t fc = chf->cell_first[c];
+    const size_t gc = (size_t)c + chf->width + 64 + (base > fc ? base - fc : 0);
+    if (gc + 64 < cells) /* about 64 cells: 4 lines */
+        for (int k = 0; k < 4; k++)
+            __builtin_prefetch(chf->cell_first + gc + 16 * k);
+}
+
 /* The pass over the segment, TRACE_SUB spans at a time, classified one row ahead (the
  * successors lie in the rows next to the edge). */
 static void trace_segment(const trace_in *t, trace_seg *g, uint8_t segi)
@@ -620,6 +640,7 @@ static void trace_segment(const trace_in *t, trace_seg *g, uint8_t segi)
     if (g->s0 >= g->s1)
         return;
     uint32_t c = op_chf_span_cell(chf, g->s0), cl = c, cur = NONE;
+    const size_t row_spans = D ? chf->span_count / D : 0;
     int32_t x = 0, z = 0;
     size_t e = 0;
     for (uint32_t s0 = g->s0; s0 < g->s1;) {
@@ -637,6 +658,7 @@ static void trace_segment(const trace_in *t, trace_seg *g, uint8_t segi)
         if (classify_ahead(t, g, (uint32_t)ahead))
             return;
         for (uint32_t base = s0; base < s1; base += 64) {
+            prefetch_row_ahead(chf, base, row_spans, c, cells);
             /* the spans with a boundary edge, 64 at a time: one loop exit per word */
             for (uint64_t w = boundary_bits(mask + base, s1 - base < 64 ? s1 - base : 64); w;
                  w &= w - 1) {
