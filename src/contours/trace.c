@@ -614,20 +614,21 @@ static inline uint64_t boundary_bits(const uint8_t *mask, uint32_t k)
  * §9.1 reads the +z neighbours' floors) and cell_first about a row on from the cell of
  * base (guessed from c, the cell of the last boundary span: cell_of's guesses land there a
  * row later). The classification kernel does not read either. Hints only: nothing depends
- * on them. */
-static inline void prefetch_row_ahead(const op_chf *chf, uint32_t base, size_t row_spans,
-                                      uint32_t c, size_t cells)
-{
-    if ((size_t)base + row_spans + 128 < chf->span_count) { /* 64 floors: 2 lines */
-        __builtin_prefetch(chf->y + base + row_spans + 64);
-        __builtin_prefetch(chf->y + base + row_spans + 96);
-    }
-    const uint32_t fc = chf->cell_first[c];
-    const size_t gc = (size_t)c + chf->width + 64 + (base > fc ? base - fc : 0);
-    if (gc + 64 < cells) /* about 64 cells: 4 lines */
-        for (int k = 0; k < 4; k++)
-            __builtin_prefetch(chf->cell_first + gc + 16 * k);
-}
+ * on them. (A macro: GCC finds a helper function holding only prefetches pure and drops
+ * its call as dead.) */
+#define PREFETCH_ROW_AHEAD(chf, base, row_spans, c, cells)                                     \
+    do {                                                                                       \
+        if ((size_t)(base) + (row_spans) + 128 < (chf)->span_count) { /* 64 floors */          \
+            __builtin_prefetch((chf)->y + (base) + (row_spans) + 64);                          \
+            __builtin_prefetch((chf)->y + (base) + (row_spans) + 96);                          \
+        }                                                                                      \
+        const uint32_t pr_fc = (chf)->cell_first[(c)];                                         \
+        const size_t pr_gc =                                                                   \
+            (size_t)(c) + (chf)->width + 64 + ((base) > pr_fc ? (base) - pr_fc : 0);           \
+        if (pr_gc + 64 < (cells)) /* about 64 cells: 4 lines */                                \
+            for (int pr_k = 0; pr_k < 4; pr_k++)                                               \
+                __builtin_prefetch((chf)->cell_first + pr_gc + 16 * pr_k);                     \
+    } while (0)
 
 /* The pass over the segment, TRACE_SUB spans at a time, classified one row ahead (the
  * successors lie in the rows next to the edge). */
@@ -658,7 +659,7 @@ static void trace_segment(const trace_in *t, trace_seg *g, uint8_t segi)
         if (classify_ahead(t, g, (uint32_t)ahead))
             return;
         for (uint32_t base = s0; base < s1; base += 64) {
-            prefetch_row_ahead(chf, base, row_spans, c, cells);
+            PREFETCH_ROW_AHEAD(chf, base, row_spans, c, cells);
             /* the spans with a boundary edge, 64 at a time: one loop exit per word */
             for (uint64_t w = boundary_bits(mask + base, s1 - base < 64 ? s1 - base : 64); w;
                  w &= w - 1) {
