@@ -423,6 +423,71 @@ OP_VINLINE void store_run_u8(uint8_t *p, vu32 v, uint32_t n)
 #endif
 }
 
+#if OP_LINK_PAIRS
+/* Lanes whose cell and four neighbours hold at most one span each (bit i: cell c + i). */
+OP_VINLINE uint32_t lanes_01(const uint32_t *cc, size_t c, size_t w)
+{
+    const __m512i one = _mm512_set1_epi32(1);
+    return (uint32_t)(_mm512_cmple_epu32_mask(_mm512_loadu_si512((const void *)(cc + c)), one) &
+                      _mm512_cmple_epu32_mask(_mm512_loadu_si512((const void *)(cc + c - 1)), one) &
+                      _mm512_cmple_epu32_mask(_mm512_loadu_si512((const void *)(cc + c + 1)), one) &
+                      _mm512_cmple_epu32_mask(_mm512_loadu_si512((const void *)(cc + c + w)), one) &
+                      _mm512_cmple_epu32_mask(_mm512_loadu_si512((const void *)(cc + c - w)), one));
+}
+
+/* The u16 values of the lanes in has (cells holding one span, in a run of cells holding
+ * at most one): they are consecutive from p, one per lane of has in lane order (the cells
+ * between hold none). A masked load of exactly those, spread by an expand. */
+OP_VINLINE __m512i load_spread_u16(const uint16_t *p, __mmask16 has)
+{
+    const unsigned k = (unsigned)__builtin_popcount((unsigned)has);
+    const __m256i v = _mm256_maskz_loadu_epi16((__mmask16)((1u << k) - 1), p);
+    return _mm512_maskz_expand_epi32(has, _mm512_cvtepu16_epi32(v));
+}
+
+/* The cells c + i, i in run (a prefix of the lanes), each of which and each of whose
+ * neighbours holds at most one span (the empty cells of an open world: steep ground,
+ * eroded edges; they would cut a one-span run). As the one-span runs, with the spans
+ * spread into the cells' lanes: the cell's own (from cell_first[c]) and every
+ * direction's (from the neighbour's cell_first; the link is that cell's cell_first).
+ * A link needs spans on both sides, and with one span each it is mutual. The lanes of
+ * cells that hold a span are compressed back to the cell's spans [s, s + k) and stored
+ * with a mask: nothing else is read or written. */
+static void link_run01(op_chf *chf, size_t c, size_t w, __mmask16 run, uint8_t *mutual,
+                       __m512i whm1, __m512i vwc, __m512i nwc)
+{
+    const uint32_t *cf = chf->cell_first, *cc = chf->cell_count;
+    const __m512i one = _mm512_set1_epi32(1), none = _mm512_set1_epi32((int)OP_NO_LINK);
+    const __mmask16 self =
+        _mm512_mask_cmpeq_epi32_mask(run, _mm512_loadu_si512((const void *)(cc + c)), one);
+    const uint32_t s = cf[c];
+    const __mmask16 km = (__mmask16)((1u << __builtin_popcount((unsigned)self)) - 1);
+    const __m512i sy = load_spread_u16(chf->y + s, self);
+    const __m512i stop = _mm512_add_epi32(sy, load_spread_u16(chf->h + s, self));
+    const size_t nc[4] = {c - 1, c + w, c + 1, c - w};
+    __m512i mb = _mm512_setzero_si512();
+    OP_UNROLL4
+    for (int d = 0; d < 4; d++) {
+        const __mmask16 has =
+            _mm512_mask_cmpeq_epi32_mask(run, _mm512_loadu_si512((const void *)(cc + nc[d])), one);
+        const uint32_t t0 = cf[nc[d]];
+        const __m512i ty = load_spread_u16(chf->y + t0, has);
+        const __m512i ttop = _mm512_add_epi32(ty, load_spread_u16(chf->h + t0, has));
+        const __m512i gap = _mm512_sub_epi32(_mm512_min_epi32(stop, ttop), _mm512_max_epi32(sy, ty));
+        const __m512i dy = _mm512_sub_epi32(ty, sy);
+        const __mmask16 ok = _mm512_mask_cmpgt_epi32_mask(has & self, gap, whm1) &
+                             _mm512_cmple_epi32_mask(dy, vwc) & _mm512_cmple_epi32_mask(nwc, dy);
+        const __m512i l =
+            _mm512_mask_mov_epi32(none, ok, _mm512_loadu_si512((const void *)(cf + nc[d])));
+        mb = _mm512_mask_or_epi32(mb, ok, mb, _mm512_set1_epi32(1 << d));
+        _mm512_mask_storeu_epi32(chf->link[d] + s, km, _mm512_maskz_compress_epi32(self, l));
+    }
+    if (mutual)
+        _mm_mask_storeu_epi8(mutual + s, km,
+                             _mm512_cvtepi32_epi8(_mm512_maskz_compress_epi32(self, mb)));
+}
+#endif
+
 void OP_FN(op_link_row)(op_chf *chf, uint32_t z, uint8_t *mutual)
 {
     const uint32_t w = chf->width, dpt = chf->depth;
@@ -452,6 +517,22 @@ void OP_FN(op_link_row)(op_chf *chf, uint32_t z, uint8_t *mutual)
                 v_nz(v_and(v_and(v_one(cc + c), v_one(cc + c - 1)),
                            v_and(v_one(cc + c + 1), v_and(v_one(cc + c + w), v_one(cc + c - w)))));
             const uint32_t run = m == OP_ALL_LANES ? VW : (uint32_t)__builtin_ctz(~m);
+#if OP_LINK_PAIRS
+            if (run < VW) {
+                /* Cut short: the prefix of cells holding at most one span (a superset). */
+                const uint32_t m01 = lanes_01(cc, c, w);
+                const uint32_t r01 = m01 == OP_ALL_LANES ? VW : (uint32_t)__builtin_ctz(~m01);
+                if (r01 > 0) {
+                    link_run01(chf, c, w, (__mmask16)((1u << r01) - 1), mutual, whm1, vwc, nwc);
+                    x += r01;
+                    continue;
+                }
+                link_cells_lanes(chf, z, x, x + (m01 ? (uint32_t)__builtin_ctz(m01) : VW),
+                                 mutual, whm1, vwc, nwc);
+                x += m01 ? (uint32_t)__builtin_ctz(m01) : VW;
+                continue;
+            }
+#endif
             const uint32_t s = cf[c], su = cf[c + w], sd = cf[c - w];
             if (run > 0 && (run == VW || (s >= 1 && (uint64_t)s + VW + 1 <= n &&
                                           (uint64_t)su + VW <= n && (uint64_t)sd + VW <= n))) {
