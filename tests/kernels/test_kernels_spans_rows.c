@@ -414,6 +414,65 @@ static void test_prefix_runs(void **state)
                         }
 }
 
+/* Runs of cells holding at most one span (the avx512 kernel's spread runs): every cell
+ * empty with pct_empty %, else one span (a few two-span cells cut the runs); rows of
+ * every fill, from none to all; the first and last rows empty or not, so the spans start
+ * and end at the arrays' ends (exactly span_count long); floors in steps at
+ * walkable_climb's edge and clearances at walkable_height's, so links pass and fail. */
+static void check_runs01(uint64_t seed, uint32_t w, uint32_t d, uint32_t pct_empty,
+                         uint32_t pct_multi, int empty_outer)
+{
+    op_rng r = {seed * 7 + 3};
+    uint32_t *cnt = calloc((size_t)w * d, sizeof *cnt);
+    uint32_t total = 0;
+    for (uint32_t c = 0; c < w * d; c++) {
+        const uint32_t z = c / w;
+        /* Some rows all empty or all full, whatever pct_empty says. */
+        const uint32_t row_kind = (uint32_t)((seed + z * 5) % 7);
+        const uint32_t pe = row_kind == 0 ? 100 : row_kind == 1 ? 0 : pct_empty;
+        cnt[c] = empty_outer && (z == 0 || z + 1 == d) ? 0
+                 : op_rng_below(&r, 100) < pe         ? 0
+                 : op_rng_below(&r, 100) < pct_multi  ? 2
+                                                      : 1;
+        total += cnt[c];
+    }
+    op_chf chf;
+    assert_int_equal(op_chf_alloc(&g_ctx, &chf, w, d, total), OP_OK);
+    chf.walkable_height = 4;
+    chf.walkable_climb = 2;
+    uint32_t s = 0;
+    for (uint32_t c = 0; c < w * d; c++) {
+        chf.cell_first[c] = s;
+        chf.cell_count[c] = cnt[c];
+        uint32_t y = 300 + (c % w) / 2 * 2 + op_rng_below(&r, 4);
+        for (uint32_t k = 0; k < cnt[c]; k++) {
+            chf.y[s] = (uint16_t)y;
+            chf.h[s] = (uint16_t)(k + 1 == cnt[c] && op_rng_below(&r, 2) ? 255 : 2 + op_rng_below(&r, 4));
+            chf.area[s] = OP_WALKABLE_AREA;
+            y += chf.h[s] + 1u;
+            s++;
+        }
+    }
+    free(cnt);
+    char tag[96];
+    snprintf(tag, sizeof tag, "runs01 seed %llu (%ux%u, empty %u%%, multi %u%%, outer %d)",
+             (unsigned long long)seed, w, d, pct_empty, pct_multi, empty_outer);
+    compare_links(&chf, tag);
+    op_chf_free(&chf);
+}
+
+static void test_runs01(void **state)
+{
+    (void)state;
+    static const uint32_t empties[] = {0, 3, 10, 30, 50, 80, 97, 100};
+    uint64_t seed = 7000;
+    for (uint32_t w = 17; w <= 53; w += 4)
+        for (int e = 0; e < 8; e++)
+            for (int outer = 0; outer < 2; outer++, seed++)
+                check_runs01(seed, w, 3 + (uint32_t)(seed % 4), empties[e],
+                             seed % 3 == 0 ? 4 : 0, outer);
+}
+
 static void test_promised_variants_compared(void **state)
 {
     (void)state;
@@ -454,6 +513,7 @@ int main(void)
         cmocka_unit_test(test_links),
         cmocka_unit_test(test_links_tall),
         cmocka_unit_test(test_prefix_runs),
+        cmocka_unit_test(test_runs01),
         cmocka_unit_test(test_promised_variants_compared),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
