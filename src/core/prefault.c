@@ -29,3 +29,17 @@ void op_mem_prefault(void *p, size_t bytes)
     (void)bytes;
 #endif
 }
+
+void *op_scratch_prefaulted(op_ctx *ctx, size_t n, size_t sz)
+{
+    const op_arena *a = &ctx->arena;
+    const size_t count = a->count;
+    const unsigned char *last = count ? a->blocks[count - 1].base : NULL;
+    void *p = op_scratch(ctx, n, sz);
+    /* A new block is the last one and p its start; it is new when there are more blocks
+     * than before or the last one changed (outgrown kept blocks freed, one made). */
+    if (p && a->current + 1 == a->count && a->blocks[a->current].base == p &&
+        (a->count > count || a->blocks[a->count - 1].base != last))
+        op_mem_prefault(p, n * sz);
+    return p;
+}

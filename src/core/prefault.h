@@ -4,6 +4,8 @@
 #ifndef ONEPATH_CORE_PREFAULT_H
 #define ONEPATH_CORE_PREFAULT_H
 
+#include "onepath/common.h"
+
 #include <stddef.h>
 
 /* Maps the whole pages inside [p, p + bytes) writable, contents unchanged (Linux
@@ -11,5 +13,11 @@
  * kernel, or when it fails, nothing happens and the writes fault as before. The pages
  * at the range's ends that it shares with other memory are left alone. */
 void op_mem_prefault(void *p, size_t bytes);
+
+/* op_scratch, its memory mapped by op_mem_prefault when the arena made a new block for
+ * it (fresh pages, each a page fault at its first write); a kept block's pages are
+ * mapped already and the call would only cost its walk over them. For scratch whose
+ * every byte is written soon after (docs/decisions/bake-speed.md, round 8). */
+void *op_scratch_prefaulted(op_ctx *ctx, size_t n, size_t sz);
 
 #endif

@@ -462,9 +462,6 @@ static op_status watershed(op_ctx *ctx, const op_chf *chf, const uint32_t *dist,
     *region_count = 0;
     if (n == 0)
         return OP_OK;
-    /* region[] is fresh memory in a bake, and every span's entry is written (a position,
-     * then its region): its pages mapped by one call (round 8, as the entries below). */
-    op_mem_prefault(region, (size_t)n * sizeof *region);
     const int band = chf->border_size > 0;
     if (band)
         op_regions_init_band(chf, region);
@@ -510,7 +507,10 @@ static op_status watershed(op_ctx *ctx, const op_chf *chf, const uint32_t *dist,
     /* pos[s]: s's position, or outside(); in region[] until the end. */
     uint32_t *pos = region;
     const int narrow = m < op_watershed_narrow_limit;
-    uint8_t *nb = op_scratch(ctx, (size_t)m, nb_stride(narrow)); /* 4 neighbours per pos */
+    /* 4 neighbours per position. position_neighbours writes every entry, scattered over
+     * one stream per level: a fresh block's pages are mapped by one call instead of a
+     * page fault each, ~3/4 of a bake's faults (docs/decisions/bake-speed.md, round 8). */
+    uint8_t *nb = op_scratch_prefaulted(ctx, (size_t)m, nb_stride(narrow));
     const int counting = maxd < WS_MAX_BUCKETS;
     const uint32_t nbuckets = counting ? maxd + 2 : 65536;
     uint32_t *cnt = op_scratch(ctx, nbuckets, sizeof *cnt);
@@ -543,11 +543,6 @@ static op_status watershed(op_ctx *ctx, const op_chf *chf, const uint32_t *dist,
         return OP_NO_MEMORY;
     }
 
-    /* The entries are fresh memory in a bake (a new arena block) and
-     * position_neighbours writes every one of them, scattered over one stream per level:
-     * one call maps their pages (op_mem_prefault) instead of a page fault for each,
-     * ~3/4 of the bake's faults (docs/decisions/bake-speed.md, round 8). */
-    op_mem_prefault(nb, (size_t)m * nb_stride(narrow));
     if (narrow ? grow_all_narrow(chf, pos, m, level_end, nb, lvl, bufa, bufb, newreg, &next_id)
                : grow_all_wide(chf, pos, m, level_end, nb, lvl, bufa, bufb, newreg, &next_id)) {
         op_arena_release(&ctx->arena, mark);

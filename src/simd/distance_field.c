@@ -59,7 +59,6 @@
 #define OP_VEC_BITS 256
 #endif
 #include "simd/simd_u16.h"
-#include "core/prefault.h"
 
 #define INF16 0xffffu
 /* Finite u16 distances from here on may hide clipped ones: Dial instead. */
@@ -127,7 +126,6 @@ typedef struct seeder {
     uint16_t *d;
     block_info *info;
     uint32_t n, full, seeded; /* spans [0, seeded) are seeded */
-    uint32_t faulted;         /* d's pages of spans [0, faulted) are mapped */
     int32_t last[4];          /* the offsets last learnt (a row's blocks mostly share them) */
     int32_t last_lo, last_hi; /* their least and greatest */
 } seeder;
@@ -231,20 +229,10 @@ static void seed_block(seeder *sd, uint32_t b)
 /* Seeding runs ahead of the classification and the first sweep, just far enough for
  * every distance they read (so the links are read while they are still in cache). The
  * scalar tail [full, n) is block full / HW, all of it irregular. */
-/* Spans per step of the pages mapped ahead of the first stores to the distance field
- * (op_mem_prefault): one system call per step where the stores took a page fault per
- * 4 KiB (docs/decisions/bake-speed.md, round 8; 256 K as compact.c's link arrays). */
-#define DF_PREFAULT (1u << 18)
-
 static void seed_more(seeder *sd, uint64_t limit)
 {
     if (limit > sd->n)
         limit = sd->n;
-    while (sd->faulted < limit) { /* fresh memory in a bake: mapped ahead of the stores */
-        const uint32_t a = sd->faulted, b = sd->n - a > DF_PREFAULT ? a + DF_PREFAULT : sd->n;
-        op_mem_prefault(sd->d + a, (size_t)(b - a) * sizeof *sd->d);
-        sd->faulted = b;
-    }
     while (sd->seeded < limit) {
         if (sd->seeded < sd->full) {
             seed_block(sd, sd->seeded / HW);
@@ -673,15 +661,8 @@ static int widen(uint32_t *dist, const uint16_t *d, uint32_t n)
     const vh below_big = h_set1(BIG16 - 1), inf16 = h_set1(INF16);
     const vu32 inf = v_set1(INF16);
     vh acc = h_set1(0); /* nonzero lanes: a value in [BIG16, INF16) seen */
-    /* dist's lower half [0, n / 2) is fresh memory in a bake (the upper half is d):
-     * its pages mapped a step ahead of the stores, as d's in seed_more. */
-    uint32_t s = 0, faulted = 0;
+    uint32_t s = 0;
     for (; s + HW <= n; s += HW) {
-        if (s >= faulted && faulted < n / 2) {
-            const uint32_t b = n / 2 - faulted > DF_PREFAULT ? faulted + DF_PREFAULT : n / 2;
-            op_mem_prefault(dist + faulted, (size_t)(b - faulted) * sizeof *dist);
-            faulted = b;
-        }
         const vh v = h_load(d + s);
         acc = v_or(acc, h_min(h_subs(v, below_big), h_subs(inf16, v)));
         const vu32 lo = h_widen_lo(v), hi = h_widen_hi(v);
@@ -722,7 +703,7 @@ static int distance_field_body(const op_chf *chf, const uint8_t *area, uint32_t 
     dirty_set ds = {flags, 0};
     memset(flags, 0, (size_t)nb + 9);
     info[nb] = (block_info){.reg = 0, .irr = 0}; /* the tail's, when there is none */
-    seeder sd = {chf, area, d, info, n, full, 0, 0, {0, 0, 0, 0}, 0, 0};
+    seeder sd = {chf, area, d, info, n, full, 0, {0, 0, 0, 0}, 0, 0};
     scan_consts sc;
     scan_consts_init(&sc);
     chain ch = {UINT32_MAX, h_set1(0)};
