@@ -1,3 +1,6 @@
+#if defined(__linux__)
+#define _DEFAULT_SOURCE 1 /* mincore, madvise */
+#endif
 /* op_mem_prefault (core/prefault.h) is a hint: whatever the range (empty, inside one
  * page, unaligned ends, the whole block, NULL), the memory's contents stay as they
  * were, including the bytes of the pages at its ends that it must leave alone, and
@@ -12,6 +15,31 @@
 #include <string.h>
 
 #include "core/prefault.h"
+#include "onepath/common.h"
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+/* Pages of [p, p + bytes) not resident (mincore); -1 where that cannot be asked. */
+static long missing_pages(const void *p, size_t bytes)
+{
+    const long ps = sysconf(_SC_PAGESIZE);
+    if (ps <= 0)
+        return -1;
+    const uintptr_t lo = (uintptr_t)p & ~(uintptr_t)(ps - 1);
+    const size_t len = (uintptr_t)p + bytes - lo, pages = (len + (size_t)ps - 1) / (size_t)ps;
+    unsigned char *vec = malloc(pages);
+    if (!vec || mincore((void *)lo, len, vec) != 0) {
+        free(vec);
+        return -1;
+    }
+    long r = 0;
+    for (size_t i = 0; i < pages; i++)
+        r += !(vec[i] & 1);
+    free(vec);
+    return r;
+}
+#endif
 
 static void test_contents_kept(void **state)
 {
@@ -51,11 +79,50 @@ static void test_fresh_then_written(void **state)
     free(p);
 }
 
+/* op_scratch_prefaulted: scratch like op_scratch's (the same arena, contents of a kept
+ * block untouched, overflow refused); a new block's pages resident at once. */
+static void test_scratch_prefaulted(void **state)
+{
+    (void)state;
+    op_ctx ctx;
+    assert_int_equal(op_ctx_init(&ctx, OP_ISA_SCALAR), OP_OK);
+    const size_t n = 6u << 20; /* a block of its own (past OP_ARENA_MIN_BLOCK) */
+    op_arena_mark m = op_arena_get_mark(&ctx.arena);
+    uint8_t *p = op_scratch_prefaulted(&ctx, n, 1);
+    assert_non_null(p);
+#if defined(__linux__)
+    const long r = missing_pages(p + 4096, n - 8192); /* the pages inside the block */
+    if (r >= 0 && madvise(NULL, 0, 23 /* MADV_POPULATE_WRITE */) == 0) /* kernel has it */
+        assert_int_equal(r, 0);
+#endif
+    for (size_t i = 0; i < n; i++)
+        p[i] = (uint8_t)(i * 13 + 1);
+    op_arena_release(&ctx.arena, m);
+    /* The kept block again: the same memory, its contents as they were. */
+    uint8_t *q = op_scratch_prefaulted(&ctx, n, 1);
+    assert_ptr_equal(q, p);
+    for (size_t i = 0; i < n; i++)
+        if (q[i] != (uint8_t)(i * 13 + 1))
+            fail_msg("byte %zu changed", i);
+    op_arena_release(&ctx.arena, m);
+    /* Outgrown: a larger block replaces the kept one, written whole. */
+    uint32_t *w = op_scratch_prefaulted(&ctx, 3u << 20, sizeof *w);
+    assert_non_null(w);
+    for (size_t i = 0; i < (3u << 20); i++)
+        w[i] = (uint32_t)i;
+    for (size_t i = 0; i < (3u << 20); i++)
+        if (w[i] != (uint32_t)i)
+            fail_msg("word %zu", i);
+    assert_null(op_scratch_prefaulted(&ctx, SIZE_MAX / 2, 4));
+    op_ctx_free(&ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_contents_kept),
         cmocka_unit_test(test_fresh_then_written),
+        cmocka_unit_test(test_scratch_prefaulted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
