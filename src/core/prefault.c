@@ -30,16 +30,27 @@ void op_mem_prefault(void *p, size_t bytes)
 #endif
 }
 
-void *op_scratch_prefaulted(op_ctx *ctx, size_t n, size_t sz)
+void *op_arena_alloc_prefaulted(op_arena *a, size_t bytes)
 {
-    const op_arena *a = &ctx->arena;
     const size_t count = a->count;
     const unsigned char *last = count ? a->blocks[count - 1].base : NULL;
-    void *p = op_scratch(ctx, n, sz);
+    void *p = op_arena_alloc(a, bytes);
     /* A new block is the last one and p its start; it is new when there are more blocks
      * than before or the last one changed (outgrown kept blocks freed, one made). */
     if (p && a->current + 1 == a->count && a->blocks[a->current].base == p &&
         (a->count > count || a->blocks[a->count - 1].base != last))
-        op_mem_prefault(p, n * sz);
+        op_mem_prefault(p, bytes);
+    return p;
+}
+
+void *op_scratch_prefaulted(op_ctx *ctx, size_t n, size_t sz)
+{
+    if (sz && n > SIZE_MAX / sz) {
+        op_fail(ctx, OP_NO_MEMORY, "scratch request of %zu x %zu bytes overflows", n, sz);
+        return NULL;
+    }
+    void *p = op_arena_alloc_prefaulted(&ctx->arena, n * sz);
+    if (!p)
+        op_fail(ctx, OP_NO_MEMORY, "out of memory taking %zu bytes of scratch", n * sz);
     return p;
 }

@@ -14,10 +14,13 @@
  * at the range's ends that it shares with other memory are left alone. */
 void op_mem_prefault(void *p, size_t bytes);
 
-/* op_scratch, its memory mapped by op_mem_prefault when the arena made a new block for
- * it (fresh pages, each a page fault at its first write); a kept block's pages are
+/* op_arena_alloc, its memory mapped by op_mem_prefault when the arena made a new block
+ * for it (fresh pages, each a page fault at its first write); a kept block's pages are
  * mapped already and the call would only cost its walk over them. For scratch whose
  * every byte is written soon after (docs/decisions/bake-speed.md, round 8). */
+void *op_arena_alloc_prefaulted(op_arena *a, size_t bytes);
+
+/* op_scratch (overflow and failure reported to ctx) through op_arena_alloc_prefaulted. */
 void *op_scratch_prefaulted(op_ctx *ctx, size_t n, size_t sz);
 
 #endif

@@ -59,6 +59,7 @@
 #define OP_VEC_BITS 256
 #endif
 #include "simd/simd_u16.h"
+#include "core/prefault.h"
 
 #define INF16 0xffffu
 /* Finite u16 distances from here on may hide clipped ones: Dial instead. */
@@ -690,7 +691,9 @@ static int distance_field_body(const op_chf *chf, const uint8_t *area, uint32_t 
     const uint32_t full = n - n % HW; /* spans [0, full) in vector blocks, the rest scalar */
     const uint32_t nb = full / HW;    /* blocks; index nb stands for the scalar tail */
     op_arena_mark am = op_arena_get_mark(scratch);
-    block_info *info = op_arena_alloc(scratch, ((size_t)nb + 1) * sizeof(block_info));
+    /* Every block's info is written (seeding, in block order): a fresh block's pages
+     * mapped at once (docs/decisions/bake-speed.md, round 8). */
+    block_info *info = op_arena_alloc_prefaulted(scratch, ((size_t)nb + 1) * sizeof(block_info));
     /* Every mark lands in [0, nb]: a regular block's loads all lie in [0, n), and span
      * readers are spans. */
     uint8_t *flags = op_arena_alloc(scratch, (size_t)nb + 9); /* whole 8-byte words */

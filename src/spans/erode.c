@@ -22,6 +22,7 @@
 #include "onepath/spans.h"
 #include "core/kernels.h"
 #include "core/alloc.h"
+#include "core/prefault.h"
 
 #include <string.h>
 
@@ -147,8 +148,10 @@ op_status op_erode_walkable_area(op_ctx *ctx, op_chf *chf, int radius)
         op_arena_release(&ctx->arena, mark);
         return st;
     }
-    uint8_t *d = op_scratch(ctx, n, 1);
-    uint8_t *m = limit > 2 ? op_scratch(ctx, n, 1) : NULL;
+    /* The kernel writes every d[] and m[] (passes 1 and 2): a fresh block's pages mapped
+     * at once (docs/decisions/bake-speed.md, round 8). */
+    uint8_t *d = op_scratch_prefaulted(ctx, n, 1);
+    uint8_t *m = limit > 2 ? op_scratch_prefaulted(ctx, n, 1) : NULL;
     if (!d || (limit > 2 && !m)) {
         op_arena_release(&ctx->arena, mark);
         return op_fail(ctx, OP_NO_MEMORY, "erosion: out of scratch memory (%u spans)", n);
