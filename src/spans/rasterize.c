@@ -166,6 +166,10 @@ static op_status bin_triangles(raster_job *j)
     j->rows = op_mem_array(a, j->count ? (size_t)j->count * 2 : 2, sizeof(int32_t));
     if (!j->rows)
         return op_fail(ctx, OP_NO_MEMORY, "out of memory binning %u triangles", j->count);
+    /* rows (every triangle's, unless a bad one stops the pass) and bin below (every
+     * entry, one cursor per band) are fresh memory written whole: their pages mapped by
+     * one call each (docs/decisions/bake-speed.md, round 8). */
+    op_mem_prefault(j->rows, (size_t)j->count * 2 * sizeof(int32_t));
     uint64_t total = 0;
     const float *verts = j->mesh->verts;
     const uint32_t nv = j->mesh->vert_count, nt = j->mesh->tri_count;
@@ -217,6 +221,7 @@ static op_status bin_triangles(raster_job *j)
     if (!j->bin)
         return op_fail(ctx, OP_NO_MEMORY, "out of memory binning triangles (%llu entries)",
                        (unsigned long long)total);
+    op_mem_prefault(j->bin, (size_t)total * sizeof *j->bin);
     uint32_t sum = 0;
     for (uint32_t b = 0; b < j->nbands; b++) {
         const uint32_t c = j->bin_first[b + 1];
