@@ -2,6 +2,7 @@
  * keeps the blocks, so a stage run again (next tile) allocates nothing new. */
 #include "onepath/common.h"
 #include "core/alloc.h"
+#include "core/prefault.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -122,14 +123,25 @@ void op_arena_free(op_arena *a)
     a->alloc = keep;
 }
 
-void *op_scratch(op_ctx *ctx, size_t n, size_t sz)
+/* n x sz bytes of ctx's scratch by take (overflow and failure reported to ctx). */
+static void *scratch_take(op_ctx *ctx, size_t n, size_t sz, void *(*take)(op_arena *, size_t))
 {
     if (sz && n > SIZE_MAX / sz) {
         op_fail(ctx, OP_NO_MEMORY, "scratch request of %zu x %zu bytes overflows", n, sz);
         return NULL;
     }
-    void *p = op_arena_alloc(&ctx->arena, n * sz);
+    void *p = take(&ctx->arena, n * sz);
     if (!p)
         op_fail(ctx, OP_NO_MEMORY, "out of memory taking %zu bytes of scratch", n * sz);
     return p;
+}
+
+void *op_scratch(op_ctx *ctx, size_t n, size_t sz)
+{
+    return scratch_take(ctx, n, sz, op_arena_alloc);
+}
+
+void *op_scratch_prefaulted(op_ctx *ctx, size_t n, size_t sz)
+{
+    return scratch_take(ctx, n, sz, op_arena_alloc_prefaulted);
 }

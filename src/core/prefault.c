@@ -42,15 +42,3 @@ void *op_arena_alloc_prefaulted(op_arena *a, size_t bytes)
         op_mem_prefault(p, bytes);
     return p;
 }
-
-void *op_scratch_prefaulted(op_ctx *ctx, size_t n, size_t sz)
-{
-    if (sz && n > SIZE_MAX / sz) {
-        op_fail(ctx, OP_NO_MEMORY, "scratch request of %zu x %zu bytes overflows", n, sz);
-        return NULL;
-    }
-    void *p = op_arena_alloc_prefaulted(&ctx->arena, n * sz);
-    if (!p)
-        op_fail(ctx, OP_NO_MEMORY, "out of memory taking %zu bytes of scratch", n * sz);
-    return p;
-}

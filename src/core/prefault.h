@@ -20,7 +20,8 @@ void op_mem_prefault(void *p, size_t bytes);
  * every byte is written soon after (docs/decisions/bake-speed.md, round 8). */
 void *op_arena_alloc_prefaulted(op_arena *a, size_t bytes);
 
-/* op_scratch (overflow and failure reported to ctx) through op_arena_alloc_prefaulted. */
+/* op_scratch (overflow and failure reported to ctx) through op_arena_alloc_prefaulted
+ * (core/arena.c, beside op_scratch). */
 void *op_scratch_prefaulted(op_ctx *ctx, size_t n, size_t sz);
 
 #endif
