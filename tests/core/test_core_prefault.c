@@ -39,6 +39,23 @@ static long missing_pages(const void *p, size_t bytes)
     free(vec);
     return r;
 }
+
+/* Whether MADV_POPULATE_WRITE maps pages here: a fresh anonymous page asked for, then
+ * looked at. Not where the kernel predates 5.14 (EINVAL), nor under qemu-user, which
+ * answers madvise with success and does nothing (the AArch64 tests of ci/test.sh). */
+static int populate_maps_pages(void)
+{
+    const long ps = sysconf(_SC_PAGESIZE);
+    if (ps <= 0)
+        return 0;
+    void *m = mmap(NULL, (size_t)ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return 0;
+    const int ok = madvise(m, (size_t)ps, 23 /* MADV_POPULATE_WRITE */) == 0 &&
+                   missing_pages(m, (size_t)ps) == 0;
+    munmap(m, (size_t)ps);
+    return ok;
+}
 #endif
 
 static void test_contents_kept(void **state)
@@ -92,7 +109,7 @@ static void test_scratch_prefaulted(void **state)
     assert_non_null(p);
 #if defined(__linux__)
     const long r = missing_pages(p + 4096, n - 8192); /* the pages inside the block */
-    if (r >= 0 && madvise(NULL, 0, 23 /* MADV_POPULATE_WRITE */) == 0) /* kernel has it */
+    if (r >= 0 && populate_maps_pages())
         assert_int_equal(r, 0);
 #endif
     for (size_t i = 0; i < n; i++)
