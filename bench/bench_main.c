@@ -532,8 +532,8 @@ static int chf_equal(const op_chf *a, const op_chf *b, char *why, size_t n)
     }
     const size_t cells = (size_t)a->width * a->depth, s = a->span_count;
     long long d;
-    if ((d = first_diff(a->cell_count, b->cell_count, cells, 4)) >= 0) {
-        snprintf(why, n, "cell_count at cell %lld", d);
+    if ((d = first_diff(a->cell_first, b->cell_first, cells + 1, 4)) >= 0) {
+        snprintf(why, n, "cell_first at cell %lld", d);
         return 0;
     }
     if ((d = first_diff(a->y, b->y, s, 2)) >= 0 || (d = first_diff(a->h, b->h, s, 2)) >= 0 ||

@@ -241,7 +241,7 @@ op_status op_render_regions(op_ctx *ctx, const op_chf *chf, const uint32_t *regi
     for (uint32_t z = 0; z < chf->depth; z++) {
         for (uint32_t x = 0; x < chf->width; x++) {
             const uint32_t c = x + z * chf->width;
-            const uint32_t s0 = chf->cell_first[c], n = chf->cell_count[c];
+            const uint32_t s0 = chf->cell_first[c], n = chf->cell_first[c + 1] - s0;
             uint32_t top = OP_NO_LINK;
             for (uint32_t k = n; k-- > 0;) {
                 if (chf->area[s0 + k]) {

@@ -46,7 +46,7 @@ op_status cli_write_png(op_ctx *ctx, const op_bake_result *r, const char *path, 
 static uint32_t top_walkable(const op_chf *chf, uint32_t c)
 {
     uint32_t best = OP_NO_LINK;
-    for (uint32_t s = chf->cell_first[c]; s < chf->cell_first[c] + chf->cell_count[c]; s++)
+    for (uint32_t s = chf->cell_first[c]; s < chf->cell_first[c + 1]; s++)
         if (chf->area[s])
             best = s;
     return best;

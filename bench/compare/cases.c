@@ -262,8 +262,7 @@ static void need_holes_field(field *f)
     f->chf.walkable_climb = 4;
     uint32_t s = 0;
     for (uint32_t c = 0; c < W * W; c++) {
-        f->chf.cell_first[c] = s;
-        f->chf.cell_count[c] = full[c];
+        f->chf.cell_first[c] = s; /* cell_first[W·W] = n since op_chf_alloc */
         if (full[c]) {
             f->chf.y[s] = (uint16_t)(c * 7 % 3);
             f->chf.h[s] = 255;

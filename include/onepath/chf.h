@@ -1,9 +1,12 @@
 /* onepath — the compact heightfield (supplement §1.5), structure of arrays.
  *
  * Cells are indexed c = x + z*width; each cell lists its spans bottom-up at
- * [cell_first[c], cell_first[c] + cell_count[c]); span indices run over cells in that
- * order, and cell_first is their prefix sum (an empty cell holds the index of the next
- * span). Spans are 32-bit indices, with no limit on spans per column but memory.
+ * [cell_first[c], cell_first[c + 1]); span indices run over cells in that order, and
+ * cell_first is their prefix sum with width*depth + 1 entries (an empty cell holds the
+ * index of the next span; cell_first[width*depth] = span_count). A cell's span count is
+ * op_chf_cell_count (0.x: there is no cell_count array any more; it cost 4 bytes per
+ * cell in every stage, docs/decisions/memory.md). Spans are 32-bit indices, with no
+ * limit on spans per column but memory.
  *
  * Links are global span indices (OP_NO_LINK when none) and may be one-way; mutual[s]
  * has bit d set when link[d][s] = t and link[(d+2)&3][t] = s. Every stage after the
@@ -37,8 +40,7 @@ typedef struct op_chf {
     float bmin[3], bmax[3];
     float cs, ch;
     int32_t walkable_height, walkable_climb, border_size;
-    uint32_t *cell_first; /* width*depth */
-    uint32_t *cell_count; /* width*depth */
+    uint32_t *cell_first; /* width*depth + 1: prefix sum, the last entry span_count */
     uint16_t *y;          /* floor */
     uint16_t *h;          /* clearance, min(next.smin - y, 255) */
     uint8_t *area;        /* 0 = not walkable, 63 = walkable, others from volumes */
@@ -47,8 +49,15 @@ typedef struct op_chf {
     op_allocator alloc;   /* the arrays' allocator (ctx->alloc when made) */
 } op_chf;
 
-/* Allocates every array for the given sizes (cells zeroed, links OP_NO_LINK) with ctx's
- * allocator, which chf keeps for op_chf_free. */
+/* Spans of cell c (c < width*depth): the prefix sum's step. */
+static inline uint32_t op_chf_cell_count(const op_chf *chf, uint32_t c)
+{
+    return chf->cell_first[c + 1] - chf->cell_first[c];
+}
+
+/* Allocates every array for the given sizes (cells zeroed but the sentinel
+ * cell_first[width*depth] = span_count, links OP_NO_LINK) with ctx's allocator, which chf
+ * keeps for op_chf_free. The caller writes cell_first[0 .. width*depth). */
 op_status op_chf_alloc(op_ctx *ctx, op_chf *chf, uint32_t width, uint32_t depth,
                        uint32_t span_count);
 /* Frees with the allocator the field was made with; a zeroed op_chf frees harmlessly. */

@@ -43,7 +43,8 @@ typedef struct op_heightfield {
      * op_heightfield_set_window turns the field into a window. */
     int32_t origin_x, origin_z;
     uint32_t world_width, world_depth;
-    uint32_t *first;        /* width*depth: index of the column's lowest span */
+    uint32_t *first;        /* width*depth (+ 1 allocated: see compaction in place):
+                               index of the column's lowest span */
     uint32_t *count;        /* width*depth: spans in the column */
     uint16_t *smin, *smax;  /* span bottom and top [Units: vx] */
     uint8_t *area;          /* area id, 0 = not walkable */
@@ -153,7 +154,8 @@ op_status op_build_compact_heightfield(op_ctx *ctx, const op_heightfield *hf,
 /* The same field from hf, which it consumes (freed, or its arrays taken, on success
  * and on failure): the columns become the cells and the span arrays the spans, so only
  * the links are new memory (one thread, hf packed and from ctx's allocator; else it
- * builds a new field and frees hf). The bytes are op_build_compact_heightfield's. */
+ * builds a new field and frees hf; hf->first must hold width*depth + 1 entries, as
+ * op_heightfield_init makes it). The bytes are op_build_compact_heightfield's. */
 op_status op_build_compact_heightfield_in_place(op_ctx *ctx, op_heightfield *hf,
                                                 int walkable_height, int walkable_climb,
                                                 op_chf *out);

@@ -134,7 +134,7 @@ static int shared_promise_holds(const op_chf *chf, const uint32_t *region)
         for (uint32_t x = 0; x < chf->width; x++) {
             const uint32_t c = x + z * chf->width;
             uint32_t nreg = 0;
-            for (uint32_t s = chf->cell_first[c]; s < chf->cell_first[c] + chf->cell_count[c]; s++) {
+            for (uint32_t s = chf->cell_first[c]; s < chf->cell_first[c + 1]; s++) {
                 if (!region[s])
                     continue;
                 if (++nreg > 1)
@@ -145,7 +145,7 @@ static int shared_promise_holds(const op_chf *chf, const uint32_t *region)
                         continue;
                     const uint32_t nc = (uint32_t)nx + (uint32_t)nz * chf->width;
                     for (uint32_t t = chf->cell_first[nc];
-                         t < chf->cell_first[nc] + chf->cell_count[nc]; t++)
+                         t < chf->cell_first[nc + 1]; t++)
                         if (region[t] == region[s] &&
                             !((chf->mutual[s] >> d & 1) && chf->link[d][s] == t))
                             return 0;

@@ -10,7 +10,6 @@ void op_chf_free(op_chf *chf)
 {
     const op_allocator a = chf->alloc;
     op_mem_free(&a, chf->cell_first);
-    op_mem_free(&a, chf->cell_count);
     op_mem_free(&a, chf->y);
     op_mem_free(&a, chf->h);
     op_mem_free(&a, chf->area);
@@ -40,13 +39,12 @@ static op_status chf_alloc(op_ctx *ctx, op_chf *chf, uint32_t width, uint32_t de
     chf->depth = depth;
     chf->span_count = span_count;
     void *(*get)(const op_allocator *, size_t, size_t) = clear ? op_mem_calloc : op_mem_array;
-    chf->cell_first = get(a, cells ? cells : 1, sizeof(uint32_t));
-    chf->cell_count = get(a, cells ? cells : 1, sizeof(uint32_t));
+    chf->cell_first = get(a, cells + 1, sizeof(uint32_t)); /* the prefix sum's end too */
     chf->y = get(a, n, sizeof(uint16_t));
     chf->h = get(a, n, sizeof(uint16_t));
     chf->area = get(a, n, 1);
     chf->mutual = get(a, n, 1);
-    int ok = chf->cell_first && chf->cell_count && chf->y && chf->h && chf->area && chf->mutual;
+    int ok = chf->cell_first && chf->y && chf->h && chf->area && chf->mutual;
     for (int d = 0; d < 4; d++) {
         chf->link[d] = op_mem_array(a, n, sizeof(uint32_t));
         if (chf->link[d] && clear)
@@ -54,6 +52,8 @@ static op_status chf_alloc(op_ctx *ctx, op_chf *chf, uint32_t width, uint32_t de
         else if (!chf->link[d])
             ok = 0;
     }
+    if (chf->cell_first)
+        chf->cell_first[cells] = span_count;
     if (!ok) {
         op_chf_free(chf);
         return op_fail(ctx, OP_NO_MEMORY, "out of memory allocating %u x %u cells, %u spans",
@@ -87,8 +87,7 @@ op_status op_chf_copy(op_ctx *ctx, op_chf *dst, const op_chf *src)
     dst->walkable_height = src->walkable_height;
     dst->walkable_climb = src->walkable_climb;
     dst->border_size = src->border_size;
-    memcpy(dst->cell_first, src->cell_first, cells * sizeof(uint32_t));
-    memcpy(dst->cell_count, src->cell_count, cells * sizeof(uint32_t));
+    memcpy(dst->cell_first, src->cell_first, (cells + 1) * sizeof(uint32_t));
     memcpy(dst->y, src->y, n * sizeof(uint16_t));
     memcpy(dst->h, src->h, n * sizeof(uint16_t));
     memcpy(dst->area, src->area, n);

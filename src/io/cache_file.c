@@ -232,7 +232,7 @@ static void fill_raw(const op_cache_tile *t, unsigned char *p)
     const size_t cells = (size_t)f->width * f->depth;
     const uint32_t n = f->span_count;
     for (size_t i = 0; i < cells; i++)
-        op_le_put16(p + 2 * i, (uint16_t)f->cell_count[i]);
+        op_le_put16(p + 2 * i, (uint16_t)op_chf_cell_count(f, (uint32_t)i));
     p += 2 * cells;
     for (uint32_t i = 0; i < n; i++)
         op_le_put16(p + 2 * (size_t)i, f->y[i]);
@@ -258,9 +258,9 @@ static op_status pack_tile(op_ctx *w, const op_cache_tile *t, int level, packed 
     const op_chf *f = &t->chf;
     const size_t cells = (size_t)f->width * f->depth;
     for (size_t i = 0; i < cells; i++)
-        if (f->cell_count[i] > 0xffffu)
+        if (op_chf_cell_count(f, (uint32_t)i) > 0xffffu)
             return op_fail(w, OP_UNSUPPORTED, "a cell holds %u spans (the file keeps 16 bits)",
-                           f->cell_count[i]);
+                           op_chf_cell_count(f, (uint32_t)i));
     for (uint32_t i = 0; i < f->span_count; i++)
         if (f->h[i] > 0xffu)
             return op_fail(w, OP_INTERNAL, "span %u has clearance %u above 255", i, f->h[i]);
@@ -792,8 +792,7 @@ static op_status load_tile(op_ctx *w, void *user, uint32_t i)
     uint64_t sum = 0;
     for (uint64_t k = 0; k < cells; k++) {
         f->cell_first[k] = (uint32_t)sum;
-        f->cell_count[k] = op_le_get16(d + 2 * k);
-        sum += f->cell_count[k];
+        sum += op_le_get16(d + 2 * k);
     }
     const char *why = NULL;
     uint64_t where = 0;
@@ -813,7 +812,7 @@ static op_status load_tile(op_ctx *w, void *user, uint32_t i)
             }
         }
         for (uint64_t k = 0; k < cells && !why; k++) {
-            const uint32_t s0 = f->cell_first[k], s1 = s0 + f->cell_count[k];
+            const uint32_t s0 = f->cell_first[k], s1 = f->cell_first[k + 1];
             for (uint32_t s = s0; s + 1 < s1; s++)
                 if ((uint32_t)f->y[s] + f->h[s] > f->y[s + 1] || f->y[s] >= f->y[s + 1]) {
                     why = "spans of a cell overlap or are not bottom-up";

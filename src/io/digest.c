@@ -134,26 +134,28 @@ void op_digest_u32s(op_digest_stream *s, const uint32_t *v, size_t n)
 #define CHF_BLOCK 16384
 
 /* k cell records (u32 first, u32 count) at p. */
-static void chf_cells(unsigned char *p, const uint32_t *cf, const uint32_t *cc, size_t k)
+static void chf_cells(unsigned char *p, const uint32_t *cf, size_t k)
 {
+    /* Counts are the prefix sum's steps: cf[i + 1] - cf[i], cf[k] included. */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     size_t i = 0;
 #if defined(__SSE2__)
     for (; i + 4 <= k; i += 4) {
         const __m128i f = _mm_loadu_si128((const __m128i *)(const void *)(cf + i)),
-                      n = _mm_loadu_si128((const __m128i *)(const void *)(cc + i));
+                      f1 = _mm_loadu_si128((const __m128i *)(const void *)(cf + i + 1)),
+                      n = _mm_sub_epi32(f1, f);
         _mm_storeu_si128((__m128i *)(void *)(p + 8 * i), _mm_unpacklo_epi32(f, n));
         _mm_storeu_si128((__m128i *)(void *)(p + 8 * i + 16), _mm_unpackhi_epi32(f, n));
     }
 #endif
     for (; i < k; i++) {
-        const uint64_t w = (uint64_t)cf[i] | (uint64_t)cc[i] << 32;
+        const uint64_t w = (uint64_t)cf[i] | (uint64_t)(cf[i + 1] - cf[i]) << 32;
         memcpy(p + 8 * i, &w, 8);
     }
 #else
     for (size_t i = 0; i < k; i++) {
         op_le_put32(p + 8 * i, cf[i]);
-        op_le_put32(p + 8 * i + 4, cc[i]);
+        op_le_put32(p + 8 * i + 4, cf[i + 1] - cf[i]);
     }
 #endif
 }
@@ -259,10 +261,10 @@ uint64_t op_digest_chf(const op_chf *chf)
     unsigned char blk[CHF_BLOCK];
     flush(&s);
     const size_t cells = (size_t)chf->width * chf->depth;
-    const uint32_t *cf = chf->cell_first, *cc = chf->cell_count;
+    const uint32_t *cf = chf->cell_first;
     for (size_t c = 0; c < cells;) {
         const size_t k = cells - c < sizeof blk / 8 ? cells - c : sizeof blk / 8;
-        chf_cells(blk, cf + c, cc + c, k);
+        chf_cells(blk, cf + c, k);
         XXH3_64bits_update(xxh(&s), blk, 8 * k);
         c += k;
     }

@@ -26,7 +26,7 @@ uint64_t op_digest_chf_cells(const op_chf *chf, uint32_t x0, uint32_t z0, uint32
     for (uint32_t z = z0; z < z0 + d; z++)
         for (uint32_t x = x0; x < x0 + w; x++) {
             const size_t c = (size_t)x + (size_t)z * chf->width;
-            const uint32_t f = chf->cell_first[c], n = chf->cell_count[c];
+            const uint32_t f = chf->cell_first[c], n = chf->cell_first[c + 1] - f;
             if (used + 4 > sizeof buf) {
                 op_digest_put(&s, buf, used);
                 used = 0;

@@ -33,15 +33,18 @@ op_status op_opchf_encode(op_ctx *ctx, const op_chf *chf, unsigned char **buf, s
     /* The reader's rules, checked before writing so that nothing unreadable is written. */
     uint32_t sum = 0;
     for (uint64_t c = 0; c < cells; c++) {
-        const uint32_t cnt = chf->cell_count[c];
-        if (cnt && chf->cell_first[c] != sum)
+        /* cell_first is the prefix sum (onepath/chf.h): every entry, the end included. */
+        if (chf->cell_first[c] != sum)
             return op_fail(ctx, OP_INVALID_ARGUMENT,
                            "OPCHF1: cell %llu starts at span %u, expected %u (cells must list "
                            "the spans in order)",
                            (unsigned long long)c, chf->cell_first[c], sum);
-        if (cnt > n - sum)
-            return op_fail(ctx, OP_INVALID_ARGUMENT, "OPCHF1: cells hold more than %u spans", n);
-        sum += cnt;
+        const uint32_t end = chf->cell_first[c + 1];
+        if (end < sum || end > n)
+            return op_fail(ctx, OP_INVALID_ARGUMENT,
+                           "OPCHF1: cell %llu ends at span %u, outside [%u, %u]",
+                           (unsigned long long)c, end, sum, n);
+        sum = end;
     }
     if (sum != n)
         return op_fail(ctx, OP_INVALID_ARGUMENT, "OPCHF1: cells cover %u of %u spans", sum, n);
@@ -70,7 +73,7 @@ op_status op_opchf_encode(op_ctx *ctx, const op_chf *chf, unsigned char **buf, s
     op_le_put32(p + 60, (uint32_t)chf->border_size);
     p += OP_OPCHF_HEADER_SIZE;
     for (uint64_t c = 0; c < cells; c++, p += 8) {
-        const uint32_t cnt = chf->cell_count[c];
+        const uint32_t cnt = op_chf_cell_count(chf, (uint32_t)c);
         op_le_put32(p, cnt ? chf->cell_first[c] : 0); /* empty cell written (0, 0) */
         op_le_put32(p + 4, cnt);
     }
@@ -78,7 +81,7 @@ op_status op_opchf_encode(op_ctx *ctx, const op_chf *chf, unsigned char **buf, s
     for (uint32_t z = 0; z < dp && st == OP_OK; z++) {
         for (uint32_t x = 0; x < w && st == OP_OK; x++) {
             const uint32_t c = x + z * w;
-            const uint32_t s0 = chf->cell_first[c], s1 = s0 + chf->cell_count[c];
+            const uint32_t s0 = chf->cell_first[c], s1 = chf->cell_first[c + 1];
             for (uint32_t s = s0; s < s1; s++, p += OP_OPCHF_SPAN_SIZE) {
                 if (chf->h[s] > 255 || (s > s0 && chf->y[s] <= chf->y[s - 1])) {
                     st = op_fail(ctx, OP_INVALID_ARGUMENT,
@@ -97,7 +100,7 @@ op_status op_opchf_encode(op_ctx *ctx, const op_chf *chf, unsigned char **buf, s
                     if (t != OP_NO_LINK) {
                         const int64_t nc = neighbour_cell(x, z, d, w, dp);
                         const uint32_t t0 = nc >= 0 ? chf->cell_first[nc] : 0;
-                        const uint32_t tn = nc >= 0 ? chf->cell_count[nc] : 0;
+                        const uint32_t tn = nc >= 0 ? op_chf_cell_count(chf, (uint32_t)nc) : 0;
                         if (t < t0 || t - t0 >= tn) {
                             st = op_fail(ctx, OP_INVALID_ARGUMENT,
                                          "OPCHF1: span %u of cell (%u, %u) links in direction "
@@ -227,16 +230,16 @@ op_status op_opchf_decode(op_ctx *ctx, const unsigned char *buf, size_t len, op_
             BAD(off, "cell %llu: first_span %u, expected %u (cells must cover the spans in order)",
                 (unsigned long long)c, first, sum);
         out->cell_first[c] = sum;
-        out->cell_count[c] = cnt;
         sum += cnt;
     }
+    /* cell_first[cells] = n since op_chf_alloc; the check below makes it the sum. */
     if (sum != n)
         BAD(span_off, "cells cover %u of %u spans", sum, n);
 
     for (uint32_t z = 0; z < dp; z++) {
         for (uint32_t x = 0; x < w; x++) {
             const uint32_t c = x + z * w;
-            const uint32_t s0 = out->cell_first[c], s1 = s0 + out->cell_count[c];
+            const uint32_t s0 = out->cell_first[c], s1 = out->cell_first[c + 1];
             for (uint32_t s = s0; s < s1; s++) {
                 const uint64_t off = span_off + (uint64_t)OP_OPCHF_SPAN_SIZE * s;
                 const unsigned char *p = buf + off;
@@ -262,10 +265,11 @@ op_status op_opchf_decode(op_ctx *ctx, const unsigned char *buf, size_t len, op_
                         BAD(off + 6 + d,
                             "span %u of edge cell (%u, %u): link[%d] = %d points off the grid", s,
                             x, z, d, li);
-                    if ((uint32_t)li >= out->cell_count[nc])
+                    const uint32_t ncount = op_chf_cell_count(out, (uint32_t)nc);
+                    if ((uint32_t)li >= ncount)
                         BAD(off + 6 + d,
                             "span %u: link[%d] = %d but the neighbour cell holds %u spans", s, d,
-                            li, out->cell_count[nc]);
+                            li, ncount);
                     out->link[d][s] = out->cell_first[nc] + (uint32_t)li;
                 }
             }

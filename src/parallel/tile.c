@@ -149,7 +149,7 @@ op_status op_tile_bake(op_ctx *w, const op_tile_job *job, uint32_t index, op_til
         t->digest_owned = op_digest_chf_cells(&chf, job->B, job->B, ow, od);
     for (uint32_t z = job->B; z < job->B + od; z++)
         for (uint32_t x = job->B; x < job->B + ow; x++)
-            t->owned_spans += chf.cell_count[(size_t)x + (size_t)z * chf.width];
+            t->owned_spans += op_chf_cell_count(&chf, x + z * chf.width);
     t->ms.digests += op_now_ms() - t0;
 
     const op_arena_mark mark = op_arena_get_mark(&w->arena);
@@ -160,15 +160,21 @@ op_status op_tile_bake(op_ctx *w, const op_tile_job *job, uint32_t index, op_til
         /* The cell layout gives the region ids their meaning. */
         const size_t cells = (size_t)chf.width * chf.depth;
         if (job->keep_fields) {
-            t->cell_count = op_ctx_alloc(w, cells, sizeof *t->cell_count, "cell counts of a tile");
+            t->cell_count = op_ctx_alloc(w, cells ? cells : 1, sizeof *t->cell_count,
+                                         "cell counts of a tile");
             if (t->cell_count)
-                memcpy(t->cell_count, chf.cell_count, cells * sizeof *t->cell_count);
+                for (size_t c = 0; c < cells; c++)
+                    t->cell_count[c] = op_chf_cell_count(&chf, (uint32_t)c);
             else
                 st = OP_NO_MEMORY;
         } else {
-            /* The field goes: take its array (same allocator). */
-            t->cell_count = chf.cell_count;
-            chf.cell_count = NULL;
+            /* The field goes: take its cell_first (same allocator) and turn the prefix
+             * sum into the counts in place (entry c + 1 is read before it is written). */
+            uint32_t *cf = chf.cell_first;
+            for (size_t c = 0; c < cells; c++)
+                cf[c] = cf[c + 1] - cf[c];
+            t->cell_count = cf;
+            chf.cell_first = NULL;
         }
     }
     if (st == OP_OK && job->keep_fields)

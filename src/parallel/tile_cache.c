@@ -599,7 +599,7 @@ uint64_t op_tile_cache_bytes(const op_tile_cache *c)
     for (uint32_t i = 0; c->tiles && i < n; i++) {
         const op_chf *f = &c->tiles[i].chf;
         const uint64_t spans = f->span_count ? f->span_count : 1;
-        b += (uint64_t)f->width * f->depth * 8;          /* cell_first, cell_count */
+        b += ((uint64_t)f->width * f->depth + 1) * 4;    /* cell_first */
         b += spans * (2 + 2 + 1 + 1 + 16 + 2);           /* y, h, area, mutual, links, layer */
     }
     b += (uint64_t)c->world_volume_count * sizeof(op_volume);

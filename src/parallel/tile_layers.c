@@ -27,7 +27,7 @@ void op_tile_spans_facts(const op_chf *chf, uint32_t T, uint32_t B, uint32_t wor
     t->owned_spans = 0;
     for (uint32_t z = B; z < B + od; z++)
         for (uint32_t x = B; x < B + ow; x++)
-            t->owned_spans += chf->cell_count[(size_t)x + (size_t)z * chf->width];
+            t->owned_spans += op_chf_cell_count(chf, x + z * chf->width);
 }
 
 op_status op_tile_layer_first_end(op_ctx *w, const op_bake_settings *s, const op_chf *chf,
@@ -57,7 +57,8 @@ op_status op_tile_layer_first_end(op_ctx *w, const op_bake_settings *s, const op
                                      "cell counts of a tile");
         if (!t->cell_count)
             return OP_NO_MEMORY;
-        memcpy(t->cell_count, chf->cell_count, cells * sizeof *t->cell_count);
+        for (size_t c = 0; c < cells; c++)
+            t->cell_count[c] = op_chf_cell_count(chf, (uint32_t)c);
     }
     t0 = op_now_ms();
     t->ms.digests += t0 - t1;

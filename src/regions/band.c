@@ -22,7 +22,7 @@ uint32_t op_regions_band(const op_chf *chf, uint8_t *band, uint32_t *region)
             if (!zin && !(x < B || x + B >= w))
                 continue;
             const uint32_t c = x + z * w;
-            const uint32_t f = chf->cell_first[c], e = f + chf->cell_count[c];
+            const uint32_t f = chf->cell_first[c], e = chf->cell_first[c + 1];
             for (uint32_t s = f; s < e; s++) {
                 if (band)
                     band[s] = 1;

@@ -61,7 +61,7 @@ op_status op_regions_check_args(op_ctx *ctx, const op_chf *chf, const void *out1
         return OP_INVALID_ARGUMENT;
     if (!chf || !out1 || !out2)
         return op_fail(ctx, OP_INVALID_ARGUMENT, "%s: NULL argument", stage);
-    if (chf->span_count && (!chf->area || !chf->mutual || !chf->cell_first || !chf->cell_count))
+    if (chf->span_count && (!chf->area || !chf->mutual || !chf->cell_first))
         return op_fail(ctx, OP_INVALID_ARGUMENT, "%s: compact heightfield without arrays", stage);
     if (chf->border_size < 0)
         return op_fail(ctx, OP_INVALID_ARGUMENT, "%s: negative border_size %d", stage,

@@ -248,7 +248,7 @@ static op_status column_pairs(op_ctx *ctx, checker *c, const uint64_t **pairs_ou
         uint64_t *pairs = fill ? (uint64_t *)(void *)store : NULL;
         size_t w = 0;
         for (uint32_t cc = 0; cc < cells; cc++) {
-            const uint32_t f = chf->cell_first[cc], e = f + chf->cell_count[cc];
+            const uint32_t f = chf->cell_first[cc], e = chf->cell_first[cc + 1];
             for (uint32_t i = f; i < e; i++) {
                 const uint32_t ri = region[i];
                 if (ri == 0 || ri == OP_BORDER_REGION)
@@ -327,7 +327,7 @@ static void check_runs(checker *c, uint32_t *row_of)
     for (uint32_t z = 0; z < chf->depth; z++) {
         for (uint32_t x = 0; x < chf->width; x++) {
             const uint32_t cc = x + z * chf->width;
-            const uint32_t f = chf->cell_first[cc], e = f + chf->cell_count[cc];
+            const uint32_t f = chf->cell_first[cc], e = chf->cell_first[cc + 1];
             for (uint32_t i = f; i < e; i++) {
                 const uint32_t r = c->region[i];
                 if (r == 0 || r == OP_BORDER_REGION)

@@ -41,7 +41,7 @@ op_status op_assign_layers(op_ctx *ctx, const op_chf *chf, const uint32_t *regio
     uint32_t *list = NULL;
     for (int fill = 0; fill < 2; fill++) {
         for (uint32_t c = 0; c < cells; c++) {
-            const uint32_t f = chf->cell_first[c], e = f + chf->cell_count[c];
+            const uint32_t f = chf->cell_first[c], e = chf->cell_first[c + 1];
             for (uint32_t i = f; i < e; i++) {
                 const uint32_t ri = region[i];
                 if (ri == 0 || ri > k)

@@ -259,13 +259,13 @@ static op_status layers_general(op_ctx *ctx, const op_chf *chf, uint32_t min_are
 static int single_floor(const op_chf *chf, const uint32_t *region)
 {
     const uint32_t cells = chf->width * chf->depth;
-    const uint32_t *count = chf->cell_count;
+    const uint32_t *cf = chf->cell_first;
     for (uint32_t c = 0; c < cells; c++) {
-        if (c + 8 <= cells && op_eight_cells_single(count + c)) {
+        if (c + 8 <= cells && op_eight_cells_single(cf + c)) {
             c += 7;
             continue;
         }
-        const uint32_t f = chf->cell_first[c], e = f + count[c];
+        const uint32_t f = cf[c], e = cf[c + 1];
         uint32_t k = 0;
         for (uint32_t s = f; s < e; s++)
             k += chf->area[s] != 0 && (!region || region[s] != OP_BORDER_REGION);

@@ -71,7 +71,7 @@ op_status op_regions_monotone_raw_chains(op_ctx *ctx, const op_chf *chf, uint32_
         uint32_t ns = 0;
         for (uint32_t x = 0; x < w; x++) {
             const uint32_t c = x + z * w;
-            const uint32_t f = chf->cell_first[c], e = f + chf->cell_count[c];
+            const uint32_t f = chf->cell_first[c], e = chf->cell_first[c + 1];
             for (uint32_t s = f; s < e; s++)
                 if (area[s] != 0 && region[s] == 0 && !has_pred(chf, region, s))
                     start[ns++] = s;
@@ -215,20 +215,20 @@ static op_status graph_row(op_ctx *ctx, row_pass *p, op_regions_graph *g, uint32
 }
 
 /* Whether the spans of the cells [c0, c1) are numbered cell after cell, the first
- * from first[c0] and the last ending at end (first[c1], or span_count after the last
- * row): checked row by row as the row pass reaches it, so that a row is one span
- * range in cell order (and the arrays are in cache for the overlaps). */
-static int cells_in_order(const uint32_t *first, const uint32_t *count, size_t c0, size_t c1,
-                          uint32_t end)
+ * from first[c0] and the last ending at end (first[c1]): cell_first does not decrease
+ * (a cell's count is its step, onepath/chf.h). Checked row by row as the row pass
+ * reaches it, so that a row is one span range in cell order (and the arrays are in cache
+ * for the overlaps). */
+static int cells_in_order(const uint32_t *first, size_t c0, size_t c1, uint32_t end)
 {
     uint32_t bad = 0;
     size_t c = c0;
-    for (; c + 9 <= c1; c += 8) /* fixed blocks: vectorised at -O2 too */
+    for (; c + 8 <= c1; c += 8) /* fixed blocks: vectorised at -O2 too */
         for (int i = 0; i < 8; i++)
-            bad |= first[c + i + 1] ^ (first[c + i] + count[c + i]);
-    for (; c + 1 < c1; c++)
-        bad |= first[c + 1] ^ (first[c] + count[c]);
-    return !bad && (uint64_t)first[c1 - 1] + count[c1 - 1] == end;
+            bad |= first[c + i + 1] < first[c + i];
+    for (; c < c1; c++)
+        bad |= first[c + 1] < first[c];
+    return !bad && first[c1] == end;
 }
 
 /* c link ends met in a row from sweep k: v is the region value of the span at the
@@ -299,28 +299,20 @@ static inline uint32_t sweep_run(const uint8_t *area, const uint8_t *mutual, con
 }
 
 /* op_regions_graph_overlaps_cells for the cells [c0, c1) of one row of a field whose
- * spans are numbered cell after cell (f: the first span of c0): the same pairs in the
- * same order. Columns are found by the running sum of the counts (cell_first is not
- * read); eight columns of at most one span at a time, as two u32 counts per u64 word. */
+ * spans are numbered cell after cell: the same pairs in the same order, with sid always
+ * set; eight columns of at most one span at a time. */
 static int row_overlaps(op_ctx *ctx, const op_chf *chf, const uint32_t *region,
-                        op_regions_graph *g, uint32_t c0, uint32_t c1, uint32_t f,
-                        const uint32_t *sid, uint32_t nsweep, op_ovl_recent *recent)
+                        op_regions_graph *g, uint32_t c0, uint32_t c1, const uint32_t *sid,
+                        uint32_t nsweep, op_ovl_recent *recent)
 {
     const uint32_t maxid = g->maxid;
-    const uint32_t *count = chf->cell_count;
-    const uint64_t above1 = 0xfffffffefffffffeull;
+    const uint32_t *cf = chf->cell_first;
     for (uint32_t c = c0; c < c1; c++) {
-        if (c + 8 <= c1) {
-            uint64_t q[4];
-            memcpy(q, count + c, sizeof q);
-            if (!((q[0] | q[1] | q[2] | q[3]) & above1)) {
-                const uint64_t sum = q[0] + q[1] + q[2] + q[3]; /* lanes of at most 4 */
-                f += (uint32_t)sum + (uint32_t)(sum >> 32);
-                c += 7;
-                continue;
-            }
+        if (c + 8 <= c1 && op_eight_cells_single(cf + c)) {
+            c += 7;
+            continue;
         }
-        const uint32_t e = f + count[c];
+        const uint32_t f = cf[c], e = cf[c + 1];
         for (uint32_t s = f + 1; s < e; s++) {
             uint32_t r = region[s];
             if (r <= nsweep)
@@ -337,7 +329,6 @@ static int row_overlaps(op_ctx *ctx, const op_chf *chf, const uint32_t *region,
                     return 0;
             }
         }
-        f = e;
     }
     return 1;
 }
@@ -370,8 +361,7 @@ static op_status monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
     for (uint32_t z = 0; z < dpt; z++) {
         const uint32_t rs = chf->cell_first[(size_t)z * w];
         const uint32_t re = z + 1 < dpt ? chf->cell_first[(size_t)(z + 1) * w] : n;
-        if (!cells_in_order(chf->cell_first, chf->cell_count, (size_t)z * w,
-                            (size_t)(z + 1) * w, re))
+        if (!cells_in_order(chf->cell_first, (size_t)z * w, (size_t)(z + 1) * w, re))
             return OP_INTERNAL;
         uint32_t ns = 0, nt = 0, nrec = 0;
         uint32_t last_s = OP_NO_LINK, last_k = 0, last_v = 0; /* the last span tagged, */
@@ -587,7 +577,7 @@ static op_status monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
          * order, as op_regions_graph_overlaps after the pass). */
         if (gr && gr->want_ovl) {
             gr->maxid = next_id;
-            if (!row_overlaps(ctx, chf, region, gr, z * w, (z + 1) * w, rs, p->sid, g,
+            if (!row_overlaps(ctx, chf, region, gr, z * w, (z + 1) * w, p->sid, g,
                               &ovl_recent))
                 return NOMEM("overlaps");
         }

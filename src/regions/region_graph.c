@@ -181,15 +181,15 @@ int op_regions_graph_overlaps_cells(op_ctx *ctx, const op_chf *chf, const uint32
                                     const uint32_t *sid, uint32_t nsweep, op_ovl_recent *recent)
 {
     const uint32_t maxid = g->maxid;
-    const uint32_t *count = chf->cell_count;
+    const uint32_t *cf = chf->cell_first;
     for (uint32_t c = c0; c < c1; c++) {
-        if (c + 8 <= c1 && op_eight_cells_single(count + c)) {
+        if (c + 8 <= c1 && op_eight_cells_single(cf + c)) {
             c += 7;
             continue;
         }
-        if (count[c] < 2)
+        const uint32_t f = cf[c], e = cf[c + 1];
+        if (e - f < 2)
             continue;
-        const uint32_t f = chf->cell_first[c], e = f + count[c];
         for (uint32_t s = f + 1; s < e; s++) {
             uint32_t r = region[s];
             if (sid && r <= nsweep)

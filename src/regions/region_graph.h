@@ -203,13 +203,14 @@ static inline int op_regions_graph_span_links(op_ctx *ctx, op_regions_graph *g,
     return 1;
 }
 
-/* Cells c..c+7 hold at most one span each (count[0..7] <= 1): the scans that look only
- * at cells of two or more spans skip eight open-ground cells with one test. */
-static inline int op_eight_cells_single(const uint32_t *count)
+/* Cells c..c+7 hold at most one span each (first: cell_first + c, read at [0 .. 8];
+ * a count is the prefix sum's step): the scans that look only at cells of two or more
+ * spans skip eight open-ground cells with one test. */
+static inline int op_eight_cells_single(const uint32_t *first)
 {
     uint32_t many = 0;
     for (int i = 0; i < 8; i++)
-        many |= count[i] & ~1u;
+        many |= (first[i + 1] - first[i]) & ~1u;
     return many == 0;
 }
 

@@ -56,6 +56,13 @@ OP_VINLINE int v_all(vu32 m) { return simde_mm_movemask_ps(simde_mm_castsi128_ps
 /* Lanes where x == 1. */
 OP_VINLINE vu32 v_one(const uint32_t *p) { return v_eq(v_load(p), v_set1(1)); }
 
+/* Lanes whose cell holds one span: cf is a prefix sum (cell_first, onepath/chf.h), the
+ * counts its steps cf[i + 1] - cf[i]. */
+OP_VINLINE vu32 v_one_step(const uint32_t *cf)
+{
+    return v_eq(v_sub(v_load(cf + 1), v_load(cf)), v_set1(1));
+}
+
 /* Lanes of a run: VW ones. */
 #define OP_ALL_LANES ((uint32_t)((1ull << VW) - 1))
 
@@ -334,18 +341,19 @@ static void link_cells_lanes(op_chf *chf, uint32_t z, uint32_t xa, uint32_t xb, 
                              vu32 whm1, vu32 vwc, vu32 nwc)
 {
     const uint32_t w = chf->width, n = chf->span_count;
-    const uint32_t *cf = chf->cell_first, *cc = chf->cell_count;
+    const uint32_t *cf = chf->cell_first; /* cell c: [cf[c], cf[c + 1]) */
     const uint16_t *Y = chf->y, *H = chf->h;
     for (uint32_t x = xa; x < xb; x++) {
         const size_t c = (size_t)x + (size_t)z * w;
-        const uint32_t s0 = cf[c], s1 = s0 + cc[c];
+        const uint32_t s0 = cf[c], s1 = cf[c + 1];
         if (s0 == s1)
             continue;
         const size_t nc[4] = {c - 1, c + w, c + 1, c - w};
 #if OP_LINK_PAIRS
         {
             const uint32_t t0p[4] = {cf[nc[0]], cf[nc[1]], cf[nc[2]], cf[nc[3]]};
-            const uint32_t mp[4] = {cc[nc[0]], cc[nc[1]], cc[nc[2]], cc[nc[3]]};
+            const uint32_t mp[4] = {s0 - t0p[0], cf[nc[1] + 1] - t0p[1], cf[nc[2] + 1] - s1,
+                                    cf[nc[3] + 1] - t0p[3]};
             if ((s1 - s0 <= 2) & (mp[0] <= 2) & (mp[1] <= 2) & (mp[2] <= 2) & (mp[3] <= 2)) {
                 link_cell_pairs2(chf, s0, s1 - s0, t0p, mp, mutual, whm1, vwc, nwc);
                 continue;
@@ -360,7 +368,7 @@ static void link_cells_lanes(op_chf *chf, uint32_t z, uint32_t xa, uint32_t xb, 
         int fits = 1;
         for (int d = 0; d < 4; d++) {
             t0[d] = cf[nc[d]];
-            const uint32_t m = cc[nc[d]];
+            const uint32_t m = cf[nc[d] + 1] - t0[d];
             fits &= (m <= VW) & ((uint64_t)t0[d] + VW <= n);
             valid[d] = (uint32_t)((1ull << (m <= VW ? m : 0)) - 1);
         }
@@ -424,15 +432,22 @@ OP_VINLINE void store_run_u8(uint8_t *p, vu32 v, uint32_t n)
 }
 
 #if OP_LINK_PAIRS
+/* The span counts of 16 cells from cf = cell_first + the first: the prefix sum's steps. */
+OP_VINLINE __m512i counts16(const uint32_t *cf)
+{
+    return _mm512_sub_epi32(_mm512_loadu_si512((const void *)(cf + 1)),
+                            _mm512_loadu_si512((const void *)cf));
+}
+
 /* Lanes whose cell and four neighbours hold at most one span each (bit i: cell c + i). */
-OP_VINLINE uint32_t lanes_01(const uint32_t *cc, size_t c, size_t w)
+OP_VINLINE uint32_t lanes_01(const uint32_t *cf, size_t c, size_t w)
 {
     const __m512i one = _mm512_set1_epi32(1);
-    return (uint32_t)(_mm512_cmple_epu32_mask(_mm512_loadu_si512((const void *)(cc + c)), one) &
-                      _mm512_cmple_epu32_mask(_mm512_loadu_si512((const void *)(cc + c - 1)), one) &
-                      _mm512_cmple_epu32_mask(_mm512_loadu_si512((const void *)(cc + c + 1)), one) &
-                      _mm512_cmple_epu32_mask(_mm512_loadu_si512((const void *)(cc + c + w)), one) &
-                      _mm512_cmple_epu32_mask(_mm512_loadu_si512((const void *)(cc + c - w)), one));
+    return (uint32_t)(_mm512_cmple_epu32_mask(counts16(cf + c), one) &
+                      _mm512_cmple_epu32_mask(counts16(cf + c - 1), one) &
+                      _mm512_cmple_epu32_mask(counts16(cf + c + 1), one) &
+                      _mm512_cmple_epu32_mask(counts16(cf + c + w), one) &
+                      _mm512_cmple_epu32_mask(counts16(cf + c - w), one));
 }
 
 /* The u16 values of the lanes in has (cells holding one span, in a run of cells holding
@@ -456,10 +471,9 @@ OP_VINLINE __m512i load_spread_u16(const uint16_t *p, __mmask16 has)
 static void link_run01(op_chf *chf, size_t c, size_t w, __mmask16 run, uint8_t *mutual,
                        __m512i whm1, __m512i vwc, __m512i nwc)
 {
-    const uint32_t *cf = chf->cell_first, *cc = chf->cell_count;
+    const uint32_t *cf = chf->cell_first;
     const __m512i one = _mm512_set1_epi32(1), none = _mm512_set1_epi32((int)OP_NO_LINK);
-    const __mmask16 self =
-        _mm512_mask_cmpeq_epi32_mask(run, _mm512_loadu_si512((const void *)(cc + c)), one);
+    const __mmask16 self = _mm512_mask_cmpeq_epi32_mask(run, counts16(cf + c), one);
     const uint32_t s = cf[c];
     const __mmask16 km = (__mmask16)((1u << __builtin_popcount((unsigned)self)) - 1);
     const __m512i sy = load_spread_u16(chf->y + s, self);
@@ -468,8 +482,7 @@ static void link_run01(op_chf *chf, size_t c, size_t w, __mmask16 run, uint8_t *
     __m512i mb = _mm512_setzero_si512();
     OP_UNROLL4
     for (int d = 0; d < 4; d++) {
-        const __mmask16 has =
-            _mm512_mask_cmpeq_epi32_mask(run, _mm512_loadu_si512((const void *)(cc + nc[d])), one);
+        const __mmask16 has = _mm512_mask_cmpeq_epi32_mask(run, counts16(cf + nc[d]), one);
         const uint32_t t0 = cf[nc[d]];
         const __m512i ty = load_spread_u16(chf->y + t0, has);
         const __m512i ttop = _mm512_add_epi32(ty, load_spread_u16(chf->h + t0, has));
@@ -496,7 +509,7 @@ void OP_FN(op_link_row)(op_chf *chf, uint32_t z, uint8_t *mutual)
         return;
     }
     const int32_t wh = chf->walkable_height, wc = chf->walkable_climb;
-    const uint32_t *cf = chf->cell_first, *cc = chf->cell_count;
+    const uint32_t *cf = chf->cell_first; /* counts are its steps (v_one_step) */
     const uint32_t n = chf->span_count;
     const uint16_t *Y = chf->y, *H = chf->h;
     const vu32 iota = v_iota(), whm1 = v_set1((uint32_t)(wh - 1)), vwc = v_set1((uint32_t)wc);
@@ -514,13 +527,14 @@ void OP_FN(op_link_row)(op_chf *chf, uint32_t z, uint8_t *mutual)
              * every load stays inside the arrays), the cells before the next such lane
              * take the per-cell lanes. */
             const uint32_t m =
-                v_nz(v_and(v_and(v_one(cc + c), v_one(cc + c - 1)),
-                           v_and(v_one(cc + c + 1), v_and(v_one(cc + c + w), v_one(cc + c - w)))));
+                v_nz(v_and(v_and(v_one_step(cf + c), v_one_step(cf + c - 1)),
+                           v_and(v_one_step(cf + c + 1),
+                                 v_and(v_one_step(cf + c + w), v_one_step(cf + c - w)))));
             const uint32_t run = m == OP_ALL_LANES ? VW : (uint32_t)__builtin_ctz(~m);
 #if OP_LINK_PAIRS
             if (run < VW) {
                 /* Cut short: the prefix of cells holding at most one span (a superset). */
-                const uint32_t m01 = lanes_01(cc, c, w);
+                const uint32_t m01 = lanes_01(cf, c, w);
                 const uint32_t r01 = m01 == OP_ALL_LANES ? VW : (uint32_t)__builtin_ctz(~m01);
                 if (r01 > 0) {
                     link_run01(chf, c, w, (__mmask16)((1u << r01) - 1), mutual, whm1, vwc, nwc);

@@ -66,14 +66,11 @@ static unsigned fill_block(const op_heightfield *hf, op_chf *out, size_t c, uint
     memcpy(y, hf->smax + s0, sizeof y);
     /* Whole blocks through local arrays: the output arrays may alias each other for the
      * compiler, which then would store one element at a time. */
-    static const uint32_t ones[OP_FILL_BLOCK] = {1, 1, 1, 1, 1, 1, 1, 1};
     static const uint16_t no_ceiling[OP_FILL_BLOCK] = {255, 255, 255, 255, 255, 255, 255, 255};
     uint32_t first[OP_FILL_BLOCK];
     for (int i = 0; i < OP_FILL_BLOCK; i++)
         first[i] = idx + (uint32_t)i;
     memcpy(out->cell_first + c, first, sizeof first);
-    if (out->cell_count != hf->count) /* in place the counts are there already */
-        memcpy(out->cell_count + c, ones, sizeof ones);
     memcpy(out->h + idx, no_ceiling, sizeof no_ceiling);
     memcpy(out->y + idx, y, sizeof y);
     memcpy(out->area + idx, &av, sizeof av);
@@ -95,8 +92,6 @@ static inline uint32_t fill_cell(const op_heightfield *hf, op_chf *out, size_t c
             out->area[idx] = a;
             idx++;
         }
-        if (a == OP_NULL_AREA || out->cell_count != hf->count)
-            out->cell_count[c] = a != OP_NULL_AREA;
         return idx;
     }
     const uint32_t s1 = s0 + hf->count[c];
@@ -114,7 +109,6 @@ static inline uint32_t fill_cell(const op_heightfield *hf, op_chf *out, size_t c
         out->area[idx] = hf->area[s];
         idx++;
     }
-    out->cell_count[c] = idx - out->cell_first[c];
     return idx;
 }
 
@@ -159,20 +153,27 @@ static uint32_t prefault_links(op_chf *out, uint32_t a)
     return b;
 }
 
-/* The cells and spans, links and mutual links of out, one thread: row z + 1's cells and
- * spans, then row z's links and mutual links, while they are in cache.
+/* The cells and spans, links and mutual links of out, one thread: rows z + 1 and z + 2's
+ * cells and spans, then row z's links and mutual links, while they are in cache. Row z's
+ * links read the cell counts of row z + 1, and the last of them is
+ * cell_first[(z + 2)·width] - cell_first[(z + 2)·width - 1]: the fill runs two rows
+ * ahead (the sentinel cell_first[width·depth] = span_count after the last row).
  * In place (out's cells and spans are hf's arrays) this is exact too: a compact span's
  * index is at most its solid span's (compact spans are a subset, in the same order), so
- * fill_row writes only slots it has read, and row z + 1's spans land before the first
- * solid span of row z + 2, which is still to be read. */
+ * fill_row writes only slots it has read, and row z + 2's spans land before the first
+ * solid span of row z + 3, which is still to be read; the links of row z read only spans
+ * of rows z - 1 .. z + 1, below the slots that row z + 2 writes. */
 static void compact_rows(const op_kernels *k, const op_heightfield *hf, op_chf *out)
 {
     const uint32_t dpt = hf->depth;
-    uint32_t idx = fill_row(hf, out, 0, 0), faulted = 0;
+    uint32_t idx = 0, faulted = 0, filled = 0;
     for (uint32_t z = 0; z < dpt; z++) {
-        if (z + 1 < dpt)
-            idx = fill_row(hf, out, z + 1, idx);
-        /* Row z's links write below idx (the end of row z + 1). */
+        for (; filled < dpt && filled <= z + 2; filled++) {
+            idx = fill_row(hf, out, filled, idx);
+            if (filled + 1 == dpt)
+                out->cell_first[(size_t)hf->width * dpt] = idx;
+        }
+        /* Row z's links write below idx (the end of row z + 2). */
         while (faulted < idx)
             faulted = prefault_links(out, faulted);
         k->spans.link_row(out, z, out->mutual);
@@ -211,8 +212,8 @@ static void *shrink(const op_allocator *a, void *p, size_t n)
     return q ? q : p;
 }
 
-/* supplement §1.5 in place: hf's columns become the cells (first -> cell_first, count ->
- * cell_count) and its span arrays the spans (smax -> y, smin -> h, area -> area), so only
+/* supplement §1.5 in place: hf's columns become the cells (first -> cell_first; count is
+ * freed, the counts being cell_first's steps) and its span arrays the spans (smax -> y, smin -> h, area -> area), so only
  * the links and mutual links are new memory. Returns 0 (nothing done) when that is not
  * possible; then hf is untouched. */
 /* The compact field's grid and agent settings, from the solid field it is built from. */
@@ -257,8 +258,7 @@ static int compact_in_place(op_ctx *ctx, op_heightfield *hf, int walkable_height
     out->width = hf->width;
     out->depth = hf->depth;
     out->span_count = (uint32_t)count;
-    out->cell_first = hf->first;
-    out->cell_count = hf->count;
+    out->cell_first = hf->first; /* width·depth + 1 entries (op_heightfield_init) */
     out->y = hf->smax;
     out->h = hf->smin;
     out->area = hf->area;
@@ -266,6 +266,8 @@ static int compact_in_place(op_ctx *ctx, op_heightfield *hf, int walkable_height
     op_kernels scalar;
     const op_kernels *k = ctx ? ctx->k : op_spans_scalar_kernels(&scalar);
     compact_rows(k, hf, out);
+    /* The counts are cell_first's steps now. */
+    op_mem_free(&out->alloc, hf->count);
     if (count < hf->span_cap) {
         out->y = shrink(&out->alloc, out->y, n * sizeof(uint16_t));
         out->h = shrink(&out->alloc, out->h, n * sizeof(uint16_t));
@@ -373,6 +375,7 @@ op_status op_build_compact_heightfield(op_ctx *ctx, const op_heightfield *hf,
                         k->spans.link_row(out, z, out->mutual);
                 }
             }
+            /* cell_first[width·depth] = span_count since op_chf_alloc_uninit. */
         }
         op_mem_free(a, row_first);
         return OP_OK;

@@ -22,7 +22,9 @@ op_status op_heightfield_init(op_ctx *ctx, op_heightfield *hf, uint32_t width, u
     const size_t cells = (size_t)width * depth;
     if (ctx)
         hf->alloc = ctx->alloc;
-    hf->first = op_mem_calloc(&hf->alloc, cells, sizeof(uint32_t));
+    /* One entry more: the compact field built in place keeps first as its cell_first,
+     * which ends in the sentinel span_count (onepath/chf.h). */
+    hf->first = op_mem_calloc(&hf->alloc, cells + 1, sizeof(uint32_t));
     hf->count = op_mem_calloc(&hf->alloc, cells, sizeof(uint32_t));
     if (!hf->first || !hf->count) {
         op_heightfield_free(hf);
@@ -56,7 +58,7 @@ op_status op_heightfield_copy(op_ctx *ctx, op_heightfield *dst, const op_heightf
     op_heightfield t = *src;
     t.alloc = ctx ? ctx->alloc : (op_allocator){0};
     const size_t cells = (size_t)src->width * src->depth;
-    t.first = op_mem_array(&t.alloc, cells ? cells : 1, sizeof(uint32_t));
+    t.first = op_mem_array(&t.alloc, cells + 1, sizeof(uint32_t)); /* as op_heightfield_init */
     t.count = op_mem_array(&t.alloc, cells ? cells : 1, sizeof(uint32_t));
     t.smin = t.smax = NULL;
     t.area = NULL;

@@ -55,7 +55,8 @@ void op_spans_filters(op_ctx *ctx, op_heightfield *hf, int walkable_height, int 
  * the three filters of supplement §1.4 (op_ledge_cells). */
 void op_filter_ledge_rows(const struct op_kernels *k, op_heightfield *hf, int walkable_height,
                           int walkable_climb, uint32_t z0, uint32_t z1, int all3);
-/* op_chf_alloc without clearing anything (every array is written by the caller). */
+/* op_chf_alloc without clearing anything (every array is written by the caller but
+ * cell_first[width*depth] = span_count, which this writes). */
 op_status op_chf_alloc_uninit(op_ctx *ctx, op_chf *chf, uint32_t width, uint32_t depth,
                               uint32_t span_count);
 
@@ -184,18 +185,19 @@ static inline int op_link_pass(int32_t sy, int32_t stop, int32_t ty, int32_t tto
  * = s, from this row alone. t's link back is the lowest span u of s's cell with the test
  * (u, t) (the test is symmetric), so the bit is set exactly when no span of s's cell below
  * s passes with t; a span alone in its cell has every link mutual. Valid for a field whose
- * cells own disjoint span ranges (cell_first a prefix sum, as compaction builds it). */
+ * cells own disjoint span ranges (cell_first a prefix sum, as compaction builds it; it is
+ * read up to cell_first[c + width + 1] for the cells of row z). */
 static inline void op_link_cells(op_chf *chf, uint32_t z, uint32_t xa, uint32_t xb,
                                  uint8_t *mutual)
 {
     const int32_t wh = chf->walkable_height, wc = chf->walkable_climb;
     const uint32_t w = chf->width, dpt = chf->depth;
-    const uint32_t *cf = chf->cell_first, *cc = chf->cell_count;
+    const uint32_t *cf = chf->cell_first; /* cell c: [cf[c], cf[c + 1]) */
     const uint16_t *Y = chf->y, *H = chf->h;
     uint32_t *const link[4] = {chf->link[0], chf->link[1], chf->link[2], chf->link[3]};
     for (uint32_t x = xa; x < xb; x++) {
         const size_t c = (size_t)x + (size_t)z * w;
-        const uint32_t s0 = cf[c], s1 = s0 + cc[c];
+        const uint32_t s0 = cf[c], s1 = cf[c + 1];
         if (s0 == s1)
             continue;
         /* Span ranges of the neighbour cells in directions 0 = -x, 1 = +z, 2 = +x,
@@ -203,19 +205,19 @@ static inline void op_link_cells(op_chf *chf, uint32_t z, uint32_t xa, uint32_t 
         uint32_t t0[4] = {0, 0, 0, 0}, t1[4] = {0, 0, 0, 0};
         if (x > 0) {
             t0[0] = cf[c - 1];
-            t1[0] = t0[0] + cc[c - 1];
+            t1[0] = s0;
         }
         if (z + 1 < dpt) {
             t0[1] = cf[c + w];
-            t1[1] = t0[1] + cc[c + w];
+            t1[1] = cf[c + w + 1];
         }
         if (x + 1 < w) {
-            t0[2] = cf[c + 1];
-            t1[2] = t0[2] + cc[c + 1];
+            t0[2] = s1;
+            t1[2] = cf[c + 2];
         }
         if (z > 0) {
             t0[3] = cf[c - w];
-            t1[3] = t0[3] + cc[c - w];
+            t1[3] = cf[c - w + 1];
         }
         if (s1 - s0 == 1) {
             const int32_t sy = Y[s0], stop = sy + (int32_t)H[s0];

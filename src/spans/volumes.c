@@ -186,7 +186,7 @@ op_status op_apply_volumes_window(op_ctx *ctx, op_chf *chf, const op_volume *vol
                 const int64_t gx = (int64_t)x + origin_x;
                 const float px = bx + ((float)gx + 0.5f) * chf->cs;
                 const uint32_t c = x + z * chf->width;
-                const uint32_t s0 = chf->cell_first[c], s1 = s0 + chf->cell_count[c];
+                const uint32_t s0 = chf->cell_first[c], s1 = chf->cell_first[c + 1];
                 if (s0 == s1 || !in_footprint(v, px, pz))
                     continue;
                 for (uint32_t s = s0; s < s1; s++) {

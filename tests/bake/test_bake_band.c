@@ -57,7 +57,7 @@ static void bake_band(op_partition p, uint32_t T, uint32_t B)
         for (uint32_t x = 0; x < r.chf.width; x++) {
             const int in_band = x < B || z < B || x >= r.chf.width - B || z >= r.chf.depth - B;
             const uint32_t c = x + z * r.chf.width;
-            for (uint32_t k = 0; k < r.chf.cell_count[c]; k++) {
+            for (uint32_t k = 0; k < op_chf_cell_count(&r.chf, c); k++) {
                 const uint32_t sp = r.chf.cell_first[c] + k;
                 if (in_band && r.chf.area[sp]) {
                     assert_int_equal(r.region[sp], OP_BORDER_REGION);

@@ -51,7 +51,7 @@ static uint32_t ref_watershed(const op_chf *chf, const uint32_t *dist, uint32_t 
     for (uint32_t z = 0; z < chf->depth; z++)
         for (uint32_t x = 0; x < chf->width; x++) {
             const uint32_t c = x + z * chf->width;
-            for (uint32_t s = chf->cell_first[c]; s < chf->cell_first[c] + chf->cell_count[c];
+            for (uint32_t s = chf->cell_first[c]; s < chf->cell_first[c + 1];
                  s++)
                 region[s] = chf->area[s] && in_band(chf, x, z) ? OP_BORDER_REGION : 0;
         }
@@ -266,7 +266,7 @@ static void ref_links(const op_chf *chf, uint32_t *link[4])
     for (uint32_t z = 0; z < chf->depth; z++)
         for (uint32_t x = 0; x < chf->width; x++) {
             const uint32_t c = x + z * chf->width;
-            for (uint32_t s = chf->cell_first[c]; s < chf->cell_first[c] + chf->cell_count[c];
+            for (uint32_t s = chf->cell_first[c]; s < chf->cell_first[c + 1];
                  s++)
                 for (int d = 0; d < 4; d++) {
                     uint32_t found = OP_NO_LINK;
@@ -274,7 +274,7 @@ static void ref_links(const op_chf *chf, uint32_t *link[4])
                     if (nx >= 0 && nz >= 0 && nx < chf->width && nz < chf->depth) {
                         const uint32_t nc = (uint32_t)nx + (uint32_t)nz * chf->width;
                         for (uint32_t t = chf->cell_first[nc];
-                             t < chf->cell_first[nc] + chf->cell_count[nc]; t++) {
+                             t < chf->cell_first[nc + 1]; t++) {
                             const int32_t sy = chf->y[s], ty = chf->y[t];
                             const int32_t st = sy + chf->h[s], tt = ty + chf->h[t];
                             const int32_t top = st < tt ? st : tt, bot = sy > ty ? sy : ty;

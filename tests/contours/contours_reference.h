@@ -114,7 +114,7 @@ static op_status ref_contour_trace(op_ctx *ctx, const op_chf *chf, const uint32_
     for (uint32_t z = 0; z < chf->depth; z++) {
         for (uint32_t x = 0; x < chf->width; x++) {
             const uint32_t c = x + z * chf->width;
-            const uint32_t end = chf->cell_first[c] + chf->cell_count[c];
+            const uint32_t end = chf->cell_first[c + 1];
             for (uint32_t s0 = chf->cell_first[c]; s0 < end; s0++) {
                 for (int d0 = 0; d0 < 4; d0++) {
                     if (!(mask[s0] >> d0 & 1))

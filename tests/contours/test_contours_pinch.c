@@ -57,7 +57,6 @@ static void build_field(op_ctx *ctx, op_chf *chf, uint32_t w, uint32_t d, span_a
             if (s > chf->cell_first[c])
                 chf->h[s - 1] = (uint16_t)(sp[s].y - sp[s - 1].y);
             chf->area[s] = 63;
-            chf->cell_count[c]++;
             s++;
         }
     }

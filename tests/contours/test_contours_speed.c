@@ -270,7 +270,7 @@ static void field_case(op_ctx *ctx, op_ctx *workers, uint64_t seed, uint32_t w, 
                 const uint32_t c = x + z * chf.width;
                 if (x >= 3 && z >= 3 && x + 3 < chf.width && z + 3 < chf.depth)
                     continue;
-                for (uint32_t s = chf.cell_first[c]; s < chf.cell_first[c] + chf.cell_count[c]; s++)
+                for (uint32_t s = chf.cell_first[c]; s < chf.cell_first[c + 1]; s++)
                     if (region[s])
                         region[s] = br;
             }

@@ -127,7 +127,7 @@ static void test_random_fields(void **state)
                     const uint32_t c = x + z * chf.width;
                     if (x >= 4 && z >= 4 && x + 4 < chf.width && z + 4 < chf.depth)
                         continue;
-                    for (uint32_t s = chf.cell_first[c]; s < chf.cell_first[c] + chf.cell_count[c]; s++)
+                    for (uint32_t s = chf.cell_first[c]; s < chf.cell_first[c + 1]; s++)
                         if (region[s])
                             region[s] = OP_BORDER_REGION;
                 }

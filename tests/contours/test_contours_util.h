@@ -38,7 +38,6 @@ static inline op_status ct_map_chf(op_ctx *ctx, op_chf *chf, uint32_t **region,
             chf->cell_first[c] = s;
             if (ch == '.')
                 continue;
-            chf->cell_count[c] = 1;
             chf->y[s] = 0;
             chf->h[s] = 255;
             chf->area[s] = 63;
@@ -103,7 +102,7 @@ static inline uint32_t ct_random_regions(op_ctx *ctx, const op_chf *chf, uint32_
         for (uint32_t z = 0; z < chf->depth; z++)
             for (uint32_t x = 0; x < chf->width; x++) {
                 const uint32_t c = x + z * chf->width;
-                for (uint32_t s = chf->cell_first[c]; s < chf->cell_first[c] + chf->cell_count[c]; s++)
+                for (uint32_t s = chf->cell_first[c]; s < chf->cell_first[c + 1]; s++)
                     if (lab[s])
                         lab[s] = lab[s] * 4096u + (x / bx) * 64u + (z / bz) + 1u;
             }

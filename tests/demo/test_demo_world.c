@@ -256,7 +256,7 @@ static uint32_t column_walkable(const op_chf *chf, uint32_t x, uint32_t z, uint8
 {
     const uint32_t c = x + z * chf->width;
     uint32_t n = 0;
-    for (uint32_t i = 0; i < chf->cell_count[c]; i++) {
+    for (uint32_t i = 0; i < op_chf_cell_count(chf, c); i++) {
         const uint32_t s = chf->cell_first[c] + i;
         if (chf->area[s] == 0)
             continue;

@@ -78,7 +78,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint32_t sp = 0;
     for (uint32_t c = 0; c < w * d; c++) {
         chf.cell_first[c] = sp;
-        chf.cell_count[c] = cnt[c];
         for (unsigned k = 0; k < cnt[c]; k++, sp++) {
             chf.y[sp] = ys[sp];
             chf.h[sp] = (uint16_t)(k + 1 < cnt[c] ? (ys[sp + 1] - ys[sp] < 255 ? ys[sp + 1] - ys[sp] : 255)

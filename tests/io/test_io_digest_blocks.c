@@ -42,7 +42,7 @@ static uint64_t reference_chf(const op_chf *c)
     p = put32(p, c->span_count);
     for (size_t i = 0; i < cells; i++) {
         p = put32(p, c->cell_first[i]);
-        p = put32(p, c->cell_count[i]);
+        p = put32(p, c->cell_first[i + 1] - c->cell_first[i]); /* the count */
     }
     for (uint32_t s = 0; s < c->span_count; s++) {
         const unsigned m = c->mutual[s] & 0xfu;
@@ -77,18 +77,18 @@ static void fill(op_chf *c, uint32_t w, uint32_t d, uint32_t n, int adversarial)
     c->depth = d;
     c->span_count = n;
     const size_t cells = (size_t)w * d;
-    c->cell_first = calloc(cells ? cells : 1, 4);
-    c->cell_count = calloc(cells ? cells : 1, 4);
+    c->cell_first = calloc(cells + 1, 4);
     c->y = calloc(n ? n : 1, 2);
     c->h = calloc(n ? n : 1, 2);
     c->area = calloc(n ? n : 1, 1);
     c->mutual = calloc(n ? n : 1, 1);
     for (int k = 0; k < 4; k++)
         c->link[k] = calloc(n ? n : 1, 4);
-    for (size_t i = 0; i < cells; i++) {
-        c->cell_first[i] = adversarial ? 0xffffffffu - (uint32_t)i : next32();
-        c->cell_count[i] = adversarial ? 0x80000000u + (uint32_t)i : next32();
-    }
+    /* Counts are the steps cell_first[i + 1] - cell_first[i], wrapping: adversarial
+     * alternates extremes, so the steps are near 0x80000000 and 0x7fffffff too. */
+    for (size_t i = 0; i <= cells; i++)
+        c->cell_first[i] = adversarial ? (i & 1 ? 0xffffffffu - (uint32_t)i : (uint32_t)i << 20)
+                                       : next32();
     for (uint32_t s = 0; s < n; s++) {
         c->y[s] = adversarial ? 0xffff : (uint16_t)next32();
         c->h[s] = adversarial ? (uint16_t)(0xff00 | s) : (uint16_t)next32();
@@ -103,7 +103,6 @@ static void fill(op_chf *c, uint32_t w, uint32_t d, uint32_t n, int adversarial)
 static void drop(op_chf *c)
 {
     free(c->cell_first);
-    free(c->cell_count);
     free(c->y);
     free(c->h);
     free(c->area);

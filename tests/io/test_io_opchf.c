@@ -120,9 +120,7 @@ static void test_opchf_one_way(void **state)
     a.walkable_height = 2;
     a.walkable_climb = 1;
     a.cell_first[0] = 0;
-    a.cell_count[0] = 1;
-    a.cell_first[1] = 1;
-    a.cell_count[1] = 2;
+    a.cell_first[1] = 1; /* cell_first[2] = 3 since op_chf_alloc */
     a.y[0] = 3; a.h[0] = 255; a.area[0] = 63;
     a.y[1] = 1; a.h[1] = 10; a.area[1] = 63;
     a.y[2] = 30; a.h[2] = 255; a.area[2] = 0;
@@ -257,7 +255,7 @@ static void test_opchf_corrupt_cells_spans(void **state)
     for (uint32_t z = 0; z < a.depth; z++) {
         for (uint32_t x = 0; x < a.width; x++) {
             const uint32_t c = x + z * a.width;
-            for (uint32_t k = 0; k < a.cell_count[c]; k++) {
+            for (uint32_t k = 0; k < op_chf_cell_count(&a, c); k++) {
                 const uint32_t s = a.cell_first[c] + k;
                 const size_t off = span_off + 10 * (size_t)s;
                 memcpy(m, buf, len);
@@ -272,7 +270,7 @@ static void test_opchf_corrupt_cells_spans(void **state)
                     m[off] = buf[off - 10];
                     m[off + 1] = buf[off - 9];
                     expect_bad_at(m, len, (long long)off, "y", s);
-                } else if (a.cell_count[c] > 1) {
+                } else if (op_chf_cell_count(&a, c) > 1) {
                     memcpy(m, buf, len);
                     m[off] = 0xff;
                     m[off + 1] = 0xff;
@@ -306,7 +304,7 @@ static void test_opchf_corrupt_cells_spans(void **state)
                     } else {
                         const uint32_t nc = (uint32_t)nx + (uint32_t)nz * a.width;
                         memcpy(m, buf, len);
-                        m[lo] = (unsigned char)a.cell_count[nc];
+                        m[lo] = (unsigned char)op_chf_cell_count(&a, nc);
                         expect_bad_at(m, len, (long long)lo, "link = count", s);
                         checked_links++;
                     }
@@ -330,9 +328,7 @@ static void test_opchf_link_128(void **state)
     a.ch = 0.2f;
     a.walkable_height = 1;
     a.walkable_climb = 1;
-    a.cell_count[0] = 1;
-    a.cell_first[1] = 1;
-    a.cell_count[1] = 130;
+    a.cell_first[1] = 1; /* cell_first[2] = 131 since op_chf_alloc */
     for (uint32_t s = 0; s < 131; s++) {
         a.y[s] = (uint16_t)(s ? 2 * (s - 1) : 0);
         a.h[s] = 1;

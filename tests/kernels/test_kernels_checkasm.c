@@ -88,7 +88,6 @@ static void make_field(op_ctx *ctx, op_chf *chf, uint64_t seed, const field_opts
         for (uint32_t x = 0; x < o->w; x++) {
             uint32_t c = x + z * o->w;
             chf->cell_first[c] = s;
-            chf->cell_count[c] = cnt[c];
             uint32_t y = ((x / 6) + (z / 4)) % 3 * 2 + op_rng_below(&r, o->jitter + 1);
             for (uint32_t k = 0; k < cnt[c]; k++, s++) {
                 uint32_t gap = 10 + op_rng_below(&r, 6) + (op_rng_below(&r, 3) ? 12 : 0);
@@ -354,7 +353,7 @@ static void check_all(const op_chf *chf, op_arena *arena, uint64_t seed)
     assert_non_null(area2);
     op_rng r = {seed ^ 0x1234};
     for (uint32_t c = 0; c < chf->width * chf->depth; c++)
-        for (uint32_t k = 0; k < chf->cell_count[c]; k++) {
+        for (uint32_t k = 0; k < op_chf_cell_count(chf, c); k++) {
             uint32_t s = chf->cell_first[c] + k;
             layer[s] = (k + (c / 7) % 2) % 3;
             area2[s] = op_rng_below(&r, 9) == 0 ? (uint8_t)op_rng_below(&r, 3) : chf->area[s];
@@ -488,7 +487,6 @@ static void make_adv(op_ctx *ctx, op_chf *chf, const adv *a)
         for (uint32_t x = 0; x < a->w; x++) {
             uint32_t c = x + z * a->w, k, cnt = a->count(x, z);
             chf->cell_first[c] = s;
-            chf->cell_count[c] = cnt;
             for (k = 0; k < cnt; k++, s++) {
                 chf->y[s] = (uint16_t)(k * 20);
                 chf->h[s] = (uint16_t)(k + 1 < cnt ? 20 : 255);
@@ -556,7 +554,6 @@ static void make_shuffled_grid(op_ctx *ctx, op_chf *chf, uint32_t w, uint32_t d,
     }
     for (uint32_t c = 0; c < n; c++) {
         chf->cell_first[c] = c;
-        chf->cell_count[c] = 1;
     }
     for (uint32_t z = 0; z < d; z++)
         for (uint32_t x = 0; x < w; x++) {
@@ -604,7 +601,6 @@ static void make_long_row(op_ctx *ctx, op_chf *chf, uint32_t w, int ring, int ho
     assert_int_equal(op_chf_alloc(ctx, chf, w, 1, w), OP_OK);
     for (uint32_t x = 0; x < w; x++) {
         chf->cell_first[x] = x;
-        chf->cell_count[x] = 1;
         chf->area[x] = 63;
         chf->h[x] = 255;
         chf->link[0][x] = x > 0 ? x - 1 : ring ? w - 1 : OP_NO_LINK;
@@ -634,7 +630,6 @@ static void make_tori(op_ctx *ctx, op_chf *chf, uint32_t w, uint32_t l1, int hol
         for (uint32_t x = 0; x < w; x++) {
             const uint32_t s = x + z * w;
             chf->cell_first[s] = s;
-            chf->cell_count[s] = 1;
             chf->area[s] = 63;
             chf->h[s] = 255;
             chf->link[0][s] = (x + w - 1) % w + z * w;

@@ -51,7 +51,6 @@ static void make_columns(op_ctx *ctx, op_chf *chf, uint32_t w, uint32_t d, const
     uint32_t s = 0;
     for (uint32_t c = 0; c < w * d; c++) {
         chf->cell_first[c] = s;
-        chf->cell_count[c] = cnt[c];
         for (uint32_t k = 0; k < cnt[c]; k++, s++) {
             chf->y[s] = (uint16_t)(k * 20);
             chf->h[s] = 20;

@@ -147,7 +147,6 @@ static void build(op_ctx *ctx, op_chf *chf, const grid_rule *g)
         for (uint32_t x = 0; x < g->w; x++) {
             const uint32_t c = x + z * g->w, k_n = g->cnt(g, x, z);
             chf->cell_first[c] = s;
-            chf->cell_count[c] = k_n;
             for (uint32_t k = 0; k < k_n; k++, s++) {
                 const uint32_t y = g->y(g, x, z, k);
                 chf->y[s] = (uint16_t)y;
@@ -413,7 +412,7 @@ static void test_garage(void **state)
         uint32_t *layer = malloc(chf.span_count * sizeof *layer);
         assert_non_null(layer);
         for (uint32_t c = 0; c < chf.width * chf.depth; c++)
-            for (uint32_t k = 0; k < chf.cell_count[c]; k++)
+            for (uint32_t k = 0; k < op_chf_cell_count(&chf, c); k++)
                 layer[chf.cell_first[c] + k] = k;
         check(&chf, chf.area, layer, "garage layers");
         free(layer);
@@ -579,7 +578,7 @@ static void test_floors(void **state)
                 continue;
             }
             const uint32_t c = op_chf_span_cell(&chf, t); /* another floor of t's cell */
-            const uint32_t b = chf.cell_first[c] + op_rng_below(&r, chf.cell_count[c]);
+            const uint32_t b = chf.cell_first[c] + op_rng_below(&r, op_chf_cell_count(&chf, c));
             chf.link[d][a] = b;
             chf.link[(d + 2) & 3][b] = a;
         }

@@ -178,7 +178,7 @@ static void make_regions(const op_chf *chf, uint32_t *reg, int kind, op_rng *r)
         for (uint32_t z = 0; z < chf->depth; z++)
             for (uint32_t x = 0; x < chf->width; x++) {
                 const uint32_t c = x + z * chf->width;
-                for (uint32_t k = 0; k < chf->cell_count[c]; k++)
+                for (uint32_t k = 0; k < op_chf_cell_count(chf, c); k++)
                     reg[chf->cell_first[c] + k] = 1 + x / 6 + z / 6 * 64 + 100 * k;
             }
         for (uint32_t s = 0; s < n; s++)

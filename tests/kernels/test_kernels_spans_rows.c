@@ -139,7 +139,6 @@ static void edge_chf(op_chf *chf, uint64_t seed, uint32_t w, uint32_t d, uint32_
     uint32_t s = 0;
     for (uint32_t c = 0; c < w * d; c++) {
         chf->cell_first[c] = s;
-        chf->cell_count[c] = cnt[c];
         uint32_t y = 1000 + (c % w) / 3 * (uint32_t)(climb + 1) + op_rng_below(&r, (uint32_t)climb + 3);
         for (uint32_t k = 0; k < cnt[c]; k++) {
             const int32_t h = wh - 2 + (int32_t)op_rng_below(&r, 5);
@@ -383,7 +382,6 @@ static void check_pattern_links(uint32_t w, uint32_t d, uint32_t bx, uint32_t bz
         const int brk = x == bx && z == bz;
         const uint32_t cnt = empty_outer && (z == 0 || z + 1 == d) ? 0 : brk ? (uint32_t)kind * 2 : 1;
         chf.cell_first[c] = s;
-        chf.cell_count[c] = cnt;
         uint32_t y = 300 + op_rng_below(&r, 5);
         for (uint32_t k = 0; k < cnt; k++) {
             chf.y[s] = (uint16_t)y;
@@ -443,7 +441,6 @@ static void check_runs01(uint64_t seed, uint32_t w, uint32_t d, uint32_t pct_emp
     uint32_t s = 0;
     for (uint32_t c = 0; c < w * d; c++) {
         chf.cell_first[c] = s;
-        chf.cell_count[c] = cnt[c];
         uint32_t y = 300 + (c % w) / 2 * 2 + op_rng_below(&r, 4);
         for (uint32_t k = 0; k < cnt[c]; k++) {
             chf.y[s] = (uint16_t)y;

@@ -127,7 +127,7 @@ static void owned_equal_solo(const op_scene *s, op_bake_settings *bs, int T, int
         assert_int_equal(t->digest_owned, op_digest_chf_cells(&solo, gx, gz, w, d));
         for (uint32_t z = gz; z < gz + d; z++)
             for (uint32_t x = gx; x < gx + w; x++)
-                owned_spans += solo.cell_count[x + z * solo.width];
+                owned_spans += op_chf_cell_count(&solo, x + z * solo.width);
         for (uint32_t c = 0; c < t->contours.count; c++) {
             const op_contour *ct = &t->contours.contours[c];
             for (uint32_t v = 0; v < ct->vert_count; v++) {
@@ -169,7 +169,7 @@ static void owned_equal_solo(const op_scene *s, op_bake_settings *bs, int T, int
                          t->digest_regions);
         uint64_t sum = 0;
         for (uint32_t c = 0; c < t->chf.width * t->chf.depth; c++) {
-            assert_int_equal(t->cell_count[c], t->chf.cell_count[c]);
+            assert_int_equal(t->cell_count[c], op_chf_cell_count(&t->chf, c));
             sum += t->cell_count[c];
         }
         assert_int_equal(sum, t->span_count);

@@ -38,7 +38,6 @@ static inline void grid_chf(op_ctx *ctx, op_chf *chf, uint32_t w, uint32_t d,
             const char ch = rows[z][x];
             if (ch == '#')
                 continue;
-            chf->cell_count[c] = 1;
             chf->y[s] = 0;
             chf->h[s] = 255;
             chf->area[s] = (uint8_t)(ch == '0' ? 0 : ch - 'a' + 1);
@@ -52,7 +51,7 @@ static inline void grid_chf(op_ctx *ctx, op_chf *chf, uint32_t w, uint32_t d,
 static inline uint32_t grid_span(const op_chf *chf, uint32_t x, uint32_t z)
 {
     const uint32_t c = x + z * chf->width;
-    assert_int_equal(chf->cell_count[c], 1);
+    assert_int_equal(op_chf_cell_count(chf, c), 1);
     return chf->cell_first[c];
 }
 

@@ -104,7 +104,7 @@ static void test_layers_random(void **state)
         assert_int_equal(op_build_regions(&ctx, &chf, &s, NULL, region, &count), OP_OK);
         check_ok(&ctx, &chf, &s, region, count, 1, "layers");
         for (uint32_t c = 0; c < chf.width * chf.depth; c++)
-            multi += chf.cell_count[c] > 1;
+            multi += op_chf_cell_count(&chf, c) > 1;
         free(region);
         op_chf_free(&chf);
     }
@@ -172,7 +172,6 @@ static void test_layers_bridge(void **state)
     uint32_t s = 0;
     for (uint32_t c = 0; c < 6; c++) {
         chf.cell_first[c] = s;
-        chf.cell_count[c] = cnt[c];
         s += cnt[c];
     }
     for (uint32_t i = 0; i < 7; i++) {
@@ -228,8 +227,8 @@ static void test_layer_assignment(void **state)
         uint8_t *ov = calloc((size_t)(k + 1) * (k + 1), 1);
         assert_non_null(ov);
         for (uint32_t c = 0; c < chf.width * chf.depth; c++)
-            for (uint32_t i = chf.cell_first[c]; i < chf.cell_first[c] + chf.cell_count[c]; i++)
-                for (uint32_t j = chf.cell_first[c]; j < chf.cell_first[c] + chf.cell_count[c]; j++)
+            for (uint32_t i = chf.cell_first[c]; i < chf.cell_first[c + 1]; i++)
+                for (uint32_t j = chf.cell_first[c]; j < chf.cell_first[c + 1]; j++)
                     if (region[i] && region[j] && region[i] != region[j])
                         ov[(size_t)region[i] * (k + 1) + region[j]] = 1;
         uint32_t maxl = 0;

@@ -16,7 +16,7 @@ static void init_band(const op_chf *chf, uint32_t *region)
     for (uint32_t z = 0; z < chf->depth; z++)
         for (uint32_t x = 0; x < chf->width; x++) {
             const uint32_t c = x + z * chf->width;
-            for (uint32_t s = chf->cell_first[c]; s < chf->cell_first[c] + chf->cell_count[c]; s++)
+            for (uint32_t s = chf->cell_first[c]; s < chf->cell_first[c + 1]; s++)
                 region[s] = chf->area[s] && in_band(chf, x, z) ? BR : 0;
         }
 }
@@ -98,7 +98,7 @@ static uint32_t ref_monotone(const op_chf *chf, uint32_t *region)
         uint32_t ns = 0, nl = 0;
         for (uint32_t x = 0; x < chf->width; x++) {
             const uint32_t c = x + z * chf->width;
-            for (uint32_t s = chf->cell_first[c]; s < chf->cell_first[c] + chf->cell_count[c]; s++) {
+            for (uint32_t s = chf->cell_first[c]; s < chf->cell_first[c + 1]; s++) {
                 if (!chf->area[s] || region[s] == BR)
                     continue;
                 const uint32_t p = nb(chf, s, 0);
@@ -137,7 +137,7 @@ static uint32_t ref_monotone(const op_chf *chf, uint32_t *region)
         }
         for (uint32_t x = 0; x < chf->width; x++) {
             const uint32_t c = x + z * chf->width;
-            for (uint32_t s = chf->cell_first[c]; s < chf->cell_first[c] + chf->cell_count[c]; s++)
+            for (uint32_t s = chf->cell_first[c]; s < chf->cell_first[c + 1]; s++)
                 if (chf->area[s] && region[s] != BR)
                     region[s] = id[sweep[s]];
         }
@@ -169,8 +169,8 @@ static void ref_layers_merge(const op_chf *chf, uint32_t *region, uint32_t m)
         }
     }
     for (uint32_t c = 0; c < chf->width * chf->depth; c++)
-        for (uint32_t i = chf->cell_first[c]; i < chf->cell_first[c] + chf->cell_count[c]; i++)
-            for (uint32_t j = chf->cell_first[c]; j < chf->cell_first[c] + chf->cell_count[c]; j++) {
+        for (uint32_t i = chf->cell_first[c]; i < chf->cell_first[c + 1]; i++)
+            for (uint32_t j = chf->cell_first[c]; j < chf->cell_first[c + 1]; j++) {
                 const uint32_t a = region[i], b = region[j];
                 if (a && b && a != BR && b != BR && a != b)
                     ovl[a * M + b] = 1;

@@ -156,9 +156,9 @@ static void test_watershed_one_way(void **state)
     assert_int_equal(op_chf_alloc(&ctx, &chf, 3, 1, 4), OP_OK);
     chf.walkable_height = 2;
     chf.walkable_climb = 1;
-    chf.cell_first[0] = 0, chf.cell_count[0] = 1; /* A */
-    chf.cell_first[1] = 1, chf.cell_count[1] = 2; /* B low, C high */
-    chf.cell_first[2] = 3, chf.cell_count[2] = 1; /* D */
+    chf.cell_first[0] = 0; /* A */
+    chf.cell_first[1] = 1; /* B low, C high */
+    chf.cell_first[2] = 3; /* D; cell_first[3] = 4 since op_chf_alloc */
     for (uint32_t s = 0; s < 4; s++)
         chf.area[s] = 1;
     chf.y[0] = 0, chf.y[1] = 0, chf.y[2] = 5, chf.y[3] = 5;

@@ -43,7 +43,7 @@ static void test_layout(void **state)
     const uint32_t first[6] = {0, 1, 1, 3, 3, 5}, count[6] = {1, 0, 2, 0, 2, 0};
     for (int c = 0; c < 6; c++) {
         assert_int_equal(chf.cell_first[c], first[c]);
-        assert_int_equal(chf.cell_count[c], count[c]);
+        assert_int_equal(op_chf_cell_count(&chf, c), count[c]);
     }
     const uint16_t y[5] = {2, 4, 301, 9, 22}, h[5] = {8, 255, 255, 11, 255};
     const uint8_t ar[5] = {63, 5, 63, 63, 63};
@@ -152,8 +152,8 @@ static void test_300_spans(void **state)
     op_chf chf;
     assert_int_equal(op_build_compact_heightfield(&op_test_ctx, &hf, 2, 0, &chf), OP_OK);
     assert_int_equal(chf.span_count, 600);
-    assert_int_equal(chf.cell_count[0], 300);
-    assert_int_equal(chf.cell_count[1], 300);
+    assert_int_equal(op_chf_cell_count(&chf, 0), 300);
+    assert_int_equal(op_chf_cell_count(&chf, 1), 300);
     for (uint32_t i = 0; i < 300; i++) {
         const uint32_t s = chf.cell_first[0] + i, t = chf.cell_first[1] + i;
         assert_int_equal(chf.h[s], i == 299 ? 255 : 2);

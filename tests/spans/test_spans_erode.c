@@ -154,7 +154,6 @@ static void twisted_field(op_ctx *ctx, op_chf *chf)
         for (uint32_t x = 0; x < W; x++) {
             const uint32_t c = x + z * W;
             chf->cell_first[c] = 2 * c;
-            chf->cell_count[c] = 2;
             chf->y[2 * c] = 0;
             chf->h[2 * c] = 50;
             chf->y[2 * c + 1] = 50;

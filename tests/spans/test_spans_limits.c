@@ -213,7 +213,7 @@ static void test_height_range(void **state)
     assert_int_equal(op_build_spans(&ctx, &cfg, &sc, &chf, NULL), OP_OK);
     /* Every cell well inside holds the three floors at their heights. */
     const uint32_t c = 30 + 30 * chf.width;
-    assert_int_equal(chf.cell_count[c], 3);
+    assert_int_equal(op_chf_cell_count(&chf, c), 3);
     const uint32_t s = chf.cell_first[c];
     for (int f = 0; f < 3; f++) {
         const float want = ys[f] / ch;

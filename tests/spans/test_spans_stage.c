@@ -111,14 +111,14 @@ static void test_quad_box(void **state)
     for (uint32_t z = 9; z <= 11; z++)
         for (uint32_t x = 9; x <= 11; x++) {
             const uint32_t c = x + z * 20;
-            assert_int_equal(chf.cell_count[c], 1);
+            assert_int_equal(op_chf_cell_count(&chf, c), 1);
             assert_int_equal(chf.y[chf.cell_first[c]], 9);
         }
     /* ... the ground at y 1 elsewhere, nothing under the walls or the border. */
     assert_int_equal(chf.y[chf.cell_first[3 + 3 * 20]], 1);
-    assert_int_equal(chf.cell_count[12 + 9 * 20], 0);
-    assert_int_equal(chf.cell_count[0], 0);
-    assert_int_equal(chf.cell_count[12 + 12 * 20], 1);
+    assert_int_equal(op_chf_cell_count(&chf, 12 + 9 * 20), 0);
+    assert_int_equal(op_chf_cell_count(&chf, 0), 0);
+    assert_int_equal(op_chf_cell_count(&chf, 12 + 12 * 20), 1);
     op_chf_free(&chf);
 
     cfg.walkable_radius = 1;

@@ -34,7 +34,7 @@ static uint8_t lower(const op_chf *chf, uint32_t x, uint32_t z)
 static uint8_t upper(const op_chf *chf, uint32_t x, uint32_t z)
 {
     const uint32_t c = x + z * chf->width;
-    assert_int_equal(chf->cell_count[c], 2);
+    assert_int_equal(op_chf_cell_count(chf, c), 2);
     return chf->area[chf->cell_first[c] + 1];
 }
 

@@ -122,8 +122,8 @@ static uint64_t check_owned(const op_chf *solo, const op_chf *win, int32_t x0, i
                 continue;
             const uint32_t lc = lx + lz * win->width;
             const uint32_t gc = (uint32_t)gx + (uint32_t)gz * solo->width;
-            assert_int_equal(win->cell_count[lc], solo->cell_count[gc]);
-            for (uint32_t k = 0; k < win->cell_count[lc]; k++) {
+            assert_int_equal(op_chf_cell_count(win, lc), op_chf_cell_count(solo, gc));
+            for (uint32_t k = 0; k < op_chf_cell_count(win, lc); k++) {
                 const uint32_t a = win->cell_first[lc] + k, b = solo->cell_first[gc] + k;
                 assert_int_equal(win->y[a], solo->y[b]);
                 assert_int_equal(win->h[a], solo->h[b]);

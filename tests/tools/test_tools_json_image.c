@@ -194,11 +194,8 @@ static void test_render_regions(void **state)
     /* 3×1 cells: (0) two walkable spans, (1) one area-0 span, (2) a low walkable span. */
     op_chf chf;
     assert_int_equal(op_chf_alloc(&ctx, &chf, 3, 1, 4), OP_OK);
-    chf.cell_count[0] = 2;
-    chf.cell_first[1] = 2;
-    chf.cell_count[1] = 1;
+    chf.cell_first[1] = 2; /* cell_first[0] = 0, cell_first[3] = 4 since op_chf_alloc */
     chf.cell_first[2] = 3;
-    chf.cell_count[2] = 1;
     chf.y[0] = 10; chf.area[0] = 63;
     chf.y[1] = 50; chf.area[1] = 1;
     chf.y[2] = 60; chf.area[2] = 0;

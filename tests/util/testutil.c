@@ -53,7 +53,6 @@ op_status op_random_chf(op_ctx *ctx, op_chf *chf, uint64_t seed, const op_random
         for (uint32_t x = 0; x < w; x++) {
             const uint32_t c = x + z * w;
             chf->cell_first[c] = s;
-            chf->cell_count[c] = cnt[c];
             uint32_t base = ((x / 7) + (z / 5)) % 3; /* slow terraces */
             uint32_t y = base * 2 + op_rng_below(&r, o->y_jitter + 1);
             for (uint32_t k = 0; k < cnt[c]; k++) {
