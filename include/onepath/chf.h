@@ -20,6 +20,10 @@
 extern "C" {
 #endif
 
+/* Defined since op_chf lost cell_count (cell_first holds width*depth + 1 entries): code
+ * built against either layout (bench/compare.py's baselines) can tell them apart. */
+#define OP_CHF_CELL_FIRST_END 1
+
 #define OP_NO_LINK 0xffffffffu
 #define OP_MAX_SPANS 0xfffffffeu /* span indices are u32, OP_NO_LINK is reserved */
 
