@@ -213,9 +213,9 @@ static void *shrink(const op_allocator *a, void *p, size_t n)
 }
 
 /* supplement §1.5 in place: hf's columns become the cells (first -> cell_first; count is
- * freed, the counts being cell_first's steps) and its span arrays the spans (smax -> y, smin -> h, area -> area), so only
- * the links and mutual links are new memory. Returns 0 (nothing done) when that is not
- * possible; then hf is untouched. */
+ * freed, the counts being cell_first's steps) and its span arrays the spans (smax -> y,
+ * smin -> h, area -> area), so only the links and mutual links are new memory. Returns 0
+ * (nothing done) when that is not possible; then hf is untouched. */
 /* The compact field's grid and agent settings, from the solid field it is built from. */
 static void set_grid(op_chf *out, const op_heightfield *hf, int walkable_height,
                      int walkable_climb)

@@ -145,6 +145,14 @@ static void test_compact_in_place(void **state)
             else
                 assert_ptr_not_equal(got.cell_first, first);
             op_test_assert_same_chf(&ref, &got);
+            /* Compaction links row z while it fills the rows after it: the links must be
+             * the finished field's (a cell's count is cell_first's step, so row z's links
+             * need row z + 2's first entry written). */
+            op_chf again;
+            assert_int_equal(op_chf_copy(&ctx, &again, &got), OP_OK);
+            assert_int_equal(op_chf_build_links(&ctx, &again), OP_OK);
+            op_test_assert_same_chf(&again, &got);
+            op_chf_free(&again);
             oneway += assert_mutual_from_links(&ref);
             op_chf_free(&ref);
             op_chf_free(&got);
@@ -154,6 +162,51 @@ static void test_compact_in_place(void **state)
     }
     print_message("compact in place: %lu one-way links\n", oneway);
     assert_true(oneway > 0); /* climbs of walkable_height or more: one-way links occur */
+}
+
+/* A field where row 0's links would see row 2's spans if compaction linked a row
+ * before row + 2's first cell_first entry was written: cell (1, 1) is empty, so the +z
+ * neighbour range of span (1, 0) ends at cell_first[4], which in place still holds the
+ * solid index 4 (cell (0, 1)'s area-0 span is dropped) until row 2 is filled, and the
+ * solid span 4 left in slot 3 ((0, 1)'s floor at 10) would pass the link rule with it. */
+static void test_compact_links_rows_ahead(void **state)
+{
+    (void)state;
+    for (int isa = 0; isa < OP_ISA_COUNT; isa++) {
+        op_ctx ctx;
+        if (op_ctx_init(&ctx, (op_isa)isa) != OP_OK) {
+            op_ctx_free(&ctx);
+            continue;
+        }
+        for (int in_place = 0; in_place < 2; in_place++) {
+            static const float origin[3] = {0, 0, 0};
+            op_heightfield hf;
+            op_test_hf(&ctx, &hf, 2, 3, origin, 0.5f, 0.25f, 200);
+            op_test_span(&ctx, &hf, 0, 0, 0, 10, 63);
+            op_test_span(&ctx, &hf, 1, 0, 0, 10, 63);
+            op_test_span(&ctx, &hf, 0, 1, 0, 3, 0);
+            op_test_span(&ctx, &hf, 0, 1, 6, 10, 63);
+            op_test_span(&ctx, &hf, 0, 2, 0, 10, 63);
+            op_test_span(&ctx, &hf, 1, 2, 0, 10, 63);
+            op_chf got, again;
+            if (in_place)
+                assert_int_equal(op_build_compact_heightfield_in_place(&ctx, &hf, 2, 1, &got),
+                                 OP_OK);
+            else
+                assert_int_equal(op_build_compact_heightfield(&ctx, &hf, 2, 1, &got), OP_OK);
+            assert_int_equal(got.span_count, 5);
+            assert_int_equal(got.cell_first[6], 5);
+            assert_int_equal(op_chf_cell_count(&got, 3), 0);
+            assert_int_equal(got.link[1][1], OP_NO_LINK); /* (1, 0) -> the empty (1, 1) */
+            assert_int_equal(op_chf_copy(&ctx, &again, &got), OP_OK);
+            assert_int_equal(op_chf_build_links(&ctx, &again), OP_OK);
+            op_test_assert_same_chf(&again, &got);
+            op_chf_free(&again);
+            op_chf_free(&got);
+            op_heightfield_free(&hf);
+        }
+        op_ctx_free(&ctx);
+    }
 }
 
 /* The in-place arrays are freed by the allocator that made them; a field from another
@@ -232,6 +285,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_filters_one_pass),
         cmocka_unit_test(test_compact_in_place),
+        cmocka_unit_test(test_compact_links_rows_ahead),
         cmocka_unit_test(test_compact_in_place_memory),
     };
     return cmocka_run_group_tests(tests, op_test_ctx_setup, op_test_ctx_teardown);
