@@ -526,7 +526,7 @@ static op_status watershed(op_ctx *ctx, const op_chf *chf, const uint32_t *dist,
      * entries below (the bake's largest array) are not taken beside it
      * (docs/decisions/memory.md, round 7). */
     op_dist_release_now(rel);
-    dist = NULL;
+    dist = NULL; /* a later read faults instead of reading freed memory */
     const int narrow = m < op_watershed_narrow_limit;
     /* 4 neighbours per position. position_neighbours writes every entry, scattered over
      * one stream per level: a fresh block's pages are mapped by one call instead of a
