@@ -6,7 +6,8 @@
  * slack for the fixed costs (1 MiB arena blocks, the watershed's 256 KiB histogram):
  * a stage that holds a second copy of the field, or an arena that doubles its blocks
  * again, fails here. The floor is checked too: the peak can never be below the result's
- * own arrays (field, distance, regions), so a counter that misses allocations fails.
+ * own arrays (field, distance, regions), so a counter that misses allocations fails
+ * (all three are live when the partition starts, the distance field kept or not).
  * Bakes without keep_distance (the default) give the same digests and regions as bakes
  * with it, and their watershed phase holds 4 bytes per span less (memory.md, round 7). */
 #include <stdarg.h>
@@ -30,8 +31,7 @@ static const struct {
              {OP_PARTITION_LAYERS, 51.0}};
 
 /* The result's own arrays: the field (per span y, h, area, mutual, four links; per
- * cell first and count), the distance field and the regions. All are live at once when
- * the partition starts, whether the distance field is kept or not. */
+ * cell first and count), the distance field and the regions. */
 static size_t result_floor(const op_chf *chf)
 {
     const size_t n = chf->span_count, cells = (size_t)chf->width * chf->depth;
