@@ -289,6 +289,7 @@ int cmd_bake(int argc, char **argv)
     if (a.out_contours && s->until < OP_STAGE_CONTOURS)
         return cli_usage_error(CMD, "--out-contours needs --until contours");
     s->contours.keep_raw = a.raw;
+    s->keep_distance = a.out_dist != NULL; /* else the bake frees it in the partition */
 
     op_ctx ctx;
     int code = cli_ctx_init(CMD, &ctx, a.isa);

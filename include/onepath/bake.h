@@ -28,6 +28,14 @@ typedef struct op_bake_settings {
     op_region_settings regions;
     op_contour_settings contours;
     op_stage until;
+    /* Nonzero: the result keeps the distance field (op_bake_result.dist). 0 (the
+     * default): the bake frees it as soon as the partition has read it, and result.dist
+     * is NULL; max_dist and digest_distance are set either way. Contours and regions do
+     * not need it after the partition, and kept it is 4 bytes per span beside the
+     * watershed's largest scratch, the bake's peak (docs/decisions/memory.md, round 7).
+     * Only op_bake_scene / op_bake_chf read it (a tiled bake: op_tiled_options
+     * keep_fields). */
+    int keep_distance;
 } op_bake_settings;
 
 void op_bake_settings_defaults(op_bake_settings *s);
@@ -37,8 +45,9 @@ typedef struct op_bake_result {
     op_chf chf;
     int have_spans_stats;  /* 0 when the field came from a file */
     op_spans_stats spans;
-    uint32_t *dist;        /* span_count entries, when until >= REGIONS */
-    uint32_t max_dist;
+    uint32_t *dist;        /* span_count entries, when until >= REGIONS and keep_distance;
+                              else NULL (freed during the partition) */
+    uint32_t max_dist;     /* when until >= REGIONS, kept or not */
     uint32_t *region;      /* span_count entries, when until >= REGIONS */
     uint32_t region_count;
     op_contour_set contours; /* when until >= CONTOURS */
@@ -47,7 +56,8 @@ typedef struct op_bake_result {
     double ms_spans, ms_distance, ms_regions, ms_contours;
     /* Digests (supplement §5); 0 for stages not reached. */
     uint64_t digest_spans;     /* build3d/spans: op_digest_chf */
-    uint64_t digest_distance;  /* op_digest_distance (OPDST1 bytes) */
+    uint64_t digest_distance;  /* op_digest_distance (OPDST1 bytes), kept or not: taken
+                                  as the field is made */
     uint64_t digest_regions;   /* build3d/regions-<partition>: op_digest_regions (OPREG1) */
     uint64_t digest_contours;  /* build3d/contours: op_digest_contours */
     op_allocator alloc;        /* dist's and region's allocator (chf and contours keep

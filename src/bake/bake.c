@@ -3,6 +3,7 @@
 #include "onepath/digest.h"
 #include "core/alloc.h"
 #include "core/prefault.h"
+#include "regions/regions_internal.h"
 
 #include <string.h>
 
@@ -34,6 +35,7 @@ void op_bake_settings_defaults(op_bake_settings *s)
     op_region_settings_defaults(&s->regions);
     op_contour_settings_defaults(&s->contours);
     s->until = OP_STAGE_CONTOURS;
+    s->keep_distance = 0; /* nothing after the partition reads it (op_bake_settings) */
 }
 
 /* The settings of the stages after the spans stage (all that op_bake_chf uses). */
@@ -60,6 +62,15 @@ void op_bake_result_free(op_bake_result *r)
     op_mem_free(&r->alloc, r->region);
     op_contour_set_free(&r->contours);
     memset(r, 0, sizeof *r);
+}
+
+/* The distance field of a bake that does not keep it, freed by the partition once it
+ * reads it no more (op_dist_release). */
+static void free_dist(void *arg)
+{
+    op_bake_result *r = arg;
+    op_mem_free(&r->alloc, r->dist);
+    r->dist = NULL;
 }
 
 /* Distance, regions and contours on r->chf. */
@@ -98,7 +109,12 @@ static op_status bake_rest(op_ctx *ctx, const op_bake_settings *s, op_bake_resul
     op_mem_prefault(r->region, n * sizeof *r->region);
     t0 = op_now_ms();
     op_progress(ctx, "regions", 0.0);
-    st = op_build_regions(ctx, &r->chf, &s->regions, r->dist, r->region, &r->region_count);
+    /* Not kept, the distance field is freed inside the partition, before the
+     * watershed's neighbour entries (the bake's peak) are taken; its digest is above.
+     * After a failure it may still be here, for op_bake_result_free. */
+    op_dist_release rel = {s->keep_distance ? NULL : free_dist, r};
+    st = op_build_regions_rel(ctx, &r->chf, &s->regions, r->dist, &rel, r->region,
+                              &r->region_count);
     if (st != OP_OK)
         return st;
     r->ms_regions = op_now_ms() - t0;

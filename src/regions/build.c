@@ -69,8 +69,9 @@ op_status op_regions_check_args(op_ctx *ctx, const op_chf *chf, const void *out1
     return OP_OK;
 }
 
-op_status op_build_regions(op_ctx *ctx, const op_chf *chf, const op_region_settings *s,
-                           const uint32_t *dist, uint32_t *region, uint32_t *region_count)
+op_status op_build_regions_rel(op_ctx *ctx, const op_chf *chf, const op_region_settings *s,
+                               const uint32_t *dist, op_dist_release *rel, uint32_t *region,
+                               uint32_t *region_count)
 {
     op_status st = op_regions_check_args(ctx, chf, region, region_count, "regions");
     if (st != OP_OK)
@@ -79,8 +80,10 @@ op_status op_build_regions(op_ctx *ctx, const op_chf *chf, const op_region_setti
         return st;
     switch (s->partition) {
     case OP_PARTITION_WATERSHED:
-        if (dist)
-            return op_build_regions_watershed(ctx, chf, dist, s, region, region_count);
+        if (dist) {
+            st = op_build_regions_watershed_rel(ctx, chf, dist, s, rel, region, region_count);
+            break;
+        }
         {
             op_arena_mark mark = op_arena_get_mark(&ctx->arena);
             uint32_t *d = op_scratch(ctx, chf->span_count ? chf->span_count : 1, sizeof *d);
@@ -90,12 +93,27 @@ op_status op_build_regions(op_ctx *ctx, const op_chf *chf, const op_region_setti
             if (st == OP_OK)
                 st = op_build_regions_watershed(ctx, chf, d, s, region, region_count);
             op_arena_release(&ctx->arena, mark);
-            return st;
+            break;
         }
     case OP_PARTITION_MONOTONE:
-        return op_build_regions_monotone(ctx, chf, s, region, region_count);
+        op_dist_release_now(rel); /* §3 does not read the distance field */
+        st = op_build_regions_monotone(ctx, chf, s, region, region_count);
+        break;
     case OP_PARTITION_LAYERS:
-        return op_build_regions_layers(ctx, chf, s, region, region_count);
+        op_dist_release_now(rel); /* nor does §4 */
+        st = op_build_regions_layers(ctx, chf, s, region, region_count);
+        break;
+    default:
+        return op_fail(ctx, OP_INVALID_ARGUMENT, "regions: unknown partition");
     }
-    return op_fail(ctx, OP_INVALID_ARGUMENT, "regions: unknown partition");
+    /* A watershed with nothing to partition returns before its ordering. */
+    if (st == OP_OK)
+        op_dist_release_now(rel);
+    return st;
+}
+
+op_status op_build_regions(op_ctx *ctx, const op_chf *chf, const op_region_settings *s,
+                           const uint32_t *dist, uint32_t *region, uint32_t *region_count)
+{
+    return op_build_regions_rel(ctx, chf, s, dist, NULL, region, region_count);
 }

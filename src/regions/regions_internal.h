@@ -38,6 +38,38 @@ op_status op_regions_filter_lent(op_ctx *ctx, const op_chf *chf, uint32_t min_ar
 op_status op_regions_monotone_raw_chains(op_ctx *ctx, const op_chf *chf, uint32_t *region,
                                          uint32_t *region_count);
 
+/* Who frees a distance field that its caller does not keep (the bake without
+ * keep_distance): the partition calls fn(arg) once it reads dist no more, so its own
+ * largest scratch is not taken beside it (docs/decisions/memory.md, round 7). fn is
+ * NULL once called, or when there is nothing to call. */
+typedef struct op_dist_release {
+    void (*fn)(void *arg);
+    void *arg;
+} op_dist_release;
+
+static inline void op_dist_release_now(op_dist_release *rel)
+{
+    if (rel && rel->fn) {
+        void (*const fn)(void *) = rel->fn;
+        rel->fn = NULL;
+        fn(rel->arg);
+    }
+}
+
+/* op_build_regions_watershed, calling rel (may be NULL) after the last read of dist:
+ * once the spans are ordered by distance, before the neighbour entries are taken. */
+op_status op_build_regions_watershed_rel(op_ctx *ctx, const op_chf *chf, const uint32_t *dist,
+                                         const op_region_settings *s, op_dist_release *rel,
+                                         uint32_t *region, uint32_t *region_count);
+
+/* op_build_regions, calling rel (may be NULL) as soon as the partition reads dist no
+ * more: the watershed as above; monotone and layers, which do not read it, before they
+ * start. On OP_OK rel has been called; after a failure it may not have been, and dist
+ * is then still the caller's to free. */
+op_status op_build_regions_rel(op_ctx *ctx, const op_chf *chf, const op_region_settings *s,
+                               const uint32_t *dist, op_dist_release *rel, uint32_t *region,
+                               uint32_t *region_count);
+
 /* The watershed packs its per-position neighbours in 24 bits each while the set it
  * partitions has fewer spans than this, else in 32 (watershed.c). Tests set it to 0 to
  * run the wide entries on small fields; nothing else changes it. */

@@ -448,9 +448,11 @@ static int grow_all_wide(const op_chf *chf, const uint32_t *pos, uint32_t m,
 }
 
 /* §2 into region[]. *entry_bytes: the bytes its neighbour entries took from the arena
- * (0: none), released with the rest of its scratch. */
-static op_status watershed(op_ctx *ctx, const op_chf *chf, const uint32_t *dist, uint32_t *region,
-                           uint32_t *region_count, size_t *entry_bytes)
+ * (0: none), released with the rest of its scratch. rel (may be NULL) is called after
+ * the last read of dist, before the entries are taken. */
+static op_status watershed(op_ctx *ctx, const op_chf *chf, const uint32_t *dist,
+                           op_dist_release *rel, uint32_t *region, uint32_t *region_count,
+                           size_t *entry_bytes)
 {
     *entry_bytes = 0;
     op_status st = op_regions_check_args(ctx, chf, region, region_count, "watershed");
@@ -506,11 +508,6 @@ static op_status watershed(op_ctx *ctx, const op_chf *chf, const uint32_t *dist,
 
     /* pos[s]: s's position, or outside(); in region[] until the end. */
     uint32_t *pos = region;
-    const int narrow = m < op_watershed_narrow_limit;
-    /* 4 neighbours per position. position_neighbours writes every entry, scattered over
-     * one stream per level: a fresh block's pages are mapped by one call instead of a
-     * page fault each, ~3/4 of a bake's faults (docs/decisions/bake-speed.md, round 8). */
-    uint8_t *nb = op_scratch_prefaulted(ctx, (size_t)m, nb_stride(narrow));
     const int counting = maxd < WS_MAX_BUCKETS;
     const uint32_t nbuckets = counting ? maxd + 2 : 65536;
     uint32_t *cnt = op_scratch(ctx, nbuckets, sizeof *cnt);
@@ -519,12 +516,22 @@ static op_status watershed(op_ctx *ctx, const op_chf *chf, const uint32_t *dist,
     uint32_t *order = counting ? NULL : op_scratch(ctx, m, sizeof *order);
     uint32_t *tmp = counting ? NULL : op_scratch(ctx, m, sizeof *tmp);
     uint32_t *level_end = counting ? cnt : op_scratch(ctx, m, sizeof *level_end);
-    if (!nb || !cnt || (!counting && (!order || !tmp)) || !level_end) {
+    if (!cnt || (!counting && (!order || !tmp)) || !level_end) {
         op_arena_release(&ctx->arena, mark);
         return OP_NO_MEMORY;
     }
     order_by_distance(area, region, band, dist, n, m, maxd, hist_ok ? hist : NULL, pos,
                       cnt, order, tmp, level_end);
+    /* The last read of dist: a caller that does not keep it frees it here, so the
+     * entries below (the bake's largest array) are not taken beside it
+     * (docs/decisions/memory.md, round 7). */
+    op_dist_release_now(rel);
+    dist = NULL; /* a later read faults instead of reading freed memory */
+    const int narrow = m < op_watershed_narrow_limit;
+    /* 4 neighbours per position. position_neighbours writes every entry, scattered over
+     * one stream per level: a fresh block's pages are mapped by one call instead of a
+     * page fault each, ~3/4 of a bake's faults (docs/decisions/bake-speed.md, round 8). */
+    uint8_t *nb = op_scratch_prefaulted(ctx, (size_t)m, nb_stride(narrow));
     uint32_t next_id = 0;
 
     /* Candidate lists, joins of a round and the flood queue hold one level at most. */
@@ -538,7 +545,7 @@ static op_status watershed(op_ctx *ctx, const op_chf *chf, const uint32_t *dist,
     uint32_t *bufb = op_scratch(ctx, maxlevel, sizeof *bufb);
     uint32_t *newreg = op_scratch(ctx, maxlevel, sizeof *newreg);
     uint32_t *lvl = op_scratch(ctx, maxlevel, sizeof *lvl); /* the level's regions */
-    if (!bufa || !bufb || !newreg || !lvl) {
+    if (!nb || !bufa || !bufb || !newreg || !lvl) {
         op_arena_release(&ctx->arena, mark);
         return OP_NO_MEMORY;
     }
@@ -568,18 +575,25 @@ op_status op_build_regions_watershed_raw(op_ctx *ctx, const op_chf *chf, const u
                                          uint32_t *region, uint32_t *region_count)
 {
     size_t entry_bytes;
-    return watershed(ctx, chf, dist, region, region_count, &entry_bytes);
+    return watershed(ctx, chf, dist, NULL, region, region_count, &entry_bytes);
 }
 
 op_status op_build_regions_watershed(op_ctx *ctx, const op_chf *chf, const uint32_t *dist,
                                      const op_region_settings *s, uint32_t *region,
                                      uint32_t *region_count)
 {
+    return op_build_regions_watershed_rel(ctx, chf, dist, s, NULL, region, region_count);
+}
+
+op_status op_build_regions_watershed_rel(op_ctx *ctx, const op_chf *chf, const uint32_t *dist,
+                                         const op_region_settings *s, op_dist_release *rel,
+                                         uint32_t *region, uint32_t *region_count)
+{
     op_status st = op_region_settings_validate(ctx, s);
     if (st != OP_OK)
         return st;
     size_t entry_bytes;
-    if ((st = watershed(ctx, chf, dist, region, region_count, &entry_bytes)) != OP_OK)
+    if ((st = watershed(ctx, chf, dist, rel, region, region_count, &entry_bytes)) != OP_OK)
         return st;
     /* The filter's link list starts where the neighbour entries were: the arena keeps
      * their block, and a list grown by realloc beside it added to the bake's peak

@@ -99,6 +99,7 @@ typedef struct bake_arg {
     op_partition partition;
     uint32_t size;
     int keep_raw;
+    int keep_distance; /* 0: freed inside the partition, also when a later step fails */
 } bake_arg;
 
 /* The demo world, a whole bake and both invariant checkers on it, results freed. */
@@ -113,6 +114,7 @@ static op_status run_bake(op_ctx *ctx, void *argp, uint64_t *print)
         return st;
     s.regions.partition = a->partition;
     s.contours.keep_raw = a->keep_raw;
+    s.keep_distance = a->keep_distance;
     op_bake_result r;
     st = op_bake_scene(ctx, &scene, &s, &r);
     if (st == OP_OK && r.contours.count == 0)
@@ -134,10 +136,11 @@ static void test_bake_each_partition(void **state)
     static const struct {
         bake_arg a;
         const char *name;
-    } runs[] = {{{OP_PARTITION_WATERSHED, DEMO_SIZE, 0}, "bake watershed"},
-                {{OP_PARTITION_MONOTONE, DEMO_SIZE, 0}, "bake monotone"},
-                {{OP_PARTITION_LAYERS, DEMO_SIZE, 0}, "bake layers"},
-                {{OP_PARTITION_WATERSHED, 2 * DEMO_SIZE, 1}, "bake watershed 128 keep_raw"}};
+    } runs[] = {{{OP_PARTITION_WATERSHED, DEMO_SIZE, 0, 0}, "bake watershed"},
+                {{OP_PARTITION_MONOTONE, DEMO_SIZE, 0, 0}, "bake monotone"},
+                {{OP_PARTITION_LAYERS, DEMO_SIZE, 0, 0}, "bake layers"},
+                {{OP_PARTITION_WATERSHED, 2 * DEMO_SIZE, 1, 0}, "bake watershed 128 keep_raw"},
+                {{OP_PARTITION_WATERSHED, DEMO_SIZE, 0, 1}, "bake watershed keep_distance"}};
     /* util/quick.h: under qemu the three partitions at 64 cells only */
     const size_t nruns = op_test_quick() ? 3 : sizeof runs / sizeof runs[0];
     for (size_t i = 0; i < nruns; i++) {
@@ -178,9 +181,9 @@ static void test_tiled_each_partition(void **state)
     static const struct {
         bake_arg a;
         const char *name;
-    } runs[] = {{{OP_PARTITION_WATERSHED, DEMO_SIZE, 0}, "tiled watershed"},
-                {{OP_PARTITION_MONOTONE, DEMO_SIZE, 0}, "tiled monotone"},
-                {{OP_PARTITION_LAYERS, DEMO_SIZE, 0}, "tiled layers"}};
+    } runs[] = {{{OP_PARTITION_WATERSHED, DEMO_SIZE, 0, 0}, "tiled watershed"},
+                {{OP_PARTITION_MONOTONE, DEMO_SIZE, 0, 0}, "tiled monotone"},
+                {{OP_PARTITION_LAYERS, DEMO_SIZE, 0, 0}, "tiled layers"}};
     /* util/quick.h: under qemu the watershed one only */
     const size_t nruns = op_test_quick() ? 1 : sizeof runs / sizeof runs[0];
     for (size_t i = 0; i < nruns; i++) {

@@ -114,6 +114,7 @@ static void demo_bake(op_ctx *ctx, uint32_t size, op_partition p, const op_test_
     op_bake_settings s;
     op_bake_settings_defaults(&s);
     s.regions.partition = p;
+    s.keep_distance = 1; /* r.dist is checked below */
     assert_int_equal(op_demo_world(ctx, size, &scene, &s.config), OP_OK);
     op_bake_result r;
     const op_status st = op_bake_scene(ctx, &scene, &s, &r);
@@ -407,6 +408,7 @@ static void test_digests_do_not_allocate(void **state)
     op_scene scene;
     op_bake_settings s;
     op_bake_settings_defaults(&s);
+    s.keep_distance = 1; /* its digest is taken again below */
     assert_int_equal(op_demo_world(&ctx, 64, &scene, &s.config), OP_OK);
     op_bake_result r;
     assert_int_equal(op_bake_scene(&ctx, &scene, &s, &r), OP_OK);

@@ -375,6 +375,71 @@ static void test_filter_lent_links(void **state)
     op_ctx_free(&ctx);
 }
 
+/* op_build_regions_rel (the bake without keep_distance): the release is called once,
+ * and nothing reads the distance field after it: the callback scribbles over it and
+ * the regions are still those of op_build_regions on the untouched field. Every
+ * partition, with and without a band, distances for the counting path and the radix
+ * path (scaled beyond its buckets), and a field with nothing walkable (the watershed
+ * returns before ordering; the dispatcher releases on its way out). */
+typedef struct scribble {
+    uint32_t *dist;
+    uint32_t n;
+    int calls;
+} scribble;
+
+static void scribble_dist(void *arg)
+{
+    scribble *sc = arg;
+    sc->calls++;
+    for (uint32_t s = 0; s < sc->n; s++)
+        sc->dist[s] = 0x9e3779b9u * (s + 1); /* not a distance field */
+}
+
+static void test_regions_release_dist(void **state)
+{
+    (void)state;
+    op_ctx ctx;
+    assert_int_equal(op_ctx_init(&ctx, OP_ISA_SCALAR), OP_OK);
+    static const op_partition parts[] = {OP_PARTITION_WATERSHED, OP_PARTITION_MONOTONE,
+                                         OP_PARTITION_LAYERS};
+    for (uint64_t seed = 1; seed <= 8; seed++) {
+        op_chf chf;
+        uint32_t *field = random_field(&ctx, &chf, seed);
+        const uint32_t n = chf.span_count;
+        if (seed == 8)
+            memset(chf.area, 0, n); /* nothing walkable */
+        uint32_t *dist = u32_alloc(n), *want = u32_alloc(n), *got = u32_alloc(n);
+        for (int big = 0; big < 2; big++) {
+            if (big)
+                for (uint32_t s = 0; s < n; s++)
+                    field[s] = field[s] << 23 | 5; /* past WS_MAX_BUCKETS: the radix path */
+            for (size_t p = 0; p < sizeof parts / sizeof parts[0]; p++) {
+                op_region_settings s;
+                op_region_settings_defaults(&s);
+                s.partition = parts[p];
+                s.min_region_area = 1 + (uint32_t)(seed % 5);
+                s.merge_region_area = 4 + (uint32_t)(seed % 20);
+                uint32_t cw = 0, cg = 0;
+                assert_int_equal(op_build_regions(&ctx, &chf, &s, field, want, &cw), OP_OK);
+                memcpy(dist, field, (size_t)n * sizeof *dist);
+                scribble sc = {dist, n, 0};
+                op_dist_release rel = {scribble_dist, &sc};
+                assert_int_equal(op_build_regions_rel(&ctx, &chf, &s, dist, &rel, got, &cg), OP_OK);
+                assert_int_equal(sc.calls, 1);
+                assert_null(rel.fn);
+                assert_int_equal(cg, cw);
+                assert_memory_equal(got, want, (size_t)n * sizeof *got);
+            }
+        }
+        free(dist);
+        free(want);
+        free(got);
+        free(field);
+        op_chf_free(&chf);
+    }
+    op_ctx_free(&ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -387,6 +452,7 @@ int main(void)
         cmocka_unit_test(test_watershed_large_distances),
         cmocka_unit_test(test_watershed_narrow_wide),
         cmocka_unit_test(test_filter_lent_links),
+        cmocka_unit_test(test_regions_release_dist),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
