@@ -77,28 +77,6 @@ static void check_copy(op_ctx *ctx, op_ctx **wp, int nw, const op_chf *chf,
         if (memcmp(v, ref->verts + x->first, x->count * sizeof *v))
             fail_msg("%s records, %d workers: loop %u's vertices differ", wide ? "wide" : "narrow",
                      nw, i);
-        /* the copy that fills the simplifier's arrays on the way: the same vertices, and
-         * the arrays, bounds, padding and area that op__cpts_fill makes from them */
-        const size_t np = (size_t)x->count + 15;
-        int32_t *px = malloc(np * sizeof *px), *pz = malloc(np * sizeof *pz),
-                *qx = malloc(np * sizeof *qx), *qz = malloc(np * sizeof *qz);
-        op_cpts got = {px, pz, 0, 0, 0, 0, 0}, want = {qx, qz, 0, 0, 0, 0, 0};
-        memset(v, 0xa5, x->count * sizeof *v);
-        op__contour_loop_copy_pts(&t, i, v, &got);
-        if (memcmp(v, ref->verts + x->first, x->count * sizeof *v))
-            fail_msg("%s records, %d workers: loop %u's vertices differ (with pts)",
-                     wide ? "wide" : "narrow", nw, i);
-        op__cpts_fill(&want, v, x->count, op__loop_area2(v, x->count));
-        if (got.area2 != want.area2 || got.area2 != x->area2 || got.x0 != want.x0 ||
-            got.x1 != want.x1 || got.z0 != want.z0 || got.z1 != want.z1 ||
-            memcmp(px, qx, np * sizeof *px) || memcmp(pz, qz, np * sizeof *pz))
-            fail_msg("%s records, %d workers: loop %u's pts differ (area %lld / %lld)",
-                     wide ? "wide" : "narrow", nw, i, (long long)got.area2,
-                     (long long)want.area2);
-        free(px);
-        free(pz);
-        free(qx);
-        free(qz);
     }
     g_n.copied[wide]++;
     free(v);
