@@ -158,29 +158,22 @@ static op_status simplify_loops(op_ctx *ctx, const op_ctrace *tr, const uint32_t
         const op_cloop *L = &tr->loops[loops[i]];
         cloopw *c = &w[i];
         memset(c, 0, sizeof *c);
-        /* raw and simp stay with the region; the farthest-point arrays only for the
-         * simplification (a slit's simp is not used: a few bytes, for one copy pass) */
         op_contour_vert *raw = op_scratch(ctx, L->count, sizeof *raw);
-        op_contour_vert *simp = op_scratch(ctx, L->count, sizeof *simp);
-        const op_arena_mark pm = op_arena_get_mark(&ctx->arena);
-        op_cpts pts = {op_scratch(ctx, (size_t)L->count + 15, sizeof(int32_t)),
-                       op_scratch(ctx, (size_t)L->count + 15, sizeof(int32_t)), 0, 0, 0, 0, 0};
-        if (!raw || !simp || !pts.x || !pts.z)
+        if (!raw)
             return OP_NO_MEMORY;
-        op__contour_loop_copy_pts(tr, loops[i], raw, &pts);
+        op__contour_loop_copy(tr, loops[i], raw);
         c->raw = raw;
         c->raw_n = L->count;
-        c->raw_area2 = pts.area2;
+        c->raw_area2 = op__loop_area2(raw, L->count);
         c->disc = i;
         c->owner = UINT32_MAX;
-        if (c->raw_area2 == 0) {
-            op_arena_release(&ctx->arena, pm);
+        if (c->raw_area2 == 0)
             continue; /* supplement §9.6: a slit is neither outline nor hole */
-        }
-        c->simp = simp;
-        op_status st = op__contour_simplify_pts(ctx, c->raw, c->raw_n, &pts, sp, c->simp,
-                                                &c->simp_n, &c->kind);
-        op_arena_release(&ctx->arena, pm);
+        c->simp = op_scratch(ctx, L->count, sizeof *c->simp);
+        if (!c->simp)
+            return OP_NO_MEMORY;
+        op_status st = op__contour_simplify(ctx, c->raw, c->raw_n, c->raw_area2, sp, c->simp,
+                                            &c->simp_n, &c->kind);
         if (st != OP_OK)
             return st;
         if (c->kind == OP_SIMP_RAW)

@@ -44,24 +44,6 @@ op_status op__contour_trace(op_ctx *ctx, op_ctx *const *workers, int nworkers,
                             op_ctrace *out);
 /* Loop `loop`'s count vertices, from its first (the smallest edge id) on. */
 void op__contour_loop_copy(const op_ctrace *t, uint32_t loop, op_contour_vert *out);
-
-/* A raw loop as the simplifier's farthest-point kernels read it: x and z as int32 arrays
- * (n + 15 elements: the padding, inside the loop's bounds, lets a last vector step run
- * without a scalar tail), the bounds, and op__loop_area2 of the loop. */
-typedef struct op_cpts {
-    int32_t *x, *z;
-    int32_t x0, x1, z0, z1;
-    int64_t area2;
-} op_cpts;
-/* op__contour_loop_copy that also fills pts (x and z allocated, count + 15 each) on the
- * way, each record read once (the loop copy and the simplifier's copy in one pass). */
-void op__contour_loop_copy_pts(const op_ctrace *t, uint32_t loop, op_contour_vert *out,
-                               op_cpts *pts);
-/* pts from raw (its arrays allocated, n + 15 each); area2 given. */
-void op__cpts_fill(op_cpts *pts, const op_contour_vert *raw, uint32_t n, int64_t area2);
-/* Sets the bounds and area2 and writes the padding after x[n - 1], z[n - 1]. */
-void op__cpts_finish(op_cpts *pts, uint32_t n, int32_t x0, int32_t x1, int32_t z0,
-                     int32_t z1, int64_t area2);
 void op__contour_trace_free(op_ctrace *t);
 /* The trace keeps vertices in 8-byte records while the grid's width and depth, the region
  * count are below this (0xfffe) and the region check is on, else in 16-byte ones; tests lower
@@ -127,10 +109,6 @@ enum { OP_SIMP_PLAIN = 0, OP_SIMP_RETRY0 = 1, OP_SIMP_REFINED = 2, OP_SIMP_RAW =
 op_status op__contour_simplify(op_ctx *ctx, const op_contour_vert *raw, uint32_t n,
                                int64_t raw_area2, const op_csimp *p, op_contour_vert *out,
                                uint32_t *out_n, int *kind);
-/* The same with the loop's op_cpts already made (its area2 is raw_area2). */
-op_status op__contour_simplify_pts(op_ctx *ctx, const op_contour_vert *raw, uint32_t n,
-                                   const op_cpts *pts, const op_csimp *p, op_contour_vert *out,
-                                   uint32_t *out_n, int *kind);
 
 /* A stretch of the kind that §6 straight region borders leave as a chord. */
 int op__straight_stretch(const op_csimp *p, uint32_t nb);

@@ -448,66 +448,36 @@ static int degenerate(const op_contour_vert *v, uint32_t m, int64_t raw_area2)
     return a == 0 || (a > 0) != (raw_area2 > 0);
 }
 
-void op__cpts_finish(op_cpts *pts, uint32_t n, int32_t x0, int32_t x1, int32_t z0,
-                     int32_t z1, int64_t area2)
-{
-    pts->x0 = x0;
-    pts->x1 = x1;
-    pts->z0 = z0;
-    pts->z1 = z1;
-    pts->area2 = area2;
-    for (uint32_t i = n; i < n + 15; i++) { /* padding inside the loop's bounds */
-        pts->x[i] = x0;
-        pts->z[i] = z0;
-    }
-}
-
-void op__cpts_fill(op_cpts *pts, const op_contour_vert *raw, uint32_t n, int64_t area2)
-{
-    int32_t x0 = raw[0].x, x1 = x0, z0 = raw[0].z, z1 = z0;
-    for (uint32_t i = 0; i < n; i++) {
-        pts->x[i] = raw[i].x;
-        pts->z[i] = raw[i].z;
-        x0 = raw[i].x < x0 ? raw[i].x : x0;
-        x1 = raw[i].x > x1 ? raw[i].x : x1;
-        z0 = raw[i].z < z0 ? raw[i].z : z0;
-        z1 = raw[i].z > z1 ? raw[i].z : z1;
-    }
-    op__cpts_finish(pts, n, x0, x1, z0, z1, area2);
-}
-
 op_status op__contour_simplify(op_ctx *ctx, const op_contour_vert *raw, uint32_t n,
                                int64_t raw_area2, const op_csimp *p, op_contour_vert *out,
                                uint32_t *out_n, int *kind)
 {
     op_arena_mark mark = op_arena_get_mark(&ctx->arena);
-    op_cpts pts = {op_scratch(ctx, (size_t)n + 15, sizeof(int32_t)),
-                   op_scratch(ctx, (size_t)n + 15, sizeof(int32_t)), 0, 0, 0, 0, 0};
-    if (!pts.x || !pts.z) {
-        op_arena_release(&ctx->arena, mark);
-        return OP_NO_MEMORY;
-    }
-    op__cpts_fill(&pts, raw, n, raw_area2);
-    const op_status st = op__contour_simplify_pts(ctx, raw, n, &pts, p, out, out_n, kind);
-    op_arena_release(&ctx->arena, mark);
-    return st;
-}
-
-op_status op__contour_simplify_pts(op_ctx *ctx, const op_contour_vert *raw, uint32_t n,
-                                   const op_cpts *pts, const op_csimp *p, op_contour_vert *out,
-                                   uint32_t *out_n, int *kind)
-{
-    const int64_t raw_area2 = pts->area2;
-    op_arena_mark mark = op_arena_get_mark(&ctx->arena);
     uint8_t *keep = op_scratch(ctx, n, 1);
     size_t *stack = op_scratch(ctx, 2 * (size_t)n + 4, sizeof *stack);
     uint32_t *kidx = op_scratch(ctx, n, sizeof *kidx);
-    if (!keep || !stack || !kidx) {
+    /* (15 elements of padding: the kernels' vector steps may read them) */
+    int32_t *px = op_scratch(ctx, (size_t)n + 15, sizeof *px),
+            *pz = op_scratch(ctx, (size_t)n + 15, sizeof *pz);
+    if (!keep || !stack || !kidx || !px || !pz) {
         op_arena_release(&ctx->arena, mark);
         return OP_NO_MEMORY;
     }
-    simp_pts pt = {ctx->k, pts->x, pts->z, 0};
-    pt.fast = (int64_t)pts->x1 - pts->x0 < 32768 && (int64_t)pts->z1 - pts->z0 < 32768;
+    simp_pts pt = {ctx->k, px, pz, 0};
+    int32_t x0 = raw[0].x, x1 = x0, z0 = raw[0].z, z1 = z0;
+    for (uint32_t i = 0; i < n; i++) {
+        px[i] = raw[i].x;
+        pz[i] = raw[i].z;
+        x0 = px[i] < x0 ? px[i] : x0;
+        x1 = px[i] > x1 ? px[i] : x1;
+        z0 = pz[i] < z0 ? pz[i] : z0;
+        z1 = pz[i] > z1 ? pz[i] : z1;
+    }
+    for (uint32_t i = n; i < n + 15; i++) { /* padding inside the loop's bounds */
+        px[i] = x0;
+        pz[i] = z0;
+    }
+    pt.fast = (int64_t)x1 - x0 < 32768 && (int64_t)z1 - z0 < 32768;
     /* supplement §9.11: straight borders are in effect only with MaxError > 0. */
     const int straight = p->straight && p->max_error > 0;
     simplify_once(raw, n, p, &pt, p->max_error, straight, keep, stack, out, out_n, kidx);

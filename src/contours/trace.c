@@ -716,57 +716,12 @@ void op__contour_trace_free(op_ctrace *t)
     memset(t, 0, sizeof *t);
 }
 
-/* What the loop copy gathers for the simplifier on the way (op_cpts), while each record
- * is in a register: x and z into their arrays, the bounds, the doubled area. */
-typedef struct pts_acc {
-    int32_t *x, *z;
-    int64_t px, pz;  /* the previous vertex; (0, 0) before the first, whose term is then 0 */
-    uint64_t a;      /* op__loop_area2's sum mod 2^64: the same in any order of its terms */
-    int32_t x0, x1, z0, z1;
-} pts_acc;
-
-static inline void acc_one(pts_acc *A, size_t i, int32_t x, int32_t z)
-{
-    A->x[i] = x;
-    A->z[i] = z;
-    A->a += (uint64_t)(A->px * z) - (uint64_t)((int64_t)x * A->pz);
-    A->px = x;
-    A->pz = z;
-    A->x0 = x < A->x0 ? x : A->x0;
-    A->x1 = x > A->x1 ? x : A->x1;
-    A->z0 = z < A->z0 ? z : A->z0;
-    A->z1 = z > A->z1 ? z : A->z1;
-}
-
-/* Narrow records i = k-1 .. 0 (rev) or 0 .. k-1 of chunk ch to out[n..], with A when
- * given (a branch per chunk, not per record; inlined for each rev). */
-static inline __attribute__((always_inline)) size_t emit_narrow(const uint8_t *ch, uint32_t k, int rev, uint32_t br,
-                                 op_contour_vert *out, size_t n, pts_acc *A)
-{
-    if (A) {
-        pts_acc l = *A; /* (in registers for the chunk) */
-        for (uint32_t j = 0; j < k; j++, n++) {
-            uint64_t w;
-            memcpy(&w, ch + (size_t)(rev ? k - 1 - j : j) * 8, 8);
-            out[n] = vrec_wide(w, br);
-            acc_one(&l, n, (int32_t)(w & 0xffffu), (int32_t)(w >> 32 & 0xffffu));
-        }
-        *A = l;
-        return n;
-    }
-    for (uint32_t j = 0; j < k; j++, n++) {
-        uint64_t w;
-        memcpy(&w, ch + (size_t)(rev ? k - 1 - j : j) * 8, 8);
-        out[n] = vrec_wide(w, br);
-    }
-    return n;
-}
-
 /* Appends fragment f's vertices in loop order: reverse(front) (when front), back (when
- * back); with A, gathers them there too (out and A's arrays indexed alike). */
+ * back). */
 static size_t emit(const trace_seg *g, const tfrag *f, int front, int back,
-                   op_contour_vert *out, size_t n, pts_acc *A)
+                   op_contour_vert *out)
 {
+    size_t n = 0;
     const int narrow = g->narrow;
     const uint32_t br = g->br;
     if (front)
@@ -775,17 +730,16 @@ static size_t emit(const trace_seg *g, const tfrag *f, int front, int back,
             const uint32_t next = *cnext_at(g, c);
             if (next != NONE) /* the next chunk early */
                 PREFETCH_CHUNK(g, chunk_at(g, next), 0);
-            const uint32_t k = c == f->front_top ? f->front_fill : CHUNK;
-            if (narrow) {
-                n = emit_narrow(ch, k, 1, br, out, n, A);
-            } else {
-                for (uint32_t i = k; i-- > 0;) {
-                    memcpy(&out[n], ch + (size_t)i * sizeof *out, sizeof *out);
-                    if (A)
-                        acc_one(A, n, out[n].x, out[n].z);
-                    n++;
+            uint32_t i = c == f->front_top ? f->front_fill : CHUNK;
+            if (narrow)
+                for (; i-- > 0;) {
+                    uint64_t w;
+                    memcpy(&w, ch + (size_t)i * 8, 8);
+                    out[n++] = vrec_wide(w, br);
                 }
-            }
+            else
+                for (; i-- > 0;)
+                    memcpy(&out[n++], ch + (size_t)i * sizeof *out, sizeof *out);
             c = next;
         }
     if (back)
@@ -794,15 +748,15 @@ static size_t emit(const trace_seg *g, const tfrag *f, int front, int back,
             const uint8_t *ch = chunk_at(g, c);
             if (next != NONE) /* the next chunk early */
                 PREFETCH_CHUNK(g, chunk_at(g, next), 0);
-            if (narrow) {
-                n = emit_narrow(ch, k, 0, br, out, n, A);
-            } else {
+            if (narrow)
+                for (uint32_t i = 0; i < k; i++) {
+                    uint64_t w;
+                    memcpy(&w, ch + (size_t)i * 8, 8);
+                    out[n + i] = vrec_wide(w, br);
+                }
+            else
                 memcpy(out + n, ch, k * sizeof *out);
-                if (A)
-                    for (uint32_t i = 0; i < k; i++)
-                        acc_one(A, n + i, out[n + i].x, out[n + i].z);
-                n += k;
-            }
+            n += k;
             c = next;
         }
     return n;
@@ -821,7 +775,7 @@ static inline void frag_prefetch(const op_ctrace *t, const tfrag *f)
         PREFETCH_CHUNK(g, chunk_at(g, f->front_top), 0);
 }
 
-static void loop_copy(const op_ctrace *t, uint32_t loop, op_contour_vert *out, pts_acc *A)
+void op__contour_loop_copy(const op_ctrace *t, uint32_t loop, op_contour_vert *out)
 {
     /* the loop's fragments lie in loop order from its first (op__contour_trace puts them
      * there): the records are read in address order, and the chunks of the fragment
@@ -830,29 +784,13 @@ static void loop_copy(const op_ctrace *t, uint32_t loop, op_contour_vert *out, p
     const uint32_t f0 = t->loops[loop].frag, nf = t->loops[loop].nfrag;
     for (uint32_t k = 1; k < nf && k <= FRAG_AHEAD; k++)
         frag_prefetch(t, &fr[f0 + k]);
-    size_t n = emit(&t->seg[fr[f0].seg], &fr[f0], 0, 1, out, 0, A);
+    size_t n = emit(&t->seg[fr[f0].seg], &fr[f0], 0, 1, out);
     for (uint32_t k = 1; k < nf; k++) {
         if (k + FRAG_AHEAD < nf)
             frag_prefetch(t, &fr[f0 + k + FRAG_AHEAD]);
-        n = emit(&t->seg[fr[f0 + k].seg], &fr[f0 + k], 1, 1, out, n, A);
+        n += emit(&t->seg[fr[f0 + k].seg], &fr[f0 + k], 1, 1, out + n);
     }
-    emit(&t->seg[fr[f0].seg], &fr[f0], 1, 0, out, n, A);
-}
-
-void op__contour_loop_copy(const op_ctrace *t, uint32_t loop, op_contour_vert *out)
-{
-    loop_copy(t, loop, out, NULL);
-}
-
-void op__contour_loop_copy_pts(const op_ctrace *t, uint32_t loop, op_contour_vert *out,
-                               op_cpts *pts)
-{
-    const uint32_t n = t->loops[loop].count;
-    pts_acc A = {pts->x, pts->z, 0, 0, 0, INT32_MAX, INT32_MIN, INT32_MAX, INT32_MIN};
-    loop_copy(t, loop, out, &A);
-    if (n) /* the closing term: last vertex to first */
-        A.a += (uint64_t)(A.px * pts->z[0]) - (uint64_t)((int64_t)pts->x[0] * A.pz);
-    op__cpts_finish(pts, n, A.x0, A.x1, A.z0, A.z1, (int64_t)A.a);
+    emit(&t->seg[fr[f0].seg], &fr[f0], 1, 0, out + n);
 }
 
 op_status op__contour_trace(op_ctx *ctx, op_ctx *const *workers, int nworkers,
