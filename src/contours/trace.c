@@ -679,14 +679,15 @@ static void trace_segment(const trace_in *t, trace_seg *g, uint8_t segi)
             unsigned m = mask[s] & 0xfu;
             c = cell_of(chf, c, s);
             __builtin_prefetch(chf->cell_first + c + 256);
-            /* its successors lie in the cells next to its own, at most W + 1 cells on:
-             * classified through the first span of cell c + W + 2 (known from c, no
-             * search; the classification then runs TRACE_SUB spans on) */
-            const size_t ce = (size_t)c + W + 2;
-            const uint32_t need = ce < cells ? chf->cell_first[ce] : chf->span_count;
-            if (g->a0 < need && g->a0 < g->s1 && classify_ahead(t, g, classify_end(g, need)))
-                return;
             if (c != cur) {
+                /* its successors lie in the cells next to its own, at most W + 1 cells
+                 * on: classified through the first span of cell c + W + 2 (known from c,
+                 * no search; the classification then runs TRACE_SUB spans on) */
+                const size_t ce = (size_t)c + W + 2;
+                const uint32_t need = ce < cells ? chf->cell_first[ce] : chf->span_count;
+                if (g->a0 < need && g->a0 < g->s1 &&
+                    classify_ahead(t, g, classify_end(g, need)))
+                    return;
                 /* a division only when the row changes */
                 const uint32_t nx = (uint32_t)x + (c - cur);
                 if (cur != NONE && nx < W) {
