@@ -39,7 +39,8 @@ int64_t op__loop_area2(const op_contour_vert *v, uint32_t n)
 }
 
 #define NONE UINT32_MAX
-/* Spans classified and traced together while in cache (a multiple of 8). */
+/* Spans classified per kernel call, about a row ahead of the trace, so that the trace
+ * finds them in cache (a multiple of 8). */
 #define TRACE_SUB 4096u
 /* Vertices per chunk of a fragment. */
 #define CHUNK 16u
