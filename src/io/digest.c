@@ -8,6 +8,7 @@
 
 #include "onepath/contours.h"
 #include "onepath/digest.h"
+#include "core/kernels.h"
 #include "core/le.h"
 
 #include <string.h>
@@ -20,6 +21,33 @@ _Static_assert(sizeof(XXH3_state_t) <= OP_DIGEST_STATE_SIZE,
 _Static_assert(_Alignof(XXH3_state_t) <= 64, "op_digest_stream.state is not aligned enough");
 
 static XXH3_state_t *xxh(op_digest_stream *s) { return (XXH3_state_t *)(void *)s->state; }
+
+/* Runs of at least this many bytes go through the kernel table's XXH3 update (the
+ * widest this CPU runs: core/kernels.h OP_DIGEST_UPDATE_FN); shorter ones through
+ * this file's own copy, where choosing would cost more than it saves. */
+#define WIDE_MIN ((size_t)1 << 16)
+
+/* The XXH3 update of the best variant (the digests take no context, so ONEPATH_ISA
+ * alone narrows it, as for op_mark_walkable_triangles). Same state as XXH3's own
+ * update: XXH3's value does not depend on the vector width. */
+static op_digest_update_fn wide_update(void)
+{
+    const op_isa isa = op_isa_best();
+    op_kernels k;
+    op_kernels_init(&k, isa, op_isa_flags(isa));
+    return k.digest.update;
+}
+
+static OP_DIGEST_UPDATE_FN(own_update)
+{
+    XXH3_64bits_update((XXH3_state_t *)xxh3_state, data, len);
+}
+
+/* The update for a stream of about len more bytes. */
+static op_digest_update_fn pick_update(size_t len)
+{
+    return len >= WIDE_MIN ? wide_update() : own_update;
+}
 
 uint64_t op_digest_bytes(const void *data, size_t len)
 {
@@ -47,7 +75,7 @@ void op_digest_put(op_digest_stream *s, const void *bytes, size_t n)
     const unsigned char *p = bytes;
     if (n >= sizeof s->buf) { /* long runs straight to XXH3 (the digest is the same) */
         flush(s);
-        XXH3_64bits_update(xxh(s), p, n);
+        pick_update(n)(xxh(s), p, n);
         return;
     }
     while (n) {
@@ -259,18 +287,19 @@ uint64_t op_digest_chf(const op_chf *chf)
     unsigned char blk[CHF_BLOCK];
     flush(&s);
     const size_t cells = (size_t)chf->width * chf->depth;
+    const op_digest_update_fn update = pick_update(8 * cells + 22 * (size_t)chf->span_count);
     const uint32_t *cf = chf->cell_first, *cc = chf->cell_count;
     for (size_t c = 0; c < cells;) {
         const size_t k = cells - c < sizeof blk / 8 ? cells - c : sizeof blk / 8;
         chf_cells(blk, cf + c, cc + c, k);
-        XXH3_64bits_update(xxh(&s), blk, 8 * k);
+        update(xxh(&s), blk, 8 * k);
         c += k;
     }
     const uint32_t n = chf->span_count;
     for (uint32_t i = 0; i < n;) {
         const uint32_t k = n - i < sizeof blk / 22 ? n - i : (uint32_t)(sizeof blk / 22);
         chf_spans(blk, chf, i, k);
-        XXH3_64bits_update(xxh(&s), blk, 22 * (size_t)k);
+        update(xxh(&s), blk, 22 * (size_t)k);
         i += k;
     }
     return op_digest_end(&s);
