@@ -10,12 +10,14 @@
 uint32_t op_regions_u32_max(const uint32_t *v, uint32_t n)
 {
     enum { L = 8 };
-    uint32_t lane[L] = {0}, m = 0, s = 0;
-    for (; n - s >= L; s += L)
+    uint32_t lane[L] = {0}, m = 0;
+    /* by pointer: a u32 index that could wrap would make the lanes gathers */
+    const uint32_t *p = v, *const blocks = v + (n - n % L), *const end = v + n;
+    for (; p != blocks; p += L)
         for (int k = 0; k < L; k++)
-            lane[k] = v[s + k] > lane[k] ? v[s + k] : lane[k];
-    for (; s < n; s++)
-        m = v[s] > m ? v[s] : m;
+            lane[k] = p[k] > lane[k] ? p[k] : lane[k];
+    for (; p != end; p++)
+        m = *p > m ? *p : m;
     for (int k = 0; k < L; k++)
         m = lane[k] > m ? lane[k] : m;
     return m;
