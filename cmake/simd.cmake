@@ -100,6 +100,7 @@ foreach(v ${OP_SIMD_VARIANTS})
   target_include_directories(onepath_simd_${v} PRIVATE
     ${PROJECT_SOURCE_DIR}/include ${PROJECT_BINARY_DIR}/include ${PROJECT_SOURCE_DIR}/src
     ${OP_SIMDE_INCLUDE_DIR})
+  target_include_directories(onepath_simd_${v} SYSTEM PRIVATE ${OP_XXHASH_INCLUDES})
   target_compile_options(onepath_simd_${v} PRIVATE ${flags})
   target_compile_definitions(onepath_simd_${v} PRIVATE
     OP_ISA_SUFFIX=${v} OP_VEC_BITS=${OP_SIMD_BITS_${v}})

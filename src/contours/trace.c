@@ -39,7 +39,8 @@ int64_t op__loop_area2(const op_contour_vert *v, uint32_t n)
 }
 
 #define NONE UINT32_MAX
-/* Spans classified and traced together while in cache (a multiple of 8). */
+/* Spans classified per kernel call, about a row ahead of the trace, so that the trace
+ * finds them in cache (a multiple of 8). */
 #define TRACE_SUB 4096u
 /* Vertices per chunk of a fragment. */
 #define CHUNK 16u
@@ -407,6 +408,19 @@ static void check_regions(const trace_in *t, uint16_t *rarea, uint32_t s0, uint3
         return;
     int b = check_span(t, rarea, region[s0], area[s0]);
     uint32_t s = s0 + 1;
+    /* the breaks of 64 spans in one word, then its look-ups: one (unpredictable) loop
+     * exit per 64 spans instead of per 16 */
+    for (; s1 - s >= 64; s += 64) {
+        const uint32_t br = t->border_region;
+        uint64_t bits = (uint64_t)run_breaks16(region + s, area + s, br) |
+                        (uint64_t)run_breaks16(region + s + 16, area + s + 16, br) << 16 |
+                        (uint64_t)run_breaks16(region + s + 32, area + s + 32, br) << 32 |
+                        (uint64_t)run_breaks16(region + s + 48, area + s + 48, br) << 48;
+        for (; bits; bits &= bits - 1) {
+            const uint32_t k = s + (uint32_t)__builtin_ctzll(bits);
+            b |= check_span(t, rarea, region[k], area[k]);
+        }
+    }
     for (; s1 - s >= 16; s += 16)
         for (uint32_t bits = run_breaks16(region + s, area + s, t->border_region); bits; bits &= bits - 1) {
             const uint32_t k = s + (uint32_t)__builtin_ctz(bits);
@@ -630,8 +644,19 @@ static inline uint64_t boundary_bits(const uint8_t *mask, uint32_t k)
                 __builtin_prefetch((chf)->cell_first + pr_gc + 16 * pr_k);                     \
     } while (0)
 
-/* The pass over the segment, TRACE_SUB spans at a time, classified one row ahead (the
- * successors lie in the rows next to the edge). */
+/* Where the classification goes on to when spans below need must be classified: at
+ * least TRACE_SUB spans on (the kernel runs in calls of that many while they are in
+ * cache), in whole blocks, within the segment. */
+static inline uint32_t classify_end(const trace_seg *g, uint32_t need)
+{
+    uint64_t a1 = ((uint64_t)need + 7) & ~(uint64_t)7;
+    if (a1 < (uint64_t)g->a0 + TRACE_SUB)
+        a1 = (uint64_t)g->a0 + TRACE_SUB;
+    return a1 < g->s1 ? (uint32_t)a1 : g->s1;
+}
+
+/* The pass over the segment, 64 spans at a time, classified about a row ahead (the
+ * successors lie in the rows next to the edge): a span's cell says how far. */
 static void trace_segment(const trace_in *t, trace_seg *g, uint8_t segi)
 {
     const op_chf *chf = t->chf;
@@ -640,55 +665,49 @@ static void trace_segment(const trace_in *t, trace_seg *g, uint8_t segi)
     const uint8_t *mask = t->mask;
     if (g->s0 >= g->s1)
         return;
-    uint32_t c = op_chf_span_cell(chf, g->s0), cl = c, cur = NONE;
+    uint32_t c = op_chf_span_cell(chf, g->s0), cur = NONE;
     const size_t row_spans = D ? chf->span_count / D : 0;
     int32_t x = 0, z = 0;
     size_t e = 0;
-    for (uint32_t s0 = g->s0; s0 < g->s1;) {
-        const uint32_t s1 = g->s1 - s0 > TRACE_SUB ? s0 + TRACE_SUB : g->s1;
-        /* classified through the cells next to the cell of span s1 - 1 (a successor lies
-         * in a cell next to its edge's, at most W + 1 cells on), in whole blocks */
-        cl = cell_of(chf, cl, s1 - 1);
-        const size_t cend = (size_t)cl + W + 2;
-        uint64_t ahead = cend < cells ? chf->cell_first[cend] : chf->span_count;
-        ahead = (ahead + 7) & ~(uint64_t)7;
-        if (ahead > g->s1)
-            ahead = g->s1;
-        if (ahead < s1)
-            ahead = s1;
-        if (classify_ahead(t, g, (uint32_t)ahead))
+    for (uint32_t base = g->s0; base < g->s1; base += 64) {
+        const uint32_t k = g->s1 - base < 64 ? g->s1 - base : 64;
+        if (g->a0 < base + k && classify_ahead(t, g, classify_end(g, base + k)))
             return;
-        for (uint32_t base = s0; base < s1; base += 64) {
-            PREFETCH_ROW_AHEAD(chf, base, row_spans, c, cells);
-            /* the spans with a boundary edge, 64 at a time: one loop exit per word */
-            for (uint64_t w = boundary_bits(mask + base, s1 - base < 64 ? s1 - base : 64); w;
-                 w &= w - 1) {
-                const uint32_t s = base + (uint32_t)__builtin_ctzll(w);
-                unsigned m = mask[s] & 0xfu;
-                c = cell_of(chf, c, s);
-                __builtin_prefetch(chf->cell_first + c + 256);
-                if (c != cur) {
-                    /* a division only when the row changes */
-                    const uint32_t nx = (uint32_t)x + (c - cur);
-                    if (cur != NONE && nx < W) {
-                        x = (int32_t)nx;
-                    } else {
-                        x = (int32_t)(c % W);
-                        z = (int32_t)(c / W);
-                    }
-                    cur = c;
+        PREFETCH_ROW_AHEAD(chf, base, row_spans, c, cells);
+        /* the spans with a boundary edge, 64 at a time: one loop exit per word */
+        for (uint64_t w = boundary_bits(mask + base, k); w; w &= w - 1) {
+            const uint32_t s = base + (uint32_t)__builtin_ctzll(w);
+            unsigned m = mask[s] & 0xfu;
+            c = cell_of(chf, c, s);
+            __builtin_prefetch(chf->cell_first + c + 256);
+            if (c != cur) {
+                /* its successors lie in the cells next to its own, at most W + 1 cells
+                 * on: classified through the first span of cell c + W + 2 (known from c,
+                 * no search; the classification then runs TRACE_SUB spans on) */
+                const size_t ce = (size_t)c + W + 2;
+                const uint32_t need = ce < cells ? chf->cell_first[ce] : chf->span_count;
+                if (g->a0 < need && g->a0 < g->s1 &&
+                    classify_ahead(t, g, classify_end(g, need)))
+                    return;
+                /* a division only when the row changes */
+                const uint32_t nx = (uint32_t)x + (c - cur);
+                if (cur != NONE && nx < W) {
+                    x = (int32_t)nx;
+                } else {
+                    x = (int32_t)(c % W);
+                    z = (int32_t)(c / W);
                 }
-                const uint32_t R = t->region[s];
-                do {
-                    const int d = __builtin_ctz(m);
-                    m &= m - 1;
-                    if (trace_edge(t, g, segi, s, d, (uint32_t)e, R, x, z))
-                        return;
-                    e++;
-                } while (m);
+                cur = c;
             }
+            const uint32_t R = t->region[s];
+            do {
+                const int d = __builtin_ctz(m);
+                m &= m - 1;
+                if (trace_edge(t, g, segi, s, d, (uint32_t)e, R, x, z))
+                    return;
+                e++;
+            } while (m);
         }
-        s0 = s1;
     }
 }
 

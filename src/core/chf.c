@@ -5,6 +5,9 @@
 #include "core/alloc.h"
 
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 void op_chf_free(op_chf *chf)
 {
@@ -114,8 +117,25 @@ uint32_t op_chf_span_cell(const op_chf *chf, uint32_t s)
 
 uint32_t op_chf_walkable_count(const op_chf *chf)
 {
-    uint32_t n = 0;
-    for (uint32_t s = 0; s < chf->span_count; s++)
-        n += chf->area[s] != 0;
-    return n;
+    const uint8_t *area = chf->area;
+    const uint32_t n = chf->span_count;
+    uint32_t zero = 0, s = 0;
+#if defined(__SSE2__)
+    /* The spans of area 0, 16 at a time: a compare gives -1 per zero byte, summed into
+     * byte lanes for at most 255 rounds, then added up by _mm_sad_epu8. GCC -O2 does
+     * not vectorize the plain loop below: 1.2-1.6 ms of every demo-1936 bake against
+     * ~0.25 (bake-speed.md round 10). Tested against it in test_core_chf_count. */
+    const __m128i z = _mm_setzero_si128();
+    while (n - s >= 16) {
+        __m128i lanes = z;
+        for (uint32_t r = 0; r < 255 && n - s >= 16; r++, s += 16)
+            lanes = _mm_sub_epi8(
+                lanes, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(area + s)), z));
+        const __m128i sum = _mm_sad_epu8(lanes, z);
+        zero += (uint32_t)_mm_cvtsi128_si32(sum) + (uint32_t)_mm_extract_epi16(sum, 4);
+    }
+#endif
+    for (; s < n; s++)
+        zero += area[s] == 0;
+    return n - zero;
 }

@@ -175,6 +175,23 @@ static void regions_init(op_regions_kernels *f, uint32_t flags)
     (void)flags;
 }
 
+/* The digests' XXH3 update (supplement §5): only the wider vectors improve on the twin,
+ * which is xxHash's own SSE2 (x86-64) or NEON (AArch64) code already; on demo-1936's
+ * compact field (116 MB of OPCHFD1 records) AVX2 takes op_digest_chf from ~13 to ~9 ms
+ * (docs/decisions/bake-speed.md, round 10). */
+#define DIGEST(sfx) f->update = op_digest_update_##sfx
+static void digest_init(op_digest_kernels *f, uint32_t flags)
+{
+    DIGEST(scalar);
+    OP_RUNG_PORTABLE();
+    OP_RUNG_NEON();
+    OP_RUNG_SSE2();
+    OP_RUNG_SSE41();
+    OP_RUNG_AVX2(DIGEST(avx2));
+    OP_RUNG_AVX512(DIGEST(avx512));
+    (void)flags;
+}
+
 void op_kernels_init(op_kernels *k, op_isa isa, uint32_t flags)
 {
     k->isa = isa;
@@ -186,6 +203,7 @@ void op_kernels_init(op_kernels *k, op_isa isa, uint32_t flags)
     grid_label_init(&k->grid_label, flags);
     contour_init(&k->contour, flags);
     regions_init(&k->regions, flags);
+    digest_init(&k->digest, flags);
 }
 
 /* Family by family: a struct of function pointers has no padding to compare. */
@@ -198,5 +216,6 @@ int op_kernels_same(const op_kernels *a, const op_kernels *b)
            !memcmp(&a->spans, &b->spans, sizeof a->spans) &&
            !memcmp(&a->grid_label, &b->grid_label, sizeof a->grid_label) &&
            !memcmp(&a->contour, &b->contour, sizeof a->contour) &&
-           !memcmp(&a->regions, &b->regions, sizeof a->regions);
+           !memcmp(&a->regions, &b->regions, sizeof a->regions) &&
+           !memcmp(&a->digest, &b->digest, sizeof a->digest);
 }

@@ -247,6 +247,21 @@ typedef struct op_regions_kernels {
     op_value_change_bits_fn change_bits;
 } op_regions_kernels;
 
+/* ---- digests ---------------------------------------------------------------------- */
+
+/* XXH3-64's streaming update (supplement §5: every digest is XXH3-64 of its byte
+ * stream) on an XXH3_state_t of xxhash.h, opaque here: appends len bytes at data. XXH3
+ * is defined by its bytes, not by its vector width, so after the call every variant's
+ * state equals the scalar twin's (each variant is xxHash compiled for that ISA; the
+ * twin is xxHash as the library's baseline compiles it). */
+#define OP_DIGEST_UPDATE_FN(name) void name(void *xxh3_state, const void *data, size_t len)
+
+typedef OP_DIGEST_UPDATE_FN((*op_digest_update_fn));
+
+typedef struct op_digest_kernels {
+    op_digest_update_fn update;
+} op_digest_kernels;
+
 /* ---- the table -------------------------------------------------------------------- */
 
 typedef struct op_kernels {
@@ -259,6 +274,7 @@ typedef struct op_kernels {
     op_grid_label_kernels grid_label;
     op_contour_kernels contour;
     op_regions_kernels regions;
+    op_digest_kernels digest;
 } op_kernels;
 
 /* CPU flags, one per SIMD variant: set when the CPU runs everything that variant is
@@ -304,6 +320,7 @@ OP_FARTHEST_KEYS_FN(op_farthest_keys_scalar);
 OP_FARTHEST_PICK_FN(op_farthest_pick_scalar);
 OP_REGION_SCAN_BITS_FN(op_region_scan_bits_scalar);
 OP_VALUE_CHANGE_BITS_FN(op_value_change_bits_scalar);
+OP_DIGEST_UPDATE_FN(op_digest_update_scalar);
 
 /* The suffixed entry points of one SIMD variant (src/simd/; OP_FN in simd_width.h).
  * Declared for every variant the build has, also where a ladder leaves one out. */
@@ -324,6 +341,7 @@ OP_VALUE_CHANGE_BITS_FN(op_value_change_bits_scalar);
     OP_FARTHEST_KEYS_FN(op_farthest_keys_##sfx);   \
     OP_FARTHEST_PICK_FN(op_farthest_pick_##sfx);   \
     OP_REGION_SCAN_BITS_FN(op_region_scan_bits_##sfx);   \
-    OP_VALUE_CHANGE_BITS_FN(op_value_change_bits_##sfx)
+    OP_VALUE_CHANGE_BITS_FN(op_value_change_bits_##sfx); \
+    OP_DIGEST_UPDATE_FN(op_digest_update_##sfx)
 
 #endif

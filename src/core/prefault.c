@@ -1,4 +1,4 @@
-/* op_mem_prefault (core/prefault.h). madvise needs more than POSIX declares. */
+/* op_mem_prefault (core/prefault.h). madvise and mincore need more than POSIX declares. */
 #if defined(__linux__)
 #define _DEFAULT_SOURCE 1
 #include <sys/mman.h>
@@ -12,6 +12,19 @@
 #define MADV_POPULATE_WRITE 23 /* linux/mman.h since 5.14; older kernels: EINVAL */
 #endif
 
+#if defined(__linux__)
+/* Resident gaps shorter than this many pages between missing runs are mapped over
+ * (walking a few present pages costs less than another system call). */
+#define GAP_PAGES 32
+
+/* MADV_POPULATE_WRITE on [lo, hi) (whole pages). */
+static void populate(uintptr_t lo, uintptr_t hi)
+{
+    if (lo < hi)
+        (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+}
+#endif
+
 void op_mem_prefault(void *p, size_t bytes)
 {
 #if defined(__linux__)
@@ -22,8 +35,36 @@ void op_mem_prefault(void *p, size_t bytes)
     if (!p || b < a)
         return;
     const uintptr_t lo = (a + page - 1) & ~(page - 1), hi = b & ~(page - 1);
-    if (lo < hi)
-        (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+    /* Only the pages not mapped yet: memory the allocator hands back after a free (a
+     * process that bakes again) is mapped already, and on mapped pages the call still
+     * walks and touches every one (get_user_pages, the LRU): 16 ms of every demo-1936
+     * bake in the compare bench (bake-speed.md round 10). mincore only reads the page
+     * tables. Where it fails, the whole range as before. */
+    unsigned char vec[4096];
+    uintptr_t run = 0, gap = 0; /* start of the missing run being built; 0: none */
+    for (uintptr_t at = lo; at < hi;) {
+        const size_t n = (hi - at) / page < sizeof vec ? (size_t)((hi - at) / page) : sizeof vec;
+        if (mincore((void *)at, n * page, vec) != 0) {
+            populate(run ? run : at, hi);
+            return;
+        }
+        for (size_t i = 0; i < n; i++) {
+            const uintptr_t pg = at + i * page;
+            if (!(vec[i] & 1)) {
+                if (!run)
+                    run = pg;
+                gap = 0;
+            } else if (run && !gap) {
+                gap = pg; /* a resident page after a missing run */
+            } else if (run && (pg - gap) / page >= GAP_PAGES) {
+                populate(run, gap);
+                run = gap = 0;
+            }
+        }
+        at += n * page;
+    }
+    if (run)
+        populate(run, gap ? gap : hi);
 #else
     (void)p;
     (void)bytes;

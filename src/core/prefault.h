@@ -9,7 +9,9 @@
 #include <stddef.h>
 
 /* Maps the whole pages inside [p, p + bytes) writable, contents unchanged (Linux
- * MADV_POPULATE_WRITE, kernel 5.14 and later). A hint only: elsewhere, on an older
+ * MADV_POPULATE_WRITE, kernel 5.14 and later), asking only for the pages mincore finds
+ * missing (pages already mapped, as after a free and a new allocation in the same
+ * process, cost no walk; bake-speed.md round 10). A hint only: elsewhere, on an older
  * kernel, or when it fails, nothing happens and the writes fault as before. The pages
  * at the range's ends that it shares with other memory are left alone. */
 void op_mem_prefault(void *p, size_t bytes);

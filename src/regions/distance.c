@@ -5,6 +5,24 @@
 
 #include <string.h>
 
+/* In eight lanes: GCC -O2 vectorizes the fixed inner loop, not the plain one (2.5 ms of
+ * every demo-1936 bake before; bake-speed.md round 10). */
+uint32_t op_regions_u32_max(const uint32_t *v, uint32_t n)
+{
+    enum { L = 8 };
+    uint32_t lane[L] = {0}, m = 0;
+    /* by pointer: a u32 index that could wrap would make the lanes gathers */
+    const uint32_t *p = v, *const blocks = v + (n - n % L), *const end = v + n;
+    for (; p != blocks; p += L)
+        for (int k = 0; k < L; k++)
+            lane[k] = p[k] > lane[k] ? p[k] : lane[k];
+    for (; p != end; p++)
+        m = *p > m ? *p : m;
+    for (int k = 0; k < L; k++)
+        m = lane[k] > m ? lane[k] : m;
+    return m;
+}
+
 op_status op_build_distance_field(op_ctx *ctx, const op_chf *chf, uint32_t *dist,
                                   uint32_t *max_dist)
 {
@@ -18,11 +36,7 @@ op_status op_build_distance_field(op_ctx *ctx, const op_chf *chf, uint32_t *dist
     if (ctx->k->distance.field(chf, chf->area, dist, &ctx->arena))
         return op_fail(ctx, OP_NO_MEMORY, "distance field: out of scratch memory (%u spans)",
                        chf->span_count);
-    if (max_dist) {
-        uint32_t m = 0;
-        for (uint32_t s = 0; s < chf->span_count; s++)
-            m = dist[s] > m ? dist[s] : m;
-        *max_dist = m;
-    }
+    if (max_dist)
+        *max_dist = op_regions_u32_max(dist, chf->span_count);
     return OP_OK;
 }

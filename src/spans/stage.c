@@ -54,6 +54,41 @@ fail_out:
     return st;
 }
 
+/* 1 when every vertex index is below vert_count and every coordinate is finite, in two
+ * passes without branches (eight lanes the compiler vectorizes; 2.9 -> 2.1 ms on
+ * demo-1936's 38 MB of mesh, memory-bound: bake-speed.md round 10). A coordinate is not
+ * finite when its exponent bits are all ones: adding one to the exponent field then
+ * carries into the sign bit. */
+static int mesh_valid(const op_mesh *mesh)
+{
+    enum { L = 8 };
+    const uint64_t ni = 3ull * mesh->tri_count, nv = 3ull * mesh->vert_count;
+    uint32_t top[L] = {0}, bad[L] = {0};
+    uint64_t i = 0;
+    for (; i + L <= ni; i += L)
+        for (int k = 0; k < L; k++)
+            top[k] = mesh->tris[i + k] > top[k] ? mesh->tris[i + k] : top[k];
+    for (; i < ni; i++)
+        top[0] = mesh->tris[i] > top[0] ? mesh->tris[i] : top[0];
+    for (i = 0; i + L <= nv; i += L)
+        for (int k = 0; k < L; k++) {
+            uint32_t b;
+            memcpy(&b, &mesh->verts[i + k], 4);
+            bad[k] |= (b & 0x7f800000u) + 0x00800000u;
+        }
+    for (; i < nv; i++) {
+        uint32_t b;
+        memcpy(&b, &mesh->verts[i], 4);
+        bad[0] |= (b & 0x7f800000u) + 0x00800000u;
+    }
+    uint32_t t = 0, f = 0;
+    for (int k = 0; k < L; k++) {
+        t = top[k] > t ? top[k] : t;
+        f |= bad[k];
+    }
+    return (ni == 0 || t < mesh->vert_count) && !(f & 0x80000000u);
+}
+
 op_status op_build_spans(op_ctx *ctx, const op_config *cfg_in, const op_scene *scene, op_chf *out,
                          op_spans_stats *stats)
 {
@@ -71,16 +106,19 @@ op_status op_build_spans(op_ctx *ctx, const op_config *cfg_in, const op_scene *s
     if (mesh->tri_count == 0 || mesh->vert_count == 0)
         return op_fail(ctx, OP_BAD_INPUT, "the input has no triangles (%u vertices, %u triangles)",
                        mesh->vert_count, mesh->tri_count);
-    /* Indices and coordinates first: the bounds must not see a NaN. */
-    for (uint64_t i = 0; i < 3ull * mesh->tri_count; i++)
-        if (mesh->tris[i] >= mesh->vert_count)
-            return op_fail(ctx, OP_BAD_INPUT,
-                           "triangle %llu refers to vertex %u but there are %u vertices",
-                           (unsigned long long)(i / 3), mesh->tris[i], mesh->vert_count);
-    for (uint64_t i = 0; i < 3ull * mesh->vert_count; i++)
-        if (!isfinite(mesh->verts[i]))
-            return op_fail(ctx, OP_BAD_INPUT, "vertex %llu has a non-finite coordinate",
-                           (unsigned long long)(i / 3));
+    /* Indices and coordinates first: the bounds must not see a NaN. The loops that name
+     * the culprit run only when the branch-free checks find one. */
+    if (!mesh_valid(mesh)) {
+        for (uint64_t i = 0; i < 3ull * mesh->tri_count; i++)
+            if (mesh->tris[i] >= mesh->vert_count)
+                return op_fail(ctx, OP_BAD_INPUT,
+                               "triangle %llu refers to vertex %u but there are %u vertices",
+                               (unsigned long long)(i / 3), mesh->tris[i], mesh->vert_count);
+        for (uint64_t i = 0; i < 3ull * mesh->vert_count; i++)
+            if (!isfinite(mesh->verts[i]))
+                return op_fail(ctx, OP_BAD_INPUT, "vertex %llu has a non-finite coordinate",
+                               (unsigned long long)(i / 3));
+    }
     if (scene->volume_count && !scene->volumes)
         return op_fail(ctx, OP_INVALID_ARGUMENT, "scene lists %u volumes but no array",
                        scene->volume_count);

@@ -92,6 +92,74 @@ static int in_footprint(const op_volume *v, float px, float pz)
     return 0;
 }
 
+/* in_footprint for the cells of one row (one pz): what does not depend on px is
+ * computed once per row, in the same binary64 operations in the same order, so every
+ * cell gets the same answer as from in_footprint (bake-speed.md round 10). A prism
+ * stops at the first edge that puts the point outside: pos && neg cannot be undone. */
+typedef struct row_test {
+    int kind, zin;       /* zin: a box's z test */
+    uint32_t n;          /* prism edges */
+    double a[OP_VOLUME_MAX_VERTS], b[OP_VOLUME_MAX_VERTS], ax[OP_VOLUME_MAX_VERTS];
+    double cx, dz2, r2;  /* cylinder */
+    float x0, x1;        /* box */
+} row_test;
+
+static void row_begin(row_test *t, const op_volume *v, float pz)
+{
+    t->kind = v->kind;
+    t->zin = 0;
+    t->n = 0;
+    switch (v->kind) {
+    case OP_VOLUME_PRISM:
+        t->n = v->vert_count;
+        for (uint32_t i = 0, n = v->vert_count; i < n; i++) {
+            const uint32_t j = i + 1 == n ? 0 : i + 1;
+            const double ax = v->verts[2 * i], az = v->verts[2 * i + 1];
+            const double bx = v->verts[2 * j], bz = v->verts[2 * j + 1];
+            t->a[i] = (bx - ax) * ((double)pz - az);
+            t->b[i] = bz - az;
+            t->ax[i] = ax;
+        }
+        break;
+    case OP_VOLUME_BOX:
+        t->zin = v->box_min[1] <= pz && pz <= v->box_max[1];
+        t->x0 = v->box_min[0];
+        t->x1 = v->box_max[0];
+        break;
+    case OP_VOLUME_CYLINDER: {
+        const double dz = (double)pz - v->center[1];
+        t->dz2 = dz * dz;
+        t->cx = v->center[0];
+        t->r2 = (double)v->radius * v->radius;
+        break;
+    }
+    }
+}
+
+static int row_in(const row_test *t, float px)
+{
+    switch (t->kind) {
+    case OP_VOLUME_PRISM: {
+        int pos = 0, neg = 0;
+        for (uint32_t i = 0; i < t->n; i++) {
+            const double cr = t->a[i] - t->b[i] * ((double)px - t->ax[i]);
+            pos |= cr > 0;
+            neg |= cr < 0;
+            if (pos && neg)
+                return 0;
+        }
+        return 1;
+    }
+    case OP_VOLUME_BOX:
+        return t->zin && t->x0 <= px && px <= t->x1;
+    case OP_VOLUME_CYLINDER: {
+        const double dx = (double)px - t->cx;
+        return dx * dx + t->dz2 <= t->r2;
+    }
+    }
+    return 0;
+}
+
 /* Local cell index range [lo, hi] whose centres may lie in [a, b] (one cell of slack
  * each way; the exact test decides); world cell = local + org. Returns 0 when empty. */
 static int cell_range(double a, double b, double origin, double cs, int32_t org, uint32_t n,
@@ -182,12 +250,16 @@ op_status op_apply_volumes_window(op_ctx *ctx, op_chf *chf, const op_volume *vol
         for (uint32_t z = z0; z <= z1; z++) {
             const int64_t gz = (int64_t)z + origin_z;
             const float pz = bz + ((float)gz + 0.5f) * chf->cs;
+            row_test row;
+            row_begin(&row, v, pz);
+            if (row.kind == OP_VOLUME_BOX && !row.zin)
+                continue;
             for (uint32_t x = x0; x <= x1; x++) {
                 const int64_t gx = (int64_t)x + origin_x;
                 const float px = bx + ((float)gx + 0.5f) * chf->cs;
                 const uint32_t c = x + z * chf->width;
                 const uint32_t s0 = chf->cell_first[c], s1 = chf->cell_first[c + 1];
-                if (s0 == s1 || !in_footprint(v, px, pz))
+                if (s0 == s1 || !row_in(&row, px))
                     continue;
                 for (uint32_t s = s0; s < s1; s++) {
                     /* Recast's rcMarkConvexPolyArea: unwalkable spans stay unwalkable. */

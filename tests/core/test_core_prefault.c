@@ -134,12 +134,54 @@ static void test_scratch_prefaulted(void **state)
     op_ctx_free(&ctx);
 }
 
+/* Only the missing pages are mapped (src/core/prefault.c asks mincore first): ranges
+ * where some pages are resident already, in runs of every length around the merge
+ * limit (32 pages) and across the 4096-page steps of the mincore walk, end up wholly
+ * resident, their written pages unchanged. */
+static void test_partly_resident(void **state)
+{
+    (void)state;
+#if defined(__linux__)
+    if (!populate_maps_pages()) {
+        print_message("MADV_POPULATE_WRITE maps no page here: nothing to check\n");
+        return;
+    }
+    const size_t ps = (size_t)sysconf(_SC_PAGESIZE), pages = 3 * 4096 + 77;
+    static const size_t runs[] = {1, 2, 31, 32, 33, 64, 100, 4095, 4097};
+    for (size_t k = 0; k < sizeof runs / sizeof *runs; k++) {
+        uint8_t *m = mmap(NULL, pages * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                          -1, 0);
+        assert_true(m != MAP_FAILED);
+        /* resident runs of runs[k] pages, gaps of runs[(k + 3) % n] pages */
+        const size_t gap = runs[(k + 3) % (sizeof runs / sizeof *runs)];
+        size_t written = 0;
+        for (size_t pg = 0; pg < pages; pg += runs[k] + gap)
+            for (size_t i = pg; i < pg + runs[k] && i < pages; i++) {
+                m[i * ps + 5] = (uint8_t)(i + 1);
+                written++;
+            }
+        assert_int_equal(missing_pages(m, pages * ps), (long)(pages - written));
+        /* a subrange with unaligned ends first, then the whole */
+        op_mem_prefault(m + ps + 17, (pages / 2) * ps);
+        assert_int_equal(missing_pages(m + 2 * ps, (pages / 2 - 1) * ps), 0);
+        op_mem_prefault(m, pages * ps);
+        assert_int_equal(missing_pages(m, pages * ps), 0);
+        for (size_t pg = 0; pg < pages; pg += runs[k] + gap)
+            for (size_t i = pg; i < pg + runs[k] && i < pages; i++)
+                if (m[i * ps + 5] != (uint8_t)(i + 1))
+                    fail_msg("page %zu changed", i);
+        munmap(m, pages * ps);
+    }
+#endif
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_contents_kept),
         cmocka_unit_test(test_fresh_then_written),
         cmocka_unit_test(test_scratch_prefaulted),
+        cmocka_unit_test(test_partly_resident),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

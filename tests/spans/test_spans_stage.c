@@ -5,6 +5,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "onepath/onepath.h"
@@ -258,12 +259,68 @@ static void test_errors(void **state)
     op_scene_free(&s);
 }
 
+/* The mesh checks (src/spans/stage.c mesh_valid, branch-free in lanes of eight, and the
+ * loops that name the culprit): a bad index or coordinate at every position of the
+ * arrays (every lane, the tails after the last whole eight) is found and named; the
+ * largest index and the extreme finite values pass. */
+static void test_mesh_checks(void **state)
+{
+    (void)state;
+    op_scene s;
+    scene_quad_box(&s); /* 24 vertices, 12 triangles: 36 indices (a tail of 4) */
+    const uint32_t unused = vtx(&s.mesh, 1, 1, 1); /* 75 coordinates (a tail of 3) */
+    op_config cfg;
+    config(&cfg);
+    op_chf chf;
+    op_mesh *m = &s.mesh;
+    char want[128];
+    const uint32_t bad_index[3] = {m->vert_count, m->vert_count + 1, 0xffffffffu};
+    for (uint32_t i = 0; i < 3 * m->tri_count; i++) {
+        const uint32_t keep = m->tris[i];
+        for (int k = 0; k < 3; k++) {
+            m->tris[i] = bad_index[k];
+            assert_int_equal(op_build_spans(&op_test_ctx, &cfg, &s, &chf, NULL), OP_BAD_INPUT);
+            snprintf(want, sizeof want, "triangle %u refers to vertex %u", i / 3, bad_index[k]);
+            assert_non_null(strstr(op_test_ctx.err, want));
+        }
+        m->tris[i] = m->vert_count - 1; /* the largest index is one */
+        assert_int_equal(op_build_spans(&op_test_ctx, &cfg, &s, &chf, NULL), OP_OK);
+        op_chf_free(&chf);
+        m->tris[i] = keep;
+    }
+    const float not_finite[3] = {NAN, INFINITY, -INFINITY};
+    cfg.has_bounds = 1; /* so extreme coordinates do not move the grid */
+    const float bmin[3] = {0, -1, 0}, bmax[3] = {10, 3, 10};
+    memcpy(cfg.bmin, bmin, sizeof bmin);
+    memcpy(cfg.bmax, bmax, sizeof bmax);
+    const float finite[3] = {3.4028235e38f, -3.4028235e38f, 1e-45f};
+    for (uint32_t j = 0; j < 3 * m->vert_count; j++) {
+        const float keep = m->verts[j];
+        for (int k = 0; k < 3; k++) {
+            m->verts[j] = not_finite[k];
+            assert_int_equal(op_build_spans(&op_test_ctx, &cfg, &s, &chf, NULL), OP_BAD_INPUT);
+            snprintf(want, sizeof want, "vertex %u has a non-finite coordinate", j / 3);
+            assert_non_null(strstr(op_test_ctx.err, want));
+        }
+        if (j / 3 == unused) { /* in no triangle: any finite value passes */
+            for (int k = 0; k < 3; k++) {
+                m->verts[j] = finite[k];
+                assert_int_equal(op_build_spans(&op_test_ctx, &cfg, &s, &chf, NULL), OP_OK);
+                op_chf_free(&chf);
+            }
+        }
+        m->verts[j] = keep;
+    }
+    op_scene_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_quad_box),
         cmocka_unit_test(test_bounds),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_mesh_checks),
     };
     return cmocka_run_group_tests(tests, op_test_ctx_setup, op_test_ctx_teardown);
 }

@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "onepath/onepath.h"
@@ -193,12 +194,142 @@ static void test_prism_cylinder(void **state)
     op_chf_free(&a);
 }
 
+/* ---- The per-row test against the per-cell one --------------------------------------
+ * src/spans/volumes.c computes per row what does not depend on the cell's x (round
+ * 10 of bake-speed.md); this is the per-cell code it replaced, the arithmetic of
+ * supplement §1.7 as written there, run on random fields and volumes: prisms of 3..32
+ * vertices on a grid of quarter cells (vertices and edges through cell centres, both
+ * windings, repeated and collinear vertices, non-convex ones), boxes and cylinders with
+ * edges on centres, zero radii, random windows (origins) and world corners. */
+static int ref_in_footprint(const op_volume *v, float px, float pz)
+{
+    switch (v->kind) {
+    case OP_VOLUME_PRISM: {
+        int pos = 0, neg = 0;
+        for (uint32_t i = 0, n = v->vert_count; i < n; i++) {
+            const uint32_t j = i + 1 == n ? 0 : i + 1;
+            const double ax = v->verts[2 * i], az = v->verts[2 * i + 1];
+            const double bx = v->verts[2 * j], bz = v->verts[2 * j + 1];
+            const double cr = (bx - ax) * ((double)pz - az) - (bz - az) * ((double)px - ax);
+            pos |= cr > 0;
+            neg |= cr < 0;
+        }
+        return !(pos && neg);
+    }
+    case OP_VOLUME_BOX:
+        return v->box_min[0] <= px && px <= v->box_max[0] && v->box_min[1] <= pz &&
+               pz <= v->box_max[1];
+    case OP_VOLUME_CYLINDER: {
+        const double dx = (double)px - v->center[0], dz = (double)pz - v->center[1];
+        return dx * dx + dz * dz <= (double)v->radius * v->radius;
+    }
+    }
+    return 0;
+}
+
+/* Every cell of the window, no footprint bounds (they only skip cells outside). */
+static void ref_apply(const op_chf *chf, uint8_t *area, const op_volume *vols, uint32_t n,
+                      const float wb[3], int32_t ox, int32_t oz)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        const op_volume *v = &vols[i];
+        for (uint32_t z = 0; z < chf->depth; z++) {
+            const float pz = wb[2] + ((float)((int64_t)z + oz) + 0.5f) * chf->cs;
+            for (uint32_t x = 0; x < chf->width; x++) {
+                const float px = wb[0] + ((float)((int64_t)x + ox) + 0.5f) * chf->cs;
+                const uint32_t c = x + z * chf->width;
+                if (!ref_in_footprint(v, px, pz))
+                    continue;
+                for (uint32_t s = chf->cell_first[c]; s < chf->cell_first[c + 1]; s++) {
+                    if (area[s] == OP_NULL_AREA)
+                        continue;
+                    const float fy = wb[1] + (float)chf->y[s] * chf->ch;
+                    if (v->ymin <= fy && fy <= v->ymax)
+                        area[s] = v->area;
+                }
+            }
+        }
+    }
+}
+
+static void test_rows_random(void **state)
+{
+    (void)state;
+    op_rng r = {20261207};
+    const uint32_t W = 40, D = 36;
+    const float cs = 0.5f, ch = 0.25f;
+    op_heightfield hf;
+    op_test_hf(&op_test_ctx, &hf, W, D, NULL, cs, ch, 40);
+    for (uint32_t z = 0; z < D; z++)
+        for (uint32_t x = 0; x < W; x++) {
+            if (op_rng_below(&r, 10) == 0)
+                continue; /* empty cell */
+            const int y = (int)op_rng_below(&r, 8);
+            op_test_span(&op_test_ctx, &hf, x, z, y, y + 2, 63);
+            if (op_rng_below(&r, 3) == 0)
+                op_test_span(&op_test_ctx, &hf, x, z, y + 30, y + 32, 63);
+        }
+    op_chf chf;
+    assert_int_equal(op_build_compact_heightfield(&op_test_ctx, &hf, 2, 1, &chf), OP_OK);
+    op_heightfield_free(&hf);
+    uint8_t *start = malloc(chf.span_count), *want = malloc(chf.span_count);
+    assert_non_null(start);
+    assert_non_null(want);
+    for (uint32_t s = 0; s < chf.span_count; s++)
+        start[s] = op_rng_below(&r, 6) == 0 ? OP_NULL_AREA : (uint8_t)(1 + op_rng_below(&r, 63));
+    for (int round = 0; round < 400; round++) {
+        const int32_t ox = (int32_t)op_rng_below(&r, 9) - 4, oz = (int32_t)op_rng_below(&r, 9) - 4;
+        const float wb[3] = {(float)op_rng_below(&r, 5) * 0.25f - 0.5f, 0,
+                             (float)op_rng_below(&r, 5) * 0.25f - 0.5f};
+        op_volume vols[6];
+        const uint32_t nv = 1 + op_rng_below(&r, 6);
+        for (uint32_t i = 0; i < nv; i++) {
+            op_volume *v = &vols[i];
+            memset(v, 0, sizeof *v);
+            v->kind = (op_volume_kind)op_rng_below(&r, 3);
+            v->ymin = (float)op_rng_below(&r, 12) * 0.5f - 1;
+            v->ymax = v->ymin + (float)op_rng_below(&r, 40) * 0.25f;
+            v->area = (uint8_t)op_rng_below(&r, 64);
+            if (v->kind == OP_VOLUME_PRISM) {
+                v->vert_count = 3 + op_rng_below(&r, OP_VOLUME_MAX_VERTS - 2);
+                for (uint32_t k = 0; k < v->vert_count; k++) {
+                    /* quarter cells around the grid; now and then a repeat */
+                    const int rep = k > 0 && op_rng_below(&r, 8) == 0;
+                    v->verts[2 * k] = rep ? v->verts[2 * k - 2]
+                                          : (float)op_rng_below(&r, 100) * 0.125f - 2;
+                    v->verts[2 * k + 1] = rep ? v->verts[2 * k - 1]
+                                              : (float)op_rng_below(&r, 90) * 0.125f - 2;
+                }
+            } else if (v->kind == OP_VOLUME_BOX) {
+                for (int k = 0; k < 2; k++) {
+                    v->box_min[k] = (float)op_rng_below(&r, 90) * 0.125f - 1;
+                    v->box_max[k] = v->box_min[k] + (float)op_rng_below(&r, 60) * 0.125f;
+                }
+            } else {
+                v->center[0] = (float)op_rng_below(&r, 90) * 0.125f - 1;
+                v->center[1] = (float)op_rng_below(&r, 90) * 0.125f - 1;
+                v->radius = (float)op_rng_below(&r, 40) * 0.125f;
+            }
+        }
+        memcpy(chf.area, start, chf.span_count);
+        memcpy(want, start, chf.span_count);
+        assert_int_equal(op_apply_volumes_window(&op_test_ctx, &chf, vols, nv, wb, ox, oz), OP_OK);
+        ref_apply(&chf, want, vols, nv, wb, ox, oz);
+        if (memcmp(chf.area, want, chf.span_count) != 0)
+            fail_msg("volumes: round %d differs from the per-cell test", round);
+    }
+    free(start);
+    free(want);
+    op_chf_free(&chf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_box_and_y),
         cmocka_unit_test(test_order_and_obstacles),
         cmocka_unit_test(test_prism_cylinder),
+        cmocka_unit_test(test_rows_random),
     };
     return cmocka_run_group_tests(tests, op_test_ctx_setup, op_test_ctx_teardown);
 }
