@@ -362,6 +362,14 @@ static void check_pattern_ledges(uint32_t w, uint32_t d, uint32_t bx, uint32_t b
 
 /* The compact field of the same pattern, its arrays exactly span_count long (ASan sees
  * a load past them). */
+/* The link fixtures' field: w x d cells, total spans, walkable height 4, climb 2. */
+static void fixture_alloc(op_chf *chf, uint32_t w, uint32_t d, uint32_t total)
+{
+    assert_int_equal(op_chf_alloc(&g_ctx, chf, w, d, total), OP_OK);
+    chf->walkable_height = 4;
+    chf->walkable_climb = 2;
+}
+
 static void check_pattern_links(uint32_t w, uint32_t d, uint32_t bx, uint32_t bz, int kind,
                                 int empty_outer, uint64_t seed)
 {
@@ -373,9 +381,7 @@ static void check_pattern_links(uint32_t w, uint32_t d, uint32_t bx, uint32_t bz
         total += empty_outer && (z == 0 || z + 1 == d) ? 0 : brk ? (uint32_t)kind * 2 : 1;
     }
     op_chf chf;
-    assert_int_equal(op_chf_alloc(&g_ctx, &chf, w, d, total), OP_OK);
-    chf.walkable_height = 4;
-    chf.walkable_climb = 2;
+    fixture_alloc(&chf, w, d, total);
     uint32_t s = 0;
     for (uint32_t c = 0; c < w * d; c++) {
         const uint32_t x = c % w, z = c / w;
@@ -435,9 +441,7 @@ static void check_runs01(uint64_t seed, uint32_t w, uint32_t d, uint32_t pct_emp
         total += cnt[c];
     }
     op_chf chf;
-    assert_int_equal(op_chf_alloc(&g_ctx, &chf, w, d, total), OP_OK);
-    chf.walkable_height = 4;
-    chf.walkable_climb = 2;
+    fixture_alloc(&chf, w, d, total);
     uint32_t s = 0;
     for (uint32_t c = 0; c < w * d; c++) {
         chf.cell_first[c] = s;
