@@ -17,10 +17,10 @@ static inline uint32_t op_regions_init_band(const op_chf *chf, uint32_t *region)
     return op_regions_band(chf, NULL, region);
 }
 
-/* Common argument checks of a stage: ctx, chf, output pointers. */
 /* The largest of v[0..n) (0 when n is 0): op_build_distance_field's max_dist. */
 uint32_t op_regions_u32_max(const uint32_t *v, uint32_t n);
 
+/* Common argument checks of a stage: ctx, chf, output pointers. */
 op_status op_regions_check_args(op_ctx *ctx, const op_chf *chf, const void *out1,
                                 const void *out2, const char *stage);
 
