@@ -163,6 +163,36 @@ check isa-env-scalar 0 env ONEPATH_ISA=scalar "$bin" bake --demo --demo-size 64 
 check isa-env-scalar-used 0 grep -q '"isa": "scalar"' "$tmp/s.json"
 check isa-env-auto 0 env ONEPATH_ISA=auto "$bin" bake --demo --demo-size 64 --quiet
 
+# bake --out-obj (bench/recast/): the OBJ reads back to the same triangles, so baking it
+# in the demo's grid gives the demo's digests (the terrain: no area volumes, which the OBJ
+# does not hold); the full demo's OBJ gives its grid and compact spans (volumes change areas).
+check out-obj-terrain 0 "$bin" bake --demo-terrain --demo-size 256 --quiet \
+  --out-obj "$tmp/t.obj" --json "$tmp/t.json"
+check out-obj-demo 0 "$bin" bake --demo --demo-size 256 --quiet --until spans \
+  --out-obj "$tmp/w.obj" --json "$tmp/w.json"
+for w in t w; do
+  box=$(python3 -c 'import json,sys; g=json.load(open(sys.argv[1]))["grid"]
+print("--bmin", ",".join(map(repr, g["bmin"])), "--bmax", ",".join(map(repr, g["bmax"])))' \
+    "$tmp/$w.json")
+  # shellcheck disable=SC2086
+  check "out-obj-rebake-$w" 0 "$bin" bake "$tmp/$w.obj" $box --quiet --until \
+    "$([ $w = t ] && echo contours || echo spans)" --json "$tmp/$w.back.json"
+done
+check out-obj-same-digests 0 python3 - "$tmp/t.json" "$tmp/t.back.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+sys.exit(0 if (a["grid"], a["digests"]) == (b["grid"], b["digests"]) else 1)
+PY
+check out-obj-same-spans 0 python3 - "$tmp/w.json" "$tmp/w.back.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+sys.exit(0 if (a["grid"], a["spans"]["compact"]) == (b["grid"], b["spans"]["compact"]) else 1)
+PY
+check_err out-obj-tiled 2 "--out-obj is for the one-grid bake" \
+  "$bin" bake --demo --tile-size 64 --out-obj "$tmp/x.obj"
+absent "$tmp/x.obj" out-obj-tiled-writes-nothing
+check_err out-obj-chf 2 "--out-obj" "$bin" bake --chf "$tmp/d.opchf" --out-obj "$tmp/y.obj"
+
 # JSON numbers: binary32 fields as their shortest text, nothing from the locale (a locale
 # with a decimal comma, generated when none is installed).
 check json-floats 0 grep -qE '"cs": 0\.3,' "$tmp/d.json"

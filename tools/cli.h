@@ -48,6 +48,7 @@ typedef struct cli_input {
     int is_chf;
     uint32_t r16_width;
     op_heightmap_opts hm;
+    const char *out_obj;   /* bake --out-obj: cli_bake writes the loaded mesh there */
 } cli_input;
 
 void cli_input_defaults(cli_input *in);

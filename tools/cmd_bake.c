@@ -17,6 +17,9 @@ static const cli_opt bake_output_opts[] = {
      .help = "summary: grid, span/region/contour counts, per-stage ms, digests"},
     {"--out-chf", CLI_FILE, CLI_FIELD(out_chf), "FILE",
      .help = "the compact heightfield as OPCHF1"},
+    {"--out-obj", CLI_FILE, CLI_FIELD(in.out_obj), "FILE.obj", .inputs = CLI_IN_SCENE,
+     .help = "the input's triangles as Wavefront OBJ (e.g. the demo world, for another "
+             "baker: bench/recast/); area volumes are not written"},
     {"--out-dist", CLI_FILE, CLI_FIELD(out_dist), "FILE", .help = "the distance field as OPDST1"},
     {"--out-regions", CLI_FILE, CLI_FIELD(out_regions), "FILE", .help = "the region ids as OPREG1"},
     {"--out-contours", CLI_FILE, CLI_FIELD(out_contours), "FILE",
@@ -275,6 +278,8 @@ int cmd_bake(int argc, char **argv)
         return EXIT_USAGE;
     const char *CMD = bake_cmd.name;
     op_bake_settings *s = &a.s;
+    if (a.in.out_obj && s->config.tile_size > 0)
+        return cli_usage_error(CMD, "--out-obj is for the one-grid bake (without --tile-size)");
     if (s->config.tile_size > 0)
         return cli_bake_tiled(&a); /* supplement §2 */
     static const char *const tiled_only[] = {"--border",      "--out",        "--with-regions",
