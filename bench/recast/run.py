@@ -1,0 +1,316 @@
+#!/usr/bin/env python3
+"""onepath and Recast side by side on the same OBJ worlds (docs/decisions/bench.md).
+
+Builds bench/recast/recast_bake.cpp (our driver) against a Recast checkout the user gives
+(--recast-src DIR; none is in this repository and CI does not run this), writes the demo
+world as OBJ (onepath bake --out-obj), then runs both bakers on every input and partition,
+one bake per process, pinned to one core with taskset, interleaved (which side goes first
+alternates per round), and prints per-stage medians: Recast ms, onepath ms, Recast / onepath,
+peak memory and bytes per compact span, and the output counts side by side.
+
+  python3 bench/recast/run.py --recast-src /work/recast-src --demo-sizes 1936 \\
+      --meshes nav_test,dungeon --rounds 5 --check --markdown
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+# (row label, key in both tools' "ms")
+STAGES = [("rasterize", "rasterize"), ("filters", "filters"), ("compact", "compact"),
+          ("erode", "erode"), ("spans stage", "spans"), ("distance", "distance"),
+          ("regions", "regions"), ("contours", "contours"), ("bake", "bake")]
+RECAST_FLAGS = ["-O3", "-march=native", "-DNDEBUG", "-DRC_DISABLE_ASSERTS", "-std=c++11"]
+
+
+def log(*a):
+    print(*a, file=sys.stderr, flush=True)
+
+
+def build_driver(recast_src, out_dir, cxx, force):
+    """g++ -O3 -march=native, asserts off: Recast's sources and our driver, one binary."""
+    inc = os.path.join(recast_src, "Recast", "Include")
+    src_dir = os.path.join(recast_src, "Recast", "Source")
+    if not os.path.isdir(inc) or not os.path.isdir(src_dir):
+        sys.exit("--recast-src %s: no Recast/Include and Recast/Source there" % recast_src)
+    sources = [os.path.join(HERE, "recast_bake.cpp")] + sorted(
+        os.path.join(src_dir, f) for f in os.listdir(src_dir) if f.endswith(".cpp"))
+    exe = os.path.join(out_dir, "recast_bake")
+    if (not force and os.path.exists(exe)
+            and os.path.getmtime(exe) >= max(os.path.getmtime(s) for s in sources)):
+        return exe
+    cmd = [cxx] + RECAST_FLAGS + ["-I", inc] + sources + ["-o", exe]
+    log("building:", " ".join(cmd))
+    subprocess.run(cmd, check=True)
+    return exe
+
+
+def recast_commit(recast_src):
+    try:
+        return subprocess.run(["git", "-C", recast_src, "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "?"
+
+
+def demo_obj(onepath, size, out_dir):
+    """The demo world's triangles as OBJ (onepath bake --out-obj) and its grid box: both
+    bakers get --bmin/--bmax, so they bake the demo's size x size columns. The demo's area
+    volumes are not in the OBJ: neither side applies them."""
+    obj = os.path.join(out_dir, "demo-%d.obj" % size)
+    meta = os.path.join(out_dir, "demo-%d.json" % size)
+    if not (os.path.exists(obj) and os.path.exists(meta)
+            and os.path.getmtime(obj) >= os.path.getmtime(onepath)):
+        log("writing", obj)
+        subprocess.run([onepath, "bake", "--demo", "--demo-size", str(size), "--until", "spans",
+                        "--quiet", "--out-obj", obj, "--json", meta], check=True)
+    g = json.load(open(meta))["grid"]
+    box = ["--bmin", ",".join(repr(v) for v in g["bmin"]),
+           "--bmax", ",".join(repr(v) for v in g["bmax"])]
+    return obj, box
+
+
+def run_recast(exe, cpu, obj, box, partition, extra=()):
+    cmd = ["taskset", "-c", str(cpu), exe, obj, "--partition", partition] + box + list(extra)
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit("recast_bake failed (%d): %s\n%s" % (p.returncode, " ".join(cmd), p.stderr))
+    return json.loads(p.stdout)
+
+
+def run_onepath(onepath, cpu, obj, box, partition, isa, tmp, extra=()):
+    out = os.path.join(tmp, "onepath.json")
+    cmd = (["taskset", "-c", str(cpu), onepath, "bake", obj, "--partition", partition,
+            "--quiet", "--json", out] + box + (["--isa", isa] if isa else []) + list(extra))
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if p.returncode != 0:
+        sys.exit("onepath failed (%d): %s\n%s" % (p.returncode, " ".join(cmd), p.stderr))
+    j = json.load(open(out))
+    ms = j["ms"]
+    # The bake = the stages' own timers (the OBJ's parsing and the JSON are not in it;
+    # onepath's digests and the prefault of dist/region between stages are not either).
+    ms["bake"] = ms["spans"] + ms.get("distance", 0) + ms.get("regions", 0) + ms.get(
+        "contours", 0)
+    ms.setdefault("distance", 0.0)
+    return j
+
+
+def counts(j):
+    """The outputs to set side by side (recast_bake's JSON has onepath's keys)."""
+    return dict(solid=j["spans"]["solid"], compact=j["spans"]["compact"],
+                walkable=j["spans"]["walkable"], regions=j["regions"]["count"],
+                contours=j["contours"]["count"], verts=j["contours"]["vertices"],
+                grid="%dx%d" % (j["grid"]["width"], j["grid"]["depth"]))
+
+
+def read_opchf(path):
+    b = open(path, "rb").read()
+    if b[:8] != b"OPCHF1\0\0":
+        sys.exit("%s: not OPCHF1" % path)
+    w, d, n = struct.unpack_from("<3I", b, 8)
+    head = struct.unpack_from("<8f3i", b, 20)
+    cells_at = 20 + 44
+    spans_at = cells_at + 8 * w * d
+    return dict(w=w, d=d, n=n, head=head, cells=b[cells_at:spans_at],
+                spans=b[spans_at:spans_at + 10 * n])
+
+
+def check_fields(exe, onepath, cpu, obj, box, isa, tmp):
+    """Both compact fields after erosion as OPCHF1: grid, cells, span y, h and the four
+    links must be the same bytes; areas may differ where the two erosions do."""
+    a_path, b_path = os.path.join(tmp, "recast.opchf"), os.path.join(tmp, "onepath.opchf")
+    run_recast(exe, cpu, obj, box, "watershed", ["--out-chf", a_path])
+    run_onepath(onepath, cpu, obj, box, "watershed", isa, tmp,
+                ["--until", "spans", "--out-chf", b_path])
+    a, b = read_opchf(a_path), read_opchf(b_path)
+    res = {}
+    res["grid"] = (a["w"], a["d"], a["n"]) == (b["w"], b["d"], b["n"])
+    # bmin, bmax, cs, ch, walkable height/climb, border (Recast raises its field's bmax.y by
+    # walkable_height * ch: reported, not an error)
+    names = ["bmin.x", "bmin.y", "bmin.z", "bmax.x", "bmax.y", "bmax.z", "cs", "ch",
+             "walkable_height", "walkable_climb", "border_size"]
+    res["header_diff"] = ["%s %r / %r" % (names[i], a["head"][i], b["head"][i])
+                          for i in range(11) if a["head"][i] != b["head"][i]]
+    res["cells"] = a["cells"] == b["cells"]
+    if res["grid"]:
+        sa, sb = a["spans"], b["spans"]
+        res["y_h"] = all(sa[k::10] == sb[k::10] for k in (0, 1, 2, 3))
+        res["links"] = all(sa[k::10] == sb[k::10] for k in (6, 7, 8, 9))
+        aa, ab = sa[4::10], sb[4::10]
+        res["area_diff"] = sum(1 for x, y in zip(aa, ab) if x != y)
+        res["area_diff_walkable_recast_only"] = sum(
+            1 for x, y in zip(aa, ab) if x != 0 and y == 0)
+        res["area_diff_walkable_onepath_only"] = sum(
+            1 for x, y in zip(aa, ab) if x == 0 and y != 0)
+    os.remove(a_path)
+    os.remove(b_path)
+    return res
+
+
+def med(xs):
+    return statistics.median(xs) if xs else float("nan")
+
+
+def fmt_ms(v):
+    return "%.1f" % v if v >= 10 else "%.2f" % v
+
+
+def table(name, part, rec, one, rc, oc, markdown):
+    """One input and partition: per-stage medians and memory."""
+    rows = []
+    for label, key in STAGES:
+        if part != "watershed" and key == "distance":
+            continue
+        r = med([j["ms"][key] for j in rec])
+        o = med([j["ms"][key] for j in one])
+        lbl = "regions (%s)" % part if key == "regions" else label
+        rows.append((lbl, fmt_ms(r), fmt_ms(o), "%.2f" % (r / o) if o > 0 else "-"))
+    rp = med([j["memory"]["peak_bytes"] for j in rec])
+    op = med([j["memory"]["peak_bytes"] for j in one])
+    n = oc["compact"]
+    rows.append(("peak memory MiB (B per compact span)",
+                 "%.1f (%.1f)" % (rp / 2**20, rp / n), "%.1f (%.1f)" % (op / 2**20, op / n),
+                 "%.2f" % (rp / op)))
+    out = []
+    if markdown:
+        out.append("| %s, %s | Recast ms | onepath ms | Recast ÷ onepath |" % (name, part))
+        out.append("|---|---|---|---|")
+        out += ["| %s | %s | %s | %s |" % r for r in rows]
+    else:
+        out.append("%s, %s" % (name, part))
+        out += ["  %-40s %12s %12s %8s" % r for r in rows]
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--recast-src", required=True,
+                    help="a Recast checkout (github.com/recastnavigation/recastnavigation)")
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"),
+                    help="onepath's build folder (its onepath tool)")
+    ap.add_argument("--out", default=None,
+                    help="where the driver and the demo OBJ files go (default BUILD/recastab)")
+    ap.add_argument("--demo-sizes", default="1936",
+                    help="demo worlds, cells per side, comma-separated ('' for none)")
+    ap.add_argument("--meshes", default="nav_test,dungeon",
+                    help="OBJ files: paths, or names in RECAST_SRC/RecastDemo/Bin/Meshes")
+    ap.add_argument("--partitions", default="watershed,monotone,layers")
+    ap.add_argument("--rounds", type=int, default=5, help="bakes per side, input, partition")
+    ap.add_argument("--cpu", type=int, default=1, help="the core both are pinned to")
+    ap.add_argument("--isa", default=None, help="onepath --isa (default: auto)")
+    ap.add_argument("--check", action="store_true",
+                    help="compare both compact fields after erosion (OPCHF1) span by span")
+    ap.add_argument("--cxx", default=os.environ.get("CXX", "g++"))
+    ap.add_argument("--rebuild", action="store_true", help="rebuild the driver")
+    ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--json", help="every run's JSON, for later tables")
+    a = ap.parse_args(argv)
+
+    onepath = os.path.join(a.build, "onepath")
+    if not os.path.exists(onepath):
+        sys.exit("%s: not built (cmake --build %s)" % (onepath, a.build))
+    if not shutil.which("taskset"):
+        sys.exit("taskset not found (util-linux)")
+    out_dir = a.out or os.path.join(a.build, "recastab")
+    os.makedirs(out_dir, exist_ok=True)
+    exe = build_driver(a.recast_src, out_dir, a.cxx, a.rebuild)
+
+    inputs = []  # (name, obj, box)
+    for s in [x for x in a.demo_sizes.split(",") if x]:
+        obj, box = demo_obj(onepath, int(s), out_dir)
+        inputs.append(("demo %s" % s, obj, box))
+    for m in [x for x in a.meshes.split(",") if x]:
+        path = m if os.path.exists(m) else os.path.join(
+            a.recast_src, "RecastDemo", "Bin", "Meshes", m + ("" if m.endswith(".obj") else ".obj"))
+        if not os.path.exists(path):
+            sys.exit("%s: no such mesh" % m)
+        inputs.append((os.path.basename(path), path, []))
+    parts = [p for p in a.partitions.split(",") if p]
+
+    tmp = tempfile.mkdtemp(prefix="recastab")
+    runs = {}
+    loads = [os.getloadavg()[0]]
+    for rnd in range(a.rounds):
+        for name, obj, box in inputs:
+            for part in parts:
+                key = (name, part)
+                runs.setdefault(key, {"recast": [], "onepath": []})
+                order = ["recast", "onepath"] if rnd % 2 == 0 else ["onepath", "recast"]
+                for side in order:
+                    if side == "recast":
+                        j = run_recast(exe, a.cpu, obj, box, part)
+                    else:
+                        j = run_onepath(onepath, a.cpu, obj, box, part, a.isa, tmp)
+                    runs[key][side].append(j)
+                loads.append(os.getloadavg()[0])
+        log("round %d/%d done, load %.1f" % (rnd + 1, a.rounds, loads[-1]))
+
+    checks = {}
+    if a.check:
+        for name, obj, box in inputs:
+            checks[name] = check_fields(exe, onepath, a.cpu, obj, box, a.isa, tmp)
+    shutil.rmtree(tmp, ignore_errors=True)
+
+    isa = next(iter(runs.values()))["onepath"][0]["isa"]
+    lines = ["Recast %s (%s), onepath %s (isa %s); pinned to cpu %d; %d rounds, medians; "
+             "load average %.1f-%.1f (median %.1f)"
+             % (recast_commit(a.recast_src), " ".join(RECAST_FLAGS), onepath, isa, a.cpu,
+                a.rounds, min(loads), max(loads), med(loads)), ""]
+    for name, obj, box in inputs:
+        for part in parts:
+            r = runs[(name, part)]
+            rc, oc = counts(r["recast"][0]), counts(r["onepath"][0])
+            lines += table(name, part, r["recast"], r["onepath"], rc, oc, a.markdown)
+            lines.append("")
+        # counts side by side (from the first round of each partition)
+        head = ["grid", "solid spans", "compact spans", "walkable after erosion"]
+        keys = ["grid", "solid", "compact", "walkable"]
+        rc, oc = (counts(runs[(name, parts[0])][side][0])
+                  for side in ("recast", "onepath"))
+        cl = []
+        for h, k in zip(head, keys):
+            cl.append((h, str(rc[k]), str(oc[k])))
+        for part in parts:
+            rc, oc = (counts(runs[(name, part)][side][0])
+                      for side in ("recast", "onepath"))
+            cl.append(("%s regions" % part, str(rc["regions"]), str(oc["regions"])))
+            cl.append(("%s contours (vertices)" % part, "%d (%d)" % (rc["contours"], rc["verts"]),
+                       "%d (%d)" % (oc["contours"], oc["verts"])))
+        if a.markdown:
+            lines += ["| %s: outputs | Recast | onepath |" % name, "|---|---|---|"]
+            lines += ["| %s | %s | %s |" % c for c in cl]
+        else:
+            lines += ["%s: outputs" % name] + ["  %-40s %14s %14s" % c for c in cl]
+        if name in checks:
+            c = checks[name]
+            lines.append("")
+            lines.append("compact fields after erosion (OPCHF1): grid %s, cells %s, y/h %s, links "
+                         "%s, areas differ on %s spans (walkable only in Recast %s, only in "
+                         "onepath %s); header fields that differ (Recast / onepath): %s"
+                         % tuple(["same" if c.get(k) else "DIFFER" for k in
+                                  ("grid", "cells", "y_h", "links")] +
+                                 [c.get("area_diff"), c.get("area_diff_walkable_recast_only"),
+                                  c.get("area_diff_walkable_onepath_only"),
+                                  ", ".join(c["header_diff"]) or "none"]))
+        lines.append("")
+    print("\n".join(lines))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"runs": {"%s|%s" % k: v for k, v in runs.items()},
+                       "checks": checks, "loads": loads}, f, indent=1)
+    bad = [n for n, c in checks.items() if not (c["grid"] and c["cells"] and c.get("y_h")
+                                                  and c.get("links"))]
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
