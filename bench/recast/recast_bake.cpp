@@ -385,9 +385,13 @@ int main(int argc, char **argv)
                                   RC_CONTOUR_TESS_WALL_EDGES))
         return fail("rcBuildContours");
     ms[CONT] = now_ms() - t;
+    // A hole merged into its outline stays in the set with no vertices: count outlines.
     long long contour_verts = 0;
-    for (int i = 0; i < cset->nconts; i++)
+    int outlines = 0;
+    for (int i = 0; i < cset->nconts; i++) {
         contour_verts += cset->conts[i].nverts;
+        outlines += cset->conts[i].nverts > 0;
+    }
 
     const double spans_ms = ms[RAST] + ms[FILT] + ms[COMP] + ms[ERODE];
     const double bake_ms = spans_ms + ms[DIST] + ms[REG] + ms[CONT];
@@ -401,8 +405,8 @@ int main(int argc, char **argv)
     std::printf("  \"spans\": {\"solid\": %lld, \"compact\": %d, \"walkable\": %lld},\n",
                 solid_all, chf->spanCount, walkable);
     std::printf("  \"regions\": {\"count\": %d},\n", (int)chf->maxRegions);
-    std::printf("  \"contours\": {\"count\": %d, \"vertices\": %lld},\n", cset->nconts,
-                contour_verts);
+    std::printf("  \"contours\": {\"count\": %d, \"holes_merged\": %d, \"vertices\": %lld},\n",
+                outlines, cset->nconts - outlines, contour_verts);
     std::printf("  \"ms\": {\"rasterize\": %.3f, \"filters\": %.3f, \"compact\": %.3f, "
                 "\"erode\": %.3f, \"spans\": %.3f, \"distance\": %.3f, \"regions\": %.3f, "
                 "\"contours\": %.3f, \"bake\": %.3f},\n",
