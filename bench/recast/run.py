@@ -213,21 +213,25 @@ def table(name, part, rec, one, rc, oc, markdown):
         r = med([j["ms"][key] for j in rec])
         o = med([j["ms"][key] for j in one])
         lbl = "regions (%s)" % part if key == "regions" else label
-        rows.append((lbl, fmt_ms(r), fmt_ms(o), "%.2f" % (r / o) if o > 0 else "-"))
+        # each round's own ratio (its two bakes ran back to back): the spread of the load
+        per = [x["ms"][key] / y["ms"][key] for x, y in zip(rec, one) if y["ms"][key] > 0]
+        rows.append((lbl, fmt_ms(r), fmt_ms(o), "%.2f" % (r / o) if o > 0 else "-",
+                     "%.2f-%.2f" % (min(per), max(per)) if per else "-"))
     rp = med([j["memory"]["peak_bytes"] for j in rec])
     op = med([j["memory"]["peak_bytes"] for j in one])
     n = oc["compact"]
     rows.append(("peak memory MiB (B per compact span)",
                  "%.1f (%.1f)" % (rp / 2**20, rp / n), "%.1f (%.1f)" % (op / 2**20, op / n),
-                 "%.2f" % (rp / op)))
+                 "%.2f" % (rp / op), ""))
     out = []
     if markdown:
-        out.append("| %s, %s | Recast ms | onepath ms | Recast ÷ onepath |" % (name, part))
-        out.append("|---|---|---|---|")
-        out += ["| %s | %s | %s | %s |" % r for r in rows]
+        out.append("| %s, %s | Recast ms | onepath ms | Recast ÷ onepath | rounds' ratios |"
+                   % (name, part))
+        out.append("|---|---|---|---|---|")
+        out += ["| %s | %s | %s | %s | %s |" % r for r in rows]
     else:
         out.append("%s, %s" % (name, part))
-        out += ["  %-40s %12s %12s %8s" % r for r in rows]
+        out += ["  %-40s %12s %12s %8s %12s" % r for r in rows]
     return out
 
 
