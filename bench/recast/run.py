@@ -235,9 +235,56 @@ def table(name, part, rec, one, rc, oc, markdown):
     return out
 
 
+def report(runs, checks, header, markdown):
+    """The tables: per input and partition the stage medians, then the outputs and the
+    field check. runs: {(input, partition): {"recast": [json], "onepath": [json]}}."""
+    lines = [header, ""]
+    names, parts = [], []
+    for name, part in runs:
+        if name not in names:
+            names.append(name)
+        if part not in parts:
+            parts.append(part)
+    for name in names:
+        for part in parts:
+            r = runs[(name, part)]
+            rc, oc = counts(r["recast"][0]), counts(r["onepath"][0])
+            lines += table(name, part, r["recast"], r["onepath"], rc, oc, markdown)
+            lines.append("")
+        # counts side by side (from the first round of each partition)
+        head = ["grid", "solid spans", "compact spans", "walkable after erosion"]
+        keys = ["grid", "solid", "compact", "walkable"]
+        rc, oc = (counts(runs[(name, parts[0])][side][0])
+                  for side in ("recast", "onepath"))
+        cl = []
+        for h, k in zip(head, keys):
+            cl.append((h, str(rc[k]), str(oc[k])))
+        for part in parts:
+            rc, oc = (counts(runs[(name, part)][side][0])
+                      for side in ("recast", "onepath"))
+            cl.append(("%s regions" % part, str(rc["regions"]), str(oc["regions"])))
+            cl.append(("%s contours (vertices)" % part,
+                       "%d (%d)%s" % (rc["contours"], rc["verts"],
+                                      ", %d holes merged" % rc["holes"] if rc["holes"] else ""),
+                       "%d (%d)" % (oc["contours"], oc["verts"])))
+        if markdown:
+            lines += ["| %s: outputs | Recast | onepath |" % name, "|---|---|---|"]
+            lines += ["| %s | %s | %s |" % c for c in cl]
+        else:
+            lines += ["%s: outputs" % name] + ["  %-40s %14s %14s" % c for c in cl]
+        if name in checks:
+            lines.append("")
+            for label, c in checks[name].items():
+                lines.append("compact fields after erosion (OPCHF1), %s: %s" % (
+                    label, describe_check(c)))
+        lines.append("")
+    return lines
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--recast-src", required=True,
+    ap.add_argument("--from-json", help="print the tables of an earlier --json, run nothing")
+    ap.add_argument("--recast-src",
                     help="a Recast checkout (github.com/recastnavigation/recastnavigation)")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"),
                     help="onepath's build folder (its onepath tool)")
@@ -264,6 +311,13 @@ def main(argv=None):
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--json", help="every run's JSON, for later tables")
     a = ap.parse_args(argv)
+    if a.from_json:
+        d = json.load(open(a.from_json))
+        runs = {tuple(k.split("|", 1)): v for k, v in d["runs"].items()}
+        print("\n".join(report(runs, d["checks"], d.get("header", ""), a.markdown)))
+        return 0
+    if not a.recast_src:
+        ap.error("--recast-src DIR is needed (a Recast checkout)")
 
     onepath = os.path.join(a.build, "onepath")
     if not os.path.exists(onepath):
@@ -321,47 +375,15 @@ def main(argv=None):
 
     isa = next(iter(runs.values()))["onepath"][0]["isa"]
     flags = RECAST_FLAGS + (EXACT_FLAGS if a.exact else [])
-    lines = ["Recast %s (%s), onepath %s (isa %s); %s; %d rounds, medians; "
-             "load average %.1f-%.1f (median %.1f)"
-             % (recast_commit(a.recast_src), " ".join(flags), onepath, isa, " ".join(PIN),
-                a.rounds, min(loads), max(loads), med(loads)), ""]
-    for name, obj, box in inputs:
-        for part in parts:
-            r = runs[(name, part)]
-            rc, oc = counts(r["recast"][0]), counts(r["onepath"][0])
-            lines += table(name, part, r["recast"], r["onepath"], rc, oc, a.markdown)
-            lines.append("")
-        # counts side by side (from the first round of each partition)
-        head = ["grid", "solid spans", "compact spans", "walkable after erosion"]
-        keys = ["grid", "solid", "compact", "walkable"]
-        rc, oc = (counts(runs[(name, parts[0])][side][0])
-                  for side in ("recast", "onepath"))
-        cl = []
-        for h, k in zip(head, keys):
-            cl.append((h, str(rc[k]), str(oc[k])))
-        for part in parts:
-            rc, oc = (counts(runs[(name, part)][side][0])
-                      for side in ("recast", "onepath"))
-            cl.append(("%s regions" % part, str(rc["regions"]), str(oc["regions"])))
-            cl.append(("%s contours (vertices)" % part,
-                       "%d (%d)%s" % (rc["contours"], rc["verts"],
-                                      ", %d holes merged" % rc["holes"] if rc["holes"] else ""),
-                       "%d (%d)" % (oc["contours"], oc["verts"])))
-        if a.markdown:
-            lines += ["| %s: outputs | Recast | onepath |" % name, "|---|---|---|"]
-            lines += ["| %s | %s | %s |" % c for c in cl]
-        else:
-            lines += ["%s: outputs" % name] + ["  %-40s %14s %14s" % c for c in cl]
-        if name in checks:
-            lines.append("")
-            for label, c in checks[name].items():
-                lines.append("compact fields after erosion (OPCHF1), %s: %s" % (
-                    label, describe_check(c)))
-        lines.append("")
+    header = ("Recast %s (%s), onepath %s (isa %s); %s; %d rounds, medians; "
+              "load average %.1f-%.1f (median %.1f)"
+              % (recast_commit(a.recast_src), " ".join(flags), onepath, isa, " ".join(PIN),
+                 a.rounds, min(loads), max(loads), med(loads)))
+    lines = report(runs, checks, header, a.markdown)
     print("\n".join(lines))
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"runs": {"%s|%s" % k: v for k, v in runs.items()},
+            json.dump({"header": header, "runs": {"%s|%s" % k: v for k, v in runs.items()},
                        "checks": checks, "loads": loads}, f, indent=1)
     # The exact build must give onepath's compact field (supplement §1: Recast's spans).
     bad = [n for n, c in checks.items() if not c["Recast -ffp-contract=off"]["same"]]
