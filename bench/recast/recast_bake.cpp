@@ -393,6 +393,13 @@ int main(int argc, char **argv)
         outlines += cset->conts[i].nverts > 0;
     }
 
+    // rcCompactCell::index has 24 bits and Recast does not check it: above 2^24 - 1 spans
+    // the cells point at the wrong spans and every later stage reads a corrupt field.
+    const bool index_wrapped = chf->spanCount > 0xffffff;
+    if (index_wrapped)
+        std::fprintf(stderr, "recast_bake: %d compact spans: rcCompactCell::index (24 bits) "
+                             "wrapped; erosion, regions and contours are not valid\n",
+                     chf->spanCount);
     const double spans_ms = ms[RAST] + ms[FILT] + ms[COMP] + ms[ERODE];
     const double bake_ms = spans_ms + ms[DIST] + ms[REG] + ms[CONT];
     std::printf("{\n  \"recast\": true,\n  \"input\": \"%s\",\n  \"partition\": \"%s\",\n",
@@ -401,7 +408,8 @@ int main(int argc, char **argv)
                 "\"bmax\": [%.9g, %.9g, %.9g]},\n",
                 width, depth, st.bmin[0], st.bmin[1], st.bmin[2], st.bmax[0], st.bmax[1],
                 st.bmax[2]);
-    std::printf("  \"triangles\": %d,\n", ntris);
+    std::printf("  \"triangles\": %d,\n  \"cell_index_wrapped\": %s,\n", ntris,
+                index_wrapped ? "true" : "false");
     std::printf("  \"spans\": {\"solid\": %lld, \"compact\": %d, \"walkable\": %lld},\n",
                 solid_all, chf->spanCount, walkable);
     std::printf("  \"regions\": {\"count\": %d},\n", (int)chf->maxRegions);

@@ -154,13 +154,18 @@ def compare_fields(a, b):
         ca = struct.unpack("<%dI" % (2 * n), a["cells"])
         cb = struct.unpack("<%dI" % (2 * n), b["cells"])
         res["cells_differ"] = sum(1 for c in range(n) if ca[2 * c + 1] != cb[2 * c + 1])
-    if res["cells"]:
+        # same counts, other first spans: Recast's 24-bit rcCompactCell::index wrapped
+        res["first_differ"] = sum(1 for c in range(n)
+                                  if ca[2 * c + 1] and ca[2 * c] != cb[2 * c])
+    if res["grid"] and a["n"] == b["n"]:  # the span arrays, in cell order on both sides
         sa, sb = a["spans"], b["spans"]
         res["y_h"] = all(sa[k::10] == sb[k::10] for k in (0, 1, 2, 3))
-        res["links"] = all(sa[k::10] == sb[k::10] for k in (6, 7, 8, 9))
+        res["links_differ"] = sum(1 for k in (6, 7, 8, 9)
+                                  for x, y in zip(sa[k::10], sb[k::10]) if x != y)
+        res["links"] = res["links_differ"] == 0
         aa, ab = sa[4::10], sb[4::10]
         res["area_diff"] = sum(1 for x, y in zip(aa, ab) if x != y)
-    res["same"] = bool(res["cells"] and res["y_h"] and res["links"])
+    res["same"] = bool(res["cells"] and res.get("y_h") and res.get("links"))
     return res
 
 
@@ -170,11 +175,18 @@ def describe_check(c):
              "spans" % (c["spans"][0], c["area_diff"]))
     elif not c["grid"]:
         t = "DIFFERENT grids"
-    elif not c["cells"]:
+    elif c.get("cells_differ"):
         t = ("%d vs %d spans: span counts differ in %d cells"
-             % (c["spans"][0], c["spans"][1], c.get("cells_differ", -1)))
+             % (c["spans"][0], c["spans"][1], c["cells_differ"]))
     else:
-        t = "same cells, DIFFERENT y/h %s, links %s" % (c["y_h"], c["links"])
+        t = ("%d spans, the same count in every cell, but %s"
+             % (c["spans"][0], ", ".join(
+                 (["the first span differs in %d cells (Recast's 24-bit rcCompactCell::index "
+                   "wraps above 16777215 spans)" % c["first_differ"]]
+                  if c.get("first_differ") else []) +
+                 ["span y and h %s" % ("the same" if c.get("y_h") else "DIFFER"),
+                  "%d links differ" % c.get("links_differ", -1),
+                  "areas after erosion differ on %d spans" % c.get("area_diff", -1)])))
     return t + "; header fields that differ (Recast / onepath): " + (
         ", ".join(c["header_diff"]) or "none")
 
@@ -272,6 +284,10 @@ def report(runs, checks, header, markdown):
             lines += ["| %s | %s | %s |" % c for c in cl]
         else:
             lines += ["%s: outputs" % name] + ["  %-40s %14s %14s" % c for c in cl]
+        if runs[(name, parts[0])]["recast"][0].get("cell_index_wrapped"):
+            lines += ["", "Recast: %d compact spans, above 16777215: rcCompactCell::index (24 bits) "
+                      "wrapped without an error, so Recast's erosion, regions and contours read a "
+                      "corrupt field (their times are not comparable)" % rc["compact"]]
         if name in checks:
             lines.append("")
             for label, c in checks[name].items():
