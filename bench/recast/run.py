@@ -257,6 +257,26 @@ def report(runs, checks, header, markdown):
             names.append(name)
         if part not in parts:
             parts.append(part)
+    # one line per input and partition: the whole bake and the peak
+    summ = []
+    for (name, part), r in runs.items():
+        rb = med([j["ms"]["bake"] for j in r["recast"]])
+        ob = med([j["ms"]["bake"] for j in r["onepath"]])
+        per = [x["ms"]["bake"] / y["ms"]["bake"] for x, y in zip(r["recast"], r["onepath"])]
+        n = r["onepath"][0]["spans"]["compact"]
+        rp = med([j["memory"]["peak_bytes"] for j in r["recast"]])
+        op = med([j["memory"]["peak_bytes"] for j in r["onepath"]])
+        summ.append((name, part, n, fmt_ms(rb), fmt_ms(ob), "%.2f (%.2f-%.2f)" % (
+            rb / ob, min(per), max(per)), "%.1f / %.1f (%.1f / %.1f)" % (
+            rp / 2**20, op / 2**20, rp / n, op / n)))
+    hdr = ("input", "partition", "compact spans", "Recast bake ms", "onepath bake ms",
+           "Recast ÷ onepath (rounds)", "peak MiB Recast / onepath (B per span)")
+    if markdown:
+        lines += ["| " + " | ".join(hdr) + " |", "|---" * len(hdr) + "|"]
+        lines += ["| %s | %s | %d | %s | %s | %s | %s |" % x for x in summ]
+    else:
+        lines += ["  ".join(hdr)] + ["  %s, %s: %d spans, %s / %s ms, %s; %s" % x for x in summ]
+    lines.append("")
     for name in names:
         for part in parts:
             r = runs[(name, part)]
