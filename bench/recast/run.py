@@ -212,6 +212,11 @@ def med(xs):
     return statistics.median(xs) if xs else float("nan")
 
 
+def peak(j):
+    """memory.peak_bytes, or nan for a onepath older than the JSON's memory (a495c93)."""
+    return j.get("memory", {}).get("peak_bytes", float("nan"))
+
+
 def fmt_ms(v):
     return "%.1f" % v if v >= 10 else "%.2f" % v
 
@@ -229,8 +234,8 @@ def table(name, part, rec, one, rc, oc, markdown):
         per = [x["ms"][key] / y["ms"][key] for x, y in zip(rec, one) if y["ms"][key] > 0]
         rows.append((lbl, fmt_ms(r), fmt_ms(o), "%.2f" % (r / o) if o > 0 else "-",
                      "%.2f-%.2f" % (min(per), max(per)) if per else "-"))
-    rp = med([j["memory"]["peak_bytes"] for j in rec])
-    op = med([j["memory"]["peak_bytes"] for j in one])
+    rp = med([peak(j) for j in rec])
+    op = med([peak(j) for j in one])
     n = oc["compact"]
     rows.append(("peak memory MiB (B per compact span)",
                  "%.1f (%.1f)" % (rp / 2**20, rp / n), "%.1f (%.1f)" % (op / 2**20, op / n),
@@ -264,8 +269,8 @@ def report(runs, checks, header, markdown):
         ob = med([j["ms"]["bake"] for j in r["onepath"]])
         per = [x["ms"]["bake"] / y["ms"]["bake"] for x, y in zip(r["recast"], r["onepath"])]
         n = r["onepath"][0]["spans"]["compact"]
-        rp = med([j["memory"]["peak_bytes"] for j in r["recast"]])
-        op = med([j["memory"]["peak_bytes"] for j in r["onepath"]])
+        rp = med([peak(j) for j in r["recast"]])
+        op = med([peak(j) for j in r["onepath"]])
         summ.append((name, part, n, fmt_ms(rb), fmt_ms(ob), "%.2f (%.2f-%.2f)" % (
             rb / ob, min(per), max(per)), "%.1f / %.1f (%.1f / %.1f)" % (
             rp / 2**20, op / 2**20, rp / n, op / n)))
@@ -324,6 +329,12 @@ def main(argv=None):
                     help="a Recast checkout (github.com/recastnavigation/recastnavigation)")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"),
                     help="onepath's build folder (its onepath tool)")
+    ap.add_argument("--onepath", default=None,
+                    help="the onepath tool to time (default BUILD/onepath; BUILD's writes the "
+                         "demo OBJ), e.g. an older commit's build")
+    ap.add_argument("--no-box", action="store_true",
+                    help="bake the demo OBJ in its mesh bounds, not the demo's grid box (for a "
+                         "onepath whose --bmin is broken, as a495c93's: issue 10 defect 2)")
     ap.add_argument("--out", default=None,
                     help="where the driver and the demo OBJ files go (default BUILD/recastab)")
     ap.add_argument("--demo-sizes", default="1936",
@@ -355,9 +366,11 @@ def main(argv=None):
     if not a.recast_src:
         ap.error("--recast-src DIR is needed (a Recast checkout)")
 
-    onepath = os.path.join(a.build, "onepath")
-    if not os.path.exists(onepath):
-        sys.exit("%s: not built (cmake --build %s)" % (onepath, a.build))
+    writer = os.path.join(a.build, "onepath")
+    onepath = a.onepath or writer
+    for t in {writer, onepath}:
+        if not os.path.exists(t):
+            sys.exit("%s: not built" % t)
     if not shutil.which("taskset"):
         sys.exit("taskset not found (util-linux)")
     PIN[:] = (["nice", "-n", str(a.nice)] if a.nice is not None else []) + [
@@ -374,8 +387,8 @@ def main(argv=None):
 
     inputs = []  # (name, obj, box)
     for s in [x for x in a.demo_sizes.split(",") if x]:
-        obj, box = demo_obj(onepath, int(s), out_dir)
-        inputs.append(("demo %s" % s, obj, box))
+        obj, box = demo_obj(writer, int(s), out_dir)
+        inputs.append(("demo %s" % s, obj, [] if a.no_box else box))
     for m in [x for x in a.meshes.split(",") if x]:
         path = m if os.path.exists(m) else os.path.join(
             a.recast_src, "RecastDemo", "Bin", "Meshes", m + ("" if m.endswith(".obj") else ".obj"))
@@ -409,7 +422,7 @@ def main(argv=None):
                                          exact}, onepath, obj, box, a.isa, tmp)
     shutil.rmtree(tmp, ignore_errors=True)
 
-    isa = next(iter(runs.values()))["onepath"][0]["isa"]
+    isa = next(iter(runs.values()))["onepath"][0].get("isa", "?")
     flags = RECAST_FLAGS + (EXACT_FLAGS if a.exact else [])
     header = ("Recast %s (%s), onepath %s (isa %s); %s; %d rounds, medians; "
               "load average %.1f-%.1f (median %.1f)"
