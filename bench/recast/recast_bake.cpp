@@ -29,6 +29,7 @@
 // ---- Counting allocator (rcAllocSetCustom): live bytes and their peak ------------------
 // Each block carries its requested size in a 16-byte header (keeps malloc's alignment).
 static size_t g_live, g_peak;
+static size_t g_stage_peak; // the peak since the current stage began (reset per stage)
 
 static void *count_alloc(size_t size, rcAllocHint)
 {
@@ -39,6 +40,8 @@ static void *count_alloc(size_t size, rcAllocHint)
     g_live += size;
     if (g_live > g_peak)
         g_peak = g_live;
+    if (g_live > g_stage_peak)
+        g_stage_peak = g_live;
     return p + 16;
 }
 
@@ -311,9 +314,11 @@ int main(int argc, char **argv)
     rcAllocSetCustom(count_alloc, count_free);
     Context ctx;
     double ms[8] = {0};
+    size_t peak_in[8] = {0}; // live bytes' peak within each stage
     enum { RAST, FILT, COMP, ERODE, DIST, REG, CONT };
 
     // rasterize (the triangle areas through rcAlloc: onepath's bake allocates them too)
+    g_stage_peak = g_live;
     double t = now_ms();
     unsigned char *tri_areas = static_cast<unsigned char *>(rcAlloc((size_t)ntris, RC_ALLOC_TEMP));
     if (!tri_areas)
@@ -329,28 +334,35 @@ int main(int argc, char **argv)
         return fail("rcRasterizeTriangles");
     rcFree(tri_areas);
     ms[RAST] = now_ms() - t;
+    peak_in[RAST] = g_stage_peak;
     long long solid_all = 0; // outside the timings
     for (int c = 0; c < width * depth; c++)
         for (const rcSpan *s = solid->spans[c]; s; s = s->next)
             solid_all++;
 
+    g_stage_peak = g_live;
     t = now_ms();
     rcFilterLowHangingWalkableObstacles(&ctx, st.walkable_climb, *solid);
     rcFilterLedgeSpans(&ctx, st.walkable_height, st.walkable_climb, *solid);
     rcFilterWalkableLowHeightSpans(&ctx, st.walkable_height, *solid);
     ms[FILT] = now_ms() - t;
+    peak_in[FILT] = g_stage_peak;
 
+    g_stage_peak = g_live;
     t = now_ms();
     rcCompactHeightfield *chf = rcAllocCompactHeightfield();
     if (!chf || !rcBuildCompactHeightfield(&ctx, st.walkable_height, st.walkable_climb, *solid, *chf))
         return fail("rcBuildCompactHeightfield");
     rcFreeHeightField(solid);
     ms[COMP] = now_ms() - t;
+    peak_in[COMP] = g_stage_peak;
 
+    g_stage_peak = g_live;
     t = now_ms();
     if (!rcErodeWalkableArea(&ctx, st.walkable_radius, *chf))
         return fail("rcErodeWalkableArea");
     ms[ERODE] = now_ms() - t;
+    peak_in[ERODE] = g_stage_peak;
     long long walkable = 0;
     for (int i = 0; i < chf->spanCount; i++)
         walkable += chf->areas[i] != RC_NULL_AREA;
@@ -358,33 +370,43 @@ int main(int argc, char **argv)
         return fail("--out-chf");
 
     if (st.partition == "watershed") {
+        g_stage_peak = g_live;
         t = now_ms();
         if (!rcBuildDistanceField(&ctx, *chf))
             return fail("rcBuildDistanceField");
         ms[DIST] = now_ms() - t;
+        peak_in[DIST] = g_stage_peak;
+        g_stage_peak = g_live;
         t = now_ms();
         if (!rcBuildRegions(&ctx, *chf, st.border, st.min_region_area, st.merge_region_area))
             return fail("rcBuildRegions");
         ms[REG] = now_ms() - t;
+        peak_in[REG] = g_stage_peak;
     } else if (st.partition == "monotone") {
+        g_stage_peak = g_live;
         t = now_ms();
         if (!rcBuildRegionsMonotone(&ctx, *chf, st.border, st.min_region_area,
                                     st.merge_region_area))
             return fail("rcBuildRegionsMonotone");
         ms[REG] = now_ms() - t;
+        peak_in[REG] = g_stage_peak;
     } else {
+        g_stage_peak = g_live;
         t = now_ms();
         if (!rcBuildLayerRegions(&ctx, *chf, st.border, st.min_region_area))
             return fail("rcBuildLayerRegions");
         ms[REG] = now_ms() - t;
+        peak_in[REG] = g_stage_peak;
     }
 
+    g_stage_peak = g_live;
     t = now_ms();
     rcContourSet *cset = rcAllocContourSet();
     if (!cset || !rcBuildContours(&ctx, *chf, st.max_error, st.max_edge_len, *cset,
                                   RC_CONTOUR_TESS_WALL_EDGES))
         return fail("rcBuildContours");
     ms[CONT] = now_ms() - t;
+    peak_in[CONT] = g_stage_peak;
     // A hole merged into its outline stays in the set with no vertices: count outlines.
     long long contour_verts = 0;
     int outlines = 0;
@@ -420,7 +442,11 @@ int main(int argc, char **argv)
                 "\"contours\": %.3f, \"bake\": %.3f},\n",
                 ms[RAST], ms[FILT], ms[COMP], ms[ERODE], spans_ms, ms[DIST], ms[REG], ms[CONT],
                 bake_ms);
-    std::printf("  \"memory\": {\"peak_bytes\": %zu, \"end_bytes\": %zu}\n}\n", g_peak, g_live);
+    std::printf("  \"memory\": {\"peak_bytes\": %zu, \"end_bytes\": %zu, \"stage_peak_bytes\": "
+                "{\"rasterize\": %zu, \"filters\": %zu, \"compact\": %zu, \"erode\": %zu, "
+                "\"distance\": %zu, \"regions\": %zu, \"contours\": %zu}}\n}\n",
+                g_peak, g_live, peak_in[RAST], peak_in[FILT], peak_in[COMP], peak_in[ERODE],
+                peak_in[DIST], peak_in[REG], peak_in[CONT]);
     rcFreeContourSet(cset);
     rcFreeCompactHeightfield(chf);
     return 0;
