@@ -89,7 +89,8 @@ op_status cli_bake(op_ctx *ctx, const cli_input *in, const op_bake_settings *s,
     op_scene scene;
     op_status st = cli_load_scene(ctx, in, &scene, &local.config);
     cli_mem_mark_input(); /* the scene's arrays are the input */
-    if (st == OP_OK && in->out_obj) /* bake --out-obj: before the bake, outside the stage timings */
+    /* bake --out-obj: written before the bake, outside its stage timings */
+    if (st == OP_OK && in->out_obj)
         st = cli_write_obj(ctx, &scene.mesh, in->out_obj);
     if (st == OP_OK)
         st = op_bake_scene(ctx, &scene, &local, r);
