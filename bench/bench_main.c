@@ -536,7 +536,7 @@ static int chf_equal(const op_chf *a, const op_chf *b, char *why, size_t n)
         snprintf(why, n, "cell_first at cell %lld", d);
         return 0;
     }
-    if ((d = first_diff(a->y, b->y, s, 2)) >= 0 || (d = first_diff(a->h, b->h, s, 2)) >= 0 ||
+    if ((d = first_diff(a->y, b->y, s, 2)) >= 0 || (d = first_diff(a->h, b->h, s, sizeof *a->h)) >= 0 ||
         (d = first_diff(a->area, b->area, s, 1)) >= 0 ||
         (d = first_diff(a->mutual, b->mutual, s, 1)) >= 0) {
         snprintf(why, n, "span data at span %lld", d);

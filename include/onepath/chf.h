@@ -46,7 +46,8 @@ typedef struct op_chf {
     int32_t walkable_height, walkable_climb, border_size;
     uint32_t *cell_first; /* width*depth + 1: prefix sum, the last entry span_count */
     uint16_t *y;          /* floor */
-    uint16_t *h;          /* clearance, min(next.smin - y, 255) */
+    uint8_t *h;           /* clearance, min(next.smin - y, 255): never above 255, so u8
+                           * (0.x: it was u16; files and digests keep 16 bits) */
     uint8_t *area;        /* 0 = not walkable, 63 = walkable, others from volumes */
     uint32_t *link[4];    /* per direction: neighbour span index or OP_NO_LINK */
     uint8_t *mutual;      /* per span: bit d = link d is mutual */

@@ -44,7 +44,7 @@ static op_status chf_alloc(op_ctx *ctx, op_chf *chf, uint32_t width, uint32_t de
     void *(*get)(const op_allocator *, size_t, size_t) = clear ? op_mem_calloc : op_mem_array;
     chf->cell_first = get(a, cells + 1, sizeof(uint32_t)); /* the prefix sum's end too */
     chf->y = get(a, n, sizeof(uint16_t));
-    chf->h = get(a, n, sizeof(uint16_t));
+    chf->h = get(a, n, 1);
     chf->area = get(a, n, 1);
     chf->mutual = get(a, n, 1);
     int ok = chf->cell_first && chf->y && chf->h && chf->area && chf->mutual;
@@ -92,7 +92,7 @@ op_status op_chf_copy(op_ctx *ctx, op_chf *dst, const op_chf *src)
     dst->border_size = src->border_size;
     memcpy(dst->cell_first, src->cell_first, (cells + 1) * sizeof(uint32_t));
     memcpy(dst->y, src->y, n * sizeof(uint16_t));
-    memcpy(dst->h, src->h, n * sizeof(uint16_t));
+    memcpy(dst->h, src->h, n);
     memcpy(dst->area, src->area, n);
     memcpy(dst->mutual, src->mutual, n);
     for (int d = 0; d < 4; d++)

@@ -237,8 +237,7 @@ static void fill_raw(const op_cache_tile *t, unsigned char *p)
     for (uint32_t i = 0; i < n; i++)
         op_le_put16(p + 2 * (size_t)i, f->y[i]);
     p += 2 * (size_t)n;
-    for (uint32_t i = 0; i < n; i++)
-        p[i] = (unsigned char)f->h[i];
+    memcpy(p, f->h, n);
     p += n;
     memcpy(p, f->area, n);
     p += n;
@@ -261,9 +260,6 @@ static op_status pack_tile(op_ctx *w, const op_cache_tile *t, int level, packed 
         if (op_chf_cell_count(f, (uint32_t)i) > 0xffffu)
             return op_fail(w, OP_UNSUPPORTED, "a cell holds %u spans (the file keeps 16 bits)",
                            op_chf_cell_count(f, (uint32_t)i));
-    for (uint32_t i = 0; i < f->span_count; i++)
-        if (f->h[i] > 0xffu)
-            return op_fail(w, OP_INTERNAL, "span %u has clearance %u above 255", i, f->h[i]);
     out->raw = raw_size(cells, f->span_count);
     unsigned char *raw = op_ctx_alloc(w, out->raw ? out->raw : 1, 1, "a tile's cache bytes");
     if (!raw)

@@ -199,10 +199,12 @@ static inline __m128i chf_link4(const uint32_t *l, __m128i mb, int bit)
 #endif
 
 /* k span records of 22 bytes (u16 y, u16 h, u8 area, u8 mutual bits, u32 link per
- * direction; a link that is not mutual is written as OP_NO_LINK) of spans i.. at p. */
+ * direction; a link that is not mutual is written as OP_NO_LINK) of spans i.. at p. h is
+ * u8 in the field and u16 in the record (widened here: the format predates the u8). */
 static void chf_spans(unsigned char *p, const op_chf *chf, uint32_t i, uint32_t k)
 {
-    const uint16_t *y = chf->y + i, *h = chf->h + i;
+    const uint16_t *y = chf->y + i;
+    const uint8_t *h = chf->h + i;
     const uint8_t *area = chf->area + i, *mutual = chf->mutual + i;
     const uint32_t *l0 = chf->link[0] + i, *l1 = chf->link[1] + i, *l2 = chf->link[2] + i,
                    *l3 = chf->link[3] + i;
@@ -225,8 +227,8 @@ static void chf_spans(unsigned char *p, const op_chf *chf, uint32_t i, uint32_t 
             __builtin_prefetch(l2 + j + AHEAD);
             __builtin_prefetch(l3 + j + AHEAD);
             __builtin_prefetch(y + j + AHEAD);
-            __builtin_prefetch(h + j + AHEAD);
             if ((j & 63) == 0) {
+                __builtin_prefetch(h + j + AHEAD);
                 __builtin_prefetch(area + j + AHEAD);
                 __builtin_prefetch(mutual + j + AHEAD);
             }
@@ -243,9 +245,11 @@ static void chf_spans(unsigned char *p, const op_chf *chf, uint32_t i, uint32_t 
                       t2 = _mm_unpackhi_epi32(L[0], L[1]), t3 = _mm_unpackhi_epi32(L[2], L[3]);
         const __m128i r0 = _mm_unpacklo_epi64(t0, t1), r1 = _mm_unpackhi_epi64(t0, t1),
                       r2 = _mm_unpacklo_epi64(t2, t3), r3 = _mm_unpackhi_epi64(t2, t3);
+        uint32_t h4;
+        memcpy(&h4, h + j, 4);
         const __m128i yh = _mm_unpacklo_epi16(
             _mm_loadl_epi64((const __m128i *)(const void *)(y + j)),
-            _mm_loadl_epi64((const __m128i *)(const void *)(h + j)));
+            _mm_unpacklo_epi8(_mm_cvtsi32_si128((int)h4), zero));
         uint32_t a4;
         memcpy(&a4, area + j, 4);
         /* area | mutual << 8 per span, widened to 32 bits */

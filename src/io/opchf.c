@@ -83,11 +83,10 @@ op_status op_opchf_encode(op_ctx *ctx, const op_chf *chf, unsigned char **buf, s
             const uint32_t c = x + z * w;
             const uint32_t s0 = chf->cell_first[c], s1 = chf->cell_first[c + 1];
             for (uint32_t s = s0; s < s1; s++, p += OP_OPCHF_SPAN_SIZE) {
-                if (chf->h[s] > 255 || (s > s0 && chf->y[s] <= chf->y[s - 1])) {
+                if (s > s0 && chf->y[s] <= chf->y[s - 1]) {
                     st = op_fail(ctx, OP_INVALID_ARGUMENT,
-                                 "OPCHF1: span %u of cell (%u, %u): %s", s, x, z,
-                                 chf->h[s] > 255 ? "clearance h > 255"
-                                                 : "floors not increasing within the cell");
+                                 "OPCHF1: span %u of cell (%u, %u): floors not increasing "
+                                 "within the cell", s, x, z);
                     break;
                 }
                 op_le_put16(p, chf->y[s]);
@@ -244,13 +243,15 @@ op_status op_opchf_decode(op_ctx *ctx, const unsigned char *buf, size_t len, op_
                 const uint64_t off = span_off + (uint64_t)OP_OPCHF_SPAN_SIZE * s;
                 const unsigned char *p = buf + off;
                 out->y[s] = op_le_get16(p);
-                out->h[s] = op_le_get16(p + 2);
+                /* u16 in the file, u8 in op_chf (supplement §1.5: at most 255). */
+                const uint16_t h = op_le_get16(p + 2);
+                out->h[s] = (uint8_t)h;
                 out->area[s] = p[4];
                 if (s > s0 && out->y[s] <= out->y[s - 1])
                     BAD(off, "span %u: floor y %u not above the floor %u of the span below", s,
                         out->y[s], out->y[s - 1]);
-                if (out->h[s] > 255)
-                    BAD(off + 2, "span %u: clearance h %u > 255", s, out->h[s]);
+                if (h > 255)
+                    BAD(off + 2, "span %u: clearance h %u > 255", s, h);
                 if (p[5] != 0)
                     BAD(off + 5, "span %u: reserved byte is %u, must be 0", s, p[5]);
                 for (int d = 0; d < 4; d++) {

@@ -190,12 +190,18 @@ OP_VINLINE __m128i pair_load4(const uint16_t *p, uint32_t n)
     return _mm_cvtepu16_epi32(_mm_maskz_loadu_epi16((__mmask8)((1u << n) - 1), p));
 }
 
+/* As pair_load4, u8 values (h). */
+OP_VINLINE __m128i pair_load4_u8(const uint8_t *p, uint32_t n)
+{
+    return _mm_cvtepu8_epi32(_mm_maskz_loadu_epi8((__mmask16)((1u << n) - 1), p));
+}
+
 /* The cell's spans [s0, s0 + k) (k <= 4): floor and top of span perm[l] in lane l. */
 OP_VINLINE void pair_own(const op_chf *chf, uint32_t s0, uint32_t k, __m512i perm, __m512i *sy,
                          __m512i *stop)
 {
     const __m128i y = pair_load4(chf->y + s0, k);
-    const __m128i top = _mm_add_epi32(y, pair_load4(chf->h + s0, k));
+    const __m128i top = _mm_add_epi32(y, pair_load4_u8(chf->h + s0, k));
     *sy = _mm512_permutexvar_epi32(perm, _mm512_castsi128_si512(y));
     *stop = _mm512_permutexvar_epi32(perm, _mm512_castsi128_si512(top));
 }
@@ -228,7 +234,7 @@ OP_VINLINE void link_cell_pairs(op_chf *chf, uint32_t s0, uint32_t k, const uint
     OP_UNROLL4
     for (int d = 0; d < 4; d++) {
         const __m128i ty4 = pair_load4(chf->y + t0[d], m[d]);
-        const __m128i ttop4 = _mm_add_epi32(ty4, pair_load4(chf->h + t0[d], m[d]));
+        const __m128i ttop4 = _mm_add_epi32(ty4, pair_load4_u8(chf->h + t0[d], m[d]));
         const __m512i ty = _mm512_broadcast_i32x4(ty4), ttop = _mm512_broadcast_i32x4(ttop4);
         const __mmask16 valid = (__mmask16)(rows & (((1u << m[d]) - 1) * 0x1111u));
         const __mmask16 ok = pair_pass(valid, sy, stop, ty, ttop, whm1, vwc, nwc);
@@ -279,6 +285,17 @@ OP_VINLINE __m256i pair2_load(const uint16_t *base, const uint32_t t0[4], const 
     return _mm256_cvtepu16_epi32(_mm_unpacklo_epi64(lo, hi));
 }
 
+/* As pair2_load, u8 values (h). */
+OP_VINLINE __m256i pair2_load_u8(const uint8_t *base, const uint32_t t0[4], const uint32_t m[4])
+{
+    __m128i a[4];
+    OP_UNROLL4
+    for (int d = 0; d < 4; d++)
+        a[d] = _mm_maskz_loadu_epi8((__mmask16)((1u << m[d]) - 1), base + t0[d]);
+    const __m128i lo = _mm_unpacklo_epi16(a[0], a[1]), hi = _mm_unpacklo_epi16(a[2], a[3]);
+    return _mm256_cvtepu8_epi32(_mm_unpacklo_epi32(lo, hi));
+}
+
 OP_VINLINE void link_cell_pairs2(op_chf *chf, uint32_t s0, uint32_t k, const uint32_t t0[4],
                                  const uint32_t m[4], uint8_t *mutual, __m512i whm1,
                                  __m512i vwc, __m512i nwc)
@@ -289,7 +306,7 @@ OP_VINLINE void link_cell_pairs2(op_chf *chf, uint32_t s0, uint32_t k, const uin
     __m512i sy, stop;
     pair_own(chf, s0, k, vi, &sy, &stop);
     const __m256i ty8 = pair2_load(chf->y, t0, m);
-    const __m256i ttop8 = _mm256_add_epi32(ty8, pair2_load(chf->h, t0, m));
+    const __m256i ttop8 = _mm256_add_epi32(ty8, pair2_load_u8(chf->h, t0, m));
     const __m512i tperm = _mm512_loadu_si512((const void *)op_pair2_t);
     const __m512i ty = _mm512_permutexvar_epi32(tperm, _mm512_castsi256_si512(ty8));
     const __m512i ttop = _mm512_permutexvar_epi32(tperm, _mm512_castsi256_si512(ttop8));
@@ -342,7 +359,8 @@ static void link_cells_lanes(op_chf *chf, uint32_t z, uint32_t xa, uint32_t xb, 
 {
     const uint32_t w = chf->width, n = chf->span_count;
     const uint32_t *cf = chf->cell_first; /* cell c: [cf[c], cf[c + 1]) */
-    const uint16_t *Y = chf->y, *H = chf->h;
+    const uint16_t *Y = chf->y;
+    const uint8_t *H = chf->h;
     for (uint32_t x = xa; x < xb; x++) {
         const size_t c = (size_t)x + (size_t)z * w;
         const uint32_t s0 = cf[c], s1 = cf[c + 1];
@@ -380,7 +398,7 @@ static void link_cells_lanes(op_chf *chf, uint32_t z, uint32_t xa, uint32_t xb, 
         OP_UNROLL4
         for (int d = 0; d < 4; d++) {
             ty[d] = v_load_u16(Y + t0[d]);
-            ttop[d] = v_add(ty[d], v_load_u16(H + t0[d]));
+            ttop[d] = v_add(ty[d], v_load_u8(H + t0[d]));
         }
         uint32_t below[4] = {0, 0, 0, 0}; /* lanes a lower span of the cell passed */
         for (uint32_t s = s0; s < s1; s++) {
@@ -460,6 +478,14 @@ OP_VINLINE __m512i load_spread_u16(const uint16_t *p, __mmask16 has)
     return _mm512_maskz_expand_epi32(has, _mm512_cvtepu16_epi32(v));
 }
 
+/* As load_spread_u16, u8 values (h). */
+OP_VINLINE __m512i load_spread_u8(const uint8_t *p, __mmask16 has)
+{
+    const unsigned k = (unsigned)__builtin_popcount((unsigned)has);
+    const __m128i v = _mm_maskz_loadu_epi8((__mmask16)((1u << k) - 1), p);
+    return _mm512_maskz_expand_epi32(has, _mm512_cvtepu8_epi32(v));
+}
+
 /* The cells c + i, i in run (a prefix of the lanes), each of which and each of whose
  * neighbours holds at most one span (the empty cells of an open world: steep ground,
  * eroded edges; they would cut a one-span run). As the one-span runs, with the spans
@@ -477,7 +503,7 @@ static void link_run01(op_chf *chf, size_t c, size_t w, __mmask16 run, uint8_t *
     const uint32_t s = cf[c];
     const __mmask16 km = (__mmask16)((1u << __builtin_popcount((unsigned)self)) - 1);
     const __m512i sy = load_spread_u16(chf->y + s, self);
-    const __m512i stop = _mm512_add_epi32(sy, load_spread_u16(chf->h + s, self));
+    const __m512i stop = _mm512_add_epi32(sy, load_spread_u8(chf->h + s, self));
     const size_t nc[4] = {c - 1, c + w, c + 1, c - w};
     __m512i mb = _mm512_setzero_si512();
     OP_UNROLL4
@@ -485,7 +511,7 @@ static void link_run01(op_chf *chf, size_t c, size_t w, __mmask16 run, uint8_t *
         const __mmask16 has = _mm512_mask_cmpeq_epi32_mask(run, counts16(cf + nc[d]), one);
         const uint32_t t0 = cf[nc[d]];
         const __m512i ty = load_spread_u16(chf->y + t0, has);
-        const __m512i ttop = _mm512_add_epi32(ty, load_spread_u16(chf->h + t0, has));
+        const __m512i ttop = _mm512_add_epi32(ty, load_spread_u8(chf->h + t0, has));
         const __m512i gap = _mm512_sub_epi32(_mm512_min_epi32(stop, ttop), _mm512_max_epi32(sy, ty));
         const __m512i dy = _mm512_sub_epi32(ty, sy);
         const __mmask16 ok = _mm512_mask_cmpgt_epi32_mask(has & self, gap, whm1) &
@@ -511,7 +537,8 @@ void OP_FN(op_link_row)(op_chf *chf, uint32_t z, uint8_t *mutual)
     const int32_t wh = chf->walkable_height, wc = chf->walkable_climb;
     const uint32_t *cf = chf->cell_first; /* counts are its steps (v_one_step) */
     const uint32_t n = chf->span_count;
-    const uint16_t *Y = chf->y, *H = chf->h;
+    const uint16_t *Y = chf->y;
+    const uint8_t *H = chf->h;
     const vu32 iota = v_iota(), whm1 = v_set1((uint32_t)(wh - 1)), vwc = v_set1((uint32_t)wc);
     const vu32 nwc = v_set1((uint32_t)-wc), none = v_set1(OP_NO_LINK);
     const vu32 bit[4] = {v_set1(1), v_set1(2), v_set1(4), v_set1(8)};
@@ -550,13 +577,13 @@ void OP_FN(op_link_row)(op_chf *chf, uint32_t z, uint8_t *mutual)
             const uint32_t s = cf[c], su = cf[c + w], sd = cf[c - w];
             if (run > 0 && (run == VW || (s >= 1 && (uint64_t)s + VW + 1 <= n &&
                                           (uint64_t)su + VW <= n && (uint64_t)sd + VW <= n))) {
-                const vu32 sy = v_load_u16(Y + s), stop = v_add(sy, v_load_u16(H + s));
+                const vu32 sy = v_load_u16(Y + s), stop = v_add(sy, v_load_u8(H + s));
                 const uint32_t nb[4] = {s - 1, su, s + 1, sd};
                 vu32 mb = v_set1(0);
                 OP_UNROLL4
                 for (int d = 0; d < 4; d++) {
                     const vu32 ty = v_load_u16(Y + nb[d]);
-                    const vu32 ttop = v_add(ty, v_load_u16(H + nb[d]));
+                    const vu32 ttop = v_add(ty, v_load_u8(H + nb[d]));
                     const vu32 gap = v_sub(v_smin(stop, ttop), v_smax(sy, ty));
                     const vu32 dy = v_sub(ty, sy);
                     const vu32 ok = v_andnot(v_or(v_gt(dy, vwc), v_gt(nwc, dy)), v_gt(gap, whm1));

@@ -66,7 +66,7 @@ static unsigned fill_block(const op_heightfield *hf, op_chf *out, size_t c, uint
     memcpy(y, hf->smax + s0, sizeof y);
     /* Whole blocks through local arrays: the output arrays may alias each other for the
      * compiler, which then would store one element at a time. */
-    static const uint16_t no_ceiling[OP_FILL_BLOCK] = {255, 255, 255, 255, 255, 255, 255, 255};
+    static const uint8_t no_ceiling[OP_FILL_BLOCK] = {255, 255, 255, 255, 255, 255, 255, 255};
     uint32_t first[OP_FILL_BLOCK];
     for (int i = 0; i < OP_FILL_BLOCK; i++)
         first[i] = idx + (uint32_t)i;
@@ -105,7 +105,7 @@ static inline uint32_t fill_cell(const op_heightfield *hf, op_chf *out, size_t c
             h = h < 0 ? 0 : (h > 255 ? 255 : h);
         }
         out->y[idx] = (uint16_t)y;
-        out->h[idx] = (uint16_t)h;
+        out->h[idx] = (uint8_t)h;
         out->area[idx] = hf->area[s];
         idx++;
     }
@@ -162,7 +162,10 @@ static uint32_t prefault_links(op_chf *out, uint32_t a)
  * index is at most its solid span's (compact spans are a subset, in the same order), so
  * fill_row writes only slots it has read, and row z + 2's spans land before the first
  * solid span of row z + 3, which is still to be read; the links of row z read only spans
- * of rows z - 1 .. z + 1, below the slots that row z + 2 writes. */
+ * of rows z - 1 .. z + 1, below the slots that row z + 2 writes. h (u8) lies in smin's
+ * (u16) bytes: h[i] is byte i, inside smin[i / 2], and i <= the solid span s being read,
+ * so it only overwrites smin[j] with j <= s / 2, never smin[s + 1] or later, the only
+ * ones still to be read. */
 static void compact_rows(const op_kernels *k, const op_heightfield *hf, op_chf *out)
 {
     const uint32_t dpt = hf->depth;
@@ -214,7 +217,7 @@ static void *shrink(const op_allocator *a, void *p, size_t n)
 
 /* supplement §1.5 in place: hf's columns become the cells (first -> cell_first; count is
  * freed, the counts being cell_first's steps) and its span arrays the spans (smax -> y,
- * smin -> h, area -> area), so only the links and mutual links are new memory. Returns 0
+ * smin's bytes -> h, area -> area), so only the links and mutual links are new memory. Returns 0
  * (nothing done) when that is not possible; then hf is untouched. */
 /* The compact field's grid and agent settings, from the solid field it is built from. */
 static void set_grid(op_chf *out, const op_heightfield *hf, int walkable_height,
@@ -260,7 +263,7 @@ static int compact_in_place(op_ctx *ctx, op_heightfield *hf, int walkable_height
     out->span_count = (uint32_t)count;
     out->cell_first = hf->first; /* width·depth + 1 entries (op_heightfield_init) */
     out->y = hf->smax;
-    out->h = hf->smin;
+    out->h = (uint8_t *)(void *)hf->smin; /* h[i] is byte i (compact_rows) */
     out->area = hf->area;
     set_grid(out, hf, walkable_height, walkable_climb);
     op_kernels scalar;
@@ -270,7 +273,7 @@ static int compact_in_place(op_ctx *ctx, op_heightfield *hf, int walkable_height
     op_mem_free(&out->alloc, hf->count);
     if (count < hf->span_cap) {
         out->y = shrink(&out->alloc, out->y, n * sizeof(uint16_t));
-        out->h = shrink(&out->alloc, out->h, n * sizeof(uint16_t));
+        out->h = shrink(&out->alloc, out->h, n);
         out->area = shrink(&out->alloc, out->area, n);
     }
     /* The arrays are out's now. */

@@ -193,7 +193,8 @@ static inline void op_link_cells(op_chf *chf, uint32_t z, uint32_t xa, uint32_t 
     const int32_t wh = chf->walkable_height, wc = chf->walkable_climb;
     const uint32_t w = chf->width, dpt = chf->depth;
     const uint32_t *cf = chf->cell_first; /* cell c: [cf[c], cf[c + 1]) */
-    const uint16_t *Y = chf->y, *H = chf->h;
+    const uint16_t *Y = chf->y;
+    const uint8_t *H = chf->h;
     uint32_t *const link[4] = {chf->link[0], chf->link[1], chf->link[2], chf->link[3]};
     for (uint32_t x = xa; x < xb; x++) {
         const size_t c = (size_t)x + (size_t)z * w;

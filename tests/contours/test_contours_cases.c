@@ -307,7 +307,7 @@ static void build_helix(op_ctx *ctx, op_chf *chf, uint32_t **region, uint32_t st
                 s++;
             }
         for (uint32_t k = chf->cell_first[c]; k < s; k++)
-            chf->h[k] = (uint16_t)(k + 1 < s ? chf->y[k + 1] - chf->y[k] : 255);
+            chf->h[k] = (uint8_t)(k + 1 < s ? chf->y[k + 1] - chf->y[k] : 255);
     }
     assert_int_equal(op_chf_build_links(ctx, chf), OP_OK);
     *region = calloc(steps, sizeof **region);

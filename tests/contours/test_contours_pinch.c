@@ -55,7 +55,7 @@ static void build_field(op_ctx *ctx, op_chf *chf, uint32_t w, uint32_t d, span_a
             chf->y[s] = sp[s].y;
             chf->h[s] = 255;
             if (s > chf->cell_first[c])
-                chf->h[s - 1] = (uint16_t)(sp[s].y - sp[s - 1].y);
+                chf->h[s - 1] = (uint8_t)(sp[s].y - sp[s - 1].y);
             chf->area[s] = 63;
             s++;
         }

@@ -272,10 +272,14 @@ static void test_bad_files(void **state)
     op_random_chf_opts o;
     op_random_chf_defaults(&o, 8, 8);
     assert_int_equal(op_random_chf(ctx, &chf, 5, &o), OP_OK);
-    chf.h[0] = 300;
+    /* Span 0 linked to itself in direction -x: span 0 is the first, so the cell before
+     * its own is empty or off the grid (h > 255, the other refusal, is unrepresentable
+     * since h is u8). */
+    const uint32_t keep = chf.link[0][0];
+    chf.link[0][0] = 0;
     FAILS(ctx, op_opchf_encode(ctx, &chf, &buf, &len));
     FAILS(ctx, op_opchf_write(ctx, &chf, "/tmp/never-written.opchf"));
-    chf.h[0] = 1;
+    chf.link[0][0] = keep;
     FAILS(ctx, op_opchf_write(ctx, &chf, missing));
     op_chf_free(&chf);
     op_ctx_free(ctx);

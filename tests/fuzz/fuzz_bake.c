@@ -80,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         chf.cell_first[c] = sp;
         for (unsigned k = 0; k < cnt[c]; k++, sp++) {
             chf.y[sp] = ys[sp];
-            chf.h[sp] = (uint16_t)(k + 1 < cnt[c] ? (ys[sp + 1] - ys[sp] < 255 ? ys[sp + 1] - ys[sp] : 255)
+            chf.h[sp] = (uint8_t)(k + 1 < cnt[c] ? (ys[sp + 1] - ys[sp] < 255 ? ys[sp + 1] - ys[sp] : 255)
                                                   : 255);
             chf.area[sp] = ar[sp];
         }

@@ -79,7 +79,7 @@ static void fill(op_chf *c, uint32_t w, uint32_t d, uint32_t n, int adversarial)
     const size_t cells = (size_t)w * d;
     c->cell_first = calloc(cells + 1, 4);
     c->y = calloc(n ? n : 1, 2);
-    c->h = calloc(n ? n : 1, 2);
+    c->h = calloc(n ? n : 1, 1);
     c->area = calloc(n ? n : 1, 1);
     c->mutual = calloc(n ? n : 1, 1);
     for (int k = 0; k < 4; k++)
@@ -91,7 +91,8 @@ static void fill(op_chf *c, uint32_t w, uint32_t d, uint32_t n, int adversarial)
                                        : next32();
     for (uint32_t s = 0; s < n; s++) {
         c->y[s] = adversarial ? 0xffff : (uint16_t)next32();
-        c->h[s] = adversarial ? (uint16_t)(0xff00 | s) : (uint16_t)next32();
+        /* h is u8, widened to u16 in the record: high bit set (a sign extension shows) */
+        c->h[s] = adversarial ? (uint8_t)(0x80 | s) : (uint8_t)next32();
         c->area[s] = adversarial ? (uint8_t)(0xff - s) : (uint8_t)next32();
         /* every mutual nibble in turn, with junk in the high bits too */
         c->mutual[s] = adversarial ? (uint8_t)(s * 0x11u) : (uint8_t)next32();

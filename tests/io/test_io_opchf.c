@@ -263,7 +263,11 @@ static void test_opchf_corrupt_cells_spans(void **state)
                 expect_bad_at(m, len, (long long)off + 5, "reserved", s);
                 memcpy(m, buf, len);
                 m[off + 2] = 0;
-                m[off + 3] = 1; /* h = 256 */
+                m[off + 3] = 1; /* h = 256: op_chf's h is u8, so refused, never cut to 0 */
+                expect_bad_at(m, len, (long long)off + 2, "h", s);
+                assert_non_null(strstr(op_test_ctx.err, "clearance h 256 > 255"));
+                m[off + 2] = 0xff;
+                m[off + 3] = 0xff; /* h = 65535 */
                 expect_bad_at(m, len, (long long)off + 2, "h", s);
                 if (k > 0) { /* floor not above the one below */
                     memcpy(m, buf, len);

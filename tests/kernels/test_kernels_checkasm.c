@@ -92,7 +92,7 @@ static void make_field(op_ctx *ctx, op_chf *chf, uint64_t seed, const field_opts
             for (uint32_t k = 0; k < cnt[c]; k++, s++) {
                 uint32_t gap = 10 + op_rng_below(&r, 6) + (op_rng_below(&r, 3) ? 12 : 0);
                 chf->y[s] = (uint16_t)y;
-                chf->h[s] = (uint16_t)(k + 1 < cnt[c] ? gap : 255);
+                chf->h[s] = (uint8_t)(k + 1 < cnt[c] ? gap : 255);
                 uint32_t a = op_rng_below(&r, 4) ? ((x / 5) + (z / 7) + k) % o->areas
                                                   : op_rng_below(&r, o->areas);
                 chf->area[s] = ids[a % 6];
@@ -489,7 +489,7 @@ static void make_adv(op_ctx *ctx, op_chf *chf, const adv *a)
             chf->cell_first[c] = s;
             for (k = 0; k < cnt; k++, s++) {
                 chf->y[s] = (uint16_t)(k * 20);
-                chf->h[s] = (uint16_t)(k + 1 < cnt ? 20 : 255);
+                chf->h[s] = (uint8_t)(k + 1 < cnt ? 20 : 255);
                 chf->area[s] = a->area(x, z, k);
             }
         }

@@ -150,7 +150,7 @@ static void build(op_ctx *ctx, op_chf *chf, const grid_rule *g)
             for (uint32_t k = 0; k < k_n; k++, s++) {
                 const uint32_t y = g->y(g, x, z, k);
                 chf->y[s] = (uint16_t)y;
-                chf->h[s] = (uint16_t)(k + 1 < k_n ? g->y(g, x, z, k + 1) - y : 255);
+                chf->h[s] = (uint8_t)(k + 1 < k_n ? g->y(g, x, z, k + 1) - y : 255);
                 chf->area[s] = g->a(g, x, z, k);
             }
         }

@@ -143,7 +143,8 @@ static void edge_chf(op_chf *chf, uint64_t seed, uint32_t w, uint32_t d, uint32_
         for (uint32_t k = 0; k < cnt[c]; k++) {
             const int32_t h = wh - 2 + (int32_t)op_rng_below(&r, 5);
             chf->y[s] = (uint16_t)y;
-            chf->h[s] = (uint16_t)(k + 1 == cnt[c] && op_rng_below(&r, 3) == 0 ? 255 : (h < 0 ? 0 : h));
+            chf->h[s] = (uint8_t)(k + 1 == cnt[c] && op_rng_below(&r, 3) == 0 ? 255
+                                  : (h < 0 ? 0 : h > 255 ? 255 : h));
             chf->area[s] = OP_WALKABLE_AREA;
             y += (uint32_t)chf->h[s] + 1 + op_rng_below(&r, 3);
             s++;
@@ -293,6 +294,28 @@ static void test_links_tall(void **state)
     }
 }
 
+/* Clearances in the top half of h's u8 range (walkable_height 120..255, h within 2 of
+ * it): the kernels widen h from u8 lanes, so a sign extension (h >= 128 read as
+ * negative) or a 16-bit load of the u8 array shows as a wrong link. Every shape of
+ * edge_chf's fields: one-span runs, two-span cells, empty cells. */
+static void test_links_high_clearance(void **state)
+{
+    (void)state;
+    static const int32_t whs[] = {120, 126, 127, 128, 129, 130, 200, 253, 254, 255};
+    uint64_t seed = 5000;
+    for (size_t i = 0; i < sizeof whs / sizeof whs[0]; i++)
+        for (uint32_t j = 0; j < 3; j++, seed++) {
+            const uint32_t w = 20 + (uint32_t)i * 11 + j * 7, d = 4 + j;
+            op_chf chf;
+            edge_chf(&chf, seed, w, d, j == 0 ? 0 : 15 * j, j * 3, whs[i], (int32_t)(seed % 5));
+            char tag[96];
+            snprintf(tag, sizeof tag, "high h seed %llu (%ux%u, wh %d)", (unsigned long long)seed,
+                     w, d, whs[i]);
+            compare_links(&chf, tag);
+            op_chf_free(&chf);
+        }
+}
+
 /* Adversarial runs for the kernels' prefix path (a vector run cut at its first cell that
  * is not one span with one-span neighbours): one break cell (empty, or two spans) at
  * every position of a run in a middle row, the outer rows empty or full (so the spans
@@ -391,7 +414,7 @@ static void check_pattern_links(uint32_t w, uint32_t d, uint32_t bx, uint32_t bz
         uint32_t y = 300 + op_rng_below(&r, 5);
         for (uint32_t k = 0; k < cnt; k++) {
             chf.y[s] = (uint16_t)y;
-            chf.h[s] = (uint16_t)(k + 1 == cnt ? 255 : 3 + op_rng_below(&r, 3));
+            chf.h[s] = (uint8_t)(k + 1 == cnt ? 255 : 3 + op_rng_below(&r, 3));
             chf.area[s] = OP_WALKABLE_AREA;
             y += chf.h[s] + 1u;
             s++;
@@ -448,7 +471,7 @@ static void check_runs01(uint64_t seed, uint32_t w, uint32_t d, uint32_t pct_emp
         uint32_t y = 300 + (c % w) / 2 * 2 + op_rng_below(&r, 4);
         for (uint32_t k = 0; k < cnt[c]; k++) {
             chf.y[s] = (uint16_t)y;
-            chf.h[s] = (uint16_t)(k + 1 == cnt[c] && op_rng_below(&r, 2) ? 255 : 2 + op_rng_below(&r, 4));
+            chf.h[s] = (uint8_t)(k + 1 == cnt[c] && op_rng_below(&r, 2) ? 255 : 2 + op_rng_below(&r, 4));
             chf.area[s] = OP_WALKABLE_AREA;
             y += chf.h[s] + 1u;
             s++;
@@ -513,6 +536,7 @@ int main(void)
         cmocka_unit_test(test_ledges),
         cmocka_unit_test(test_links),
         cmocka_unit_test(test_links_tall),
+        cmocka_unit_test(test_links_high_clearance),
         cmocka_unit_test(test_prefix_runs),
         cmocka_unit_test(test_runs01),
         cmocka_unit_test(test_promised_variants_compared),

@@ -32,7 +32,7 @@ static void same_chf(const op_chf *a, const op_chf *b, const char *what)
     assert_int_equal(a->span_count, b->span_count);
     const size_t cells = (size_t)a->width * a->depth, n = a->span_count;
     if (memcmp(a->cell_first, b->cell_first, (cells + 1) * 4) || memcmp(a->y, b->y, n * 2) ||
-        memcmp(a->h, b->h, n * 2) || memcmp(a->area, b->area, n) ||
+        memcmp(a->h, b->h, n) || memcmp(a->area, b->area, n) ||
         memcmp(a->mutual, b->mutual, n))
         fail_msg("%s: cells or spans differ", what);
     for (int d = 0; d < 4; d++)

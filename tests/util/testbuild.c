@@ -112,7 +112,7 @@ void op_test_assert_same_chf(const op_chf *a, const op_chf *b)
     assert_memory_equal(a->cell_first, b->cell_first, (cells + 1) * 4);
     if (n) {
         assert_memory_equal(a->y, b->y, n * 2);
-        assert_memory_equal(a->h, b->h, n * 2);
+        assert_memory_equal(a->h, b->h, n);
         assert_memory_equal(a->area, b->area, n);
         assert_memory_equal(a->mutual, b->mutual, n);
         for (int d = 0; d < 4; d++)

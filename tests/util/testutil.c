@@ -61,7 +61,7 @@ op_status op_random_chf(op_ctx *ctx, op_chf *chf, uint64_t seed, const op_random
                                (op_rng_below(&r, 4) == 0 ? 0 : 12);
                 if (op_rng_below(&r, 10) == 0 && gap > 3)
                     gap = (uint32_t)o->walkable_height - 1 - op_rng_below(&r, 3); /* low ceiling */
-                chf->h[s] = (uint16_t)(k + 1 < cnt[c] ? (gap > 255 ? 255 : gap) : 255);
+                chf->h[s] = (uint8_t)(k + 1 < cnt[c] ? (gap > 255 ? 255 : gap) : 255);
                 uint32_t ai = o->area_count > 1 ? op_rng_below(&r, o->area_count) : 0;
                 /* Areas in patches, so same-area regions are not all singletons. */
                 if (o->area_count > 1 && op_rng_below(&r, 4))
