@@ -276,6 +276,7 @@ typedef struct band_worker {
     uint8_t *area;
     uint32_t used, cap;
     uint32_t row0, row1; /* rows (from the window's first world row) of its bands */
+    uint32_t row_end;    /* the end of its run's rows (do_band's estimate of its spans) */
     /* The first failing triangle (list position) and its message. */
     uint32_t fail_k;
     op_status fail_status;
@@ -394,7 +395,28 @@ static inline int band_add(const op_allocator *a, band_pool *p, uint32_t cell, u
     return band_add_list(a, p, cell, smin, smax, area, climb);
 }
 
-static int worker_reserve(const op_allocator *a, band_worker *wk, uint64_t need)
+/* The span arrays at cap spans (grown, or shrunk to the spans at the end); 0 when out of
+ * memory. Either way every array then holds at least wk->cap spans (a failed realloc
+ * keeps its block, so the smaller of the two sizes holds). */
+static int worker_resize(const op_allocator *a, band_worker *wk, uint64_t cap)
+{
+    void **arrays[3] = {(void **)&wk->smin, (void **)&wk->smax, (void **)&wk->area};
+    static const size_t elem[3] = {sizeof(uint16_t), sizeof(uint16_t), 1};
+    int ok = 1;
+    for (int i = 0; i < 3 && ok; i++) {
+        void *n = op_mem_realloc(a, *arrays[i], (size_t)cap * elem[i]);
+        if (n)
+            *arrays[i] = n;
+        ok = n != NULL;
+    }
+    if (ok || cap < wk->cap)
+        wk->cap = (uint32_t)cap;
+    return ok;
+}
+
+/* Room for `need` spans; when the arrays must grow, for `want` if that is more (an
+ * estimate of the run's spans, do_band's). */
+static int worker_reserve(const op_allocator *a, band_worker *wk, uint64_t need, uint64_t want)
 {
     if (need <= wk->cap)
         return 1;
@@ -403,18 +425,11 @@ static int worker_reserve(const op_allocator *a, band_worker *wk, uint64_t need)
     uint64_t ncap = wk->cap ? (uint64_t)wk->cap + wk->cap / 2 : 65536;
     if (ncap < need)
         ncap = need;
+    if (ncap < want)
+        ncap = want;
     if (ncap > OP_HF_MAX_SPANS)
         ncap = OP_HF_MAX_SPANS;
-    void **arrays[3] = {(void **)&wk->smin, (void **)&wk->smax, (void **)&wk->area};
-    static const size_t elem[3] = {sizeof(uint16_t), sizeof(uint16_t), 1};
-    for (int i = 0; i < 3; i++) {
-        void *n = op_mem_realloc(a, *arrays[i], (size_t)ncap * elem[i]);
-        if (!n)
-            return 0;
-        *arrays[i] = n;
-    }
-    wk->cap = (uint32_t)ncap;
-    return 1;
+    return worker_resize(a, wk, ncap) || (ncap > need && worker_resize(a, wk, need));
 }
 
 static void worker_fail(band_worker *wk, uint32_t k, op_status st, const char *msg)
@@ -814,14 +829,23 @@ static void do_band(const raster_job *j, band_worker *wk, uint32_t b, int resume
         return;
 
     /* The band's columns, appended in cell order, in one pass: the pool's slots taken
-     * bound the band's spans (the exact count only when that bound cannot be had). */
-    if (!worker_reserve(a, wk, (uint64_t)wk->used + p->used)) {
+     * bound the band's spans; when that bound passes the arrays' room, the exact count.
+     * Arrays that must grow grow to the run's spans so far (this band's included)
+     * extrapolated over the run's rows, and a quarter more, at least by half: a
+     * realloc that moves the arrays copies them into fresh pages, which is most of what
+     * growing costs once the allocator serves these sizes from its heap (a process's
+     * later calls: glibc raises its mmap threshold to the size of a freed block), so
+     * they should grow about once. rasterize() shrinks them to the spans at the end. */
+    uint64_t need = (uint64_t)wk->used + p->used;
+    if (need > wk->cap) {
         uint64_t n = 0;
         for (uint32_t c = 0; c < cells; c++)
             if (p->s[c].smin <= p->s[c].smax)
                 for (uint32_t s = c; s != BAND_NONE; s = p->s[s].next)
                     n++;
-        if (!worker_reserve(a, wk, (uint64_t)wk->used + n)) {
+        need = (uint64_t)wk->used + n;
+        const uint64_t want = need * (wk->row_end - wk->row0) / (wk->row1 - wk->row0);
+        if (!worker_reserve(a, wk, need, want + want / 4)) {
             worker_fail(wk, 0, OP_NO_MEMORY, "out of memory for the spans of a band");
             return;
         }
@@ -969,6 +993,7 @@ static op_status rasterize(raster_job *j)
         if (!worker_init(j, &wk))
             st = op_fail(ctx, OP_NO_MEMORY, "out of memory for a band of %d rows", j->band);
         else {
+            wk.row_end = (uint32_t)(j->z_hi - j->z_lo + 1);
             const uint32_t step = j->nbands / 16 ? j->nbands / 16 : 1;
             for (uint32_t b = 0; b < j->nbands; b++) {
                 do_band(j, &wk, b, b > 0);
@@ -1003,6 +1028,10 @@ static op_status rasterize(raster_job *j)
                     worker_fail(w, 0, OP_NO_MEMORY, "out of memory for a band of rows");
                     continue;
                 }
+                const uint64_t rows = (uint64_t)run[g + 1] * (uint64_t)j->band;
+                w->row_end = (uint32_t)(rows < (uint64_t)(j->z_hi - j->z_lo + 1)
+                                            ? rows
+                                            : (uint64_t)(j->z_hi - j->z_lo + 1));
                 for (uint32_t b = run[g]; b < run[g + 1]; b++) {
                     do_band(j, w, b, b > run[g]);
                     if (w->fail_status == OP_NO_MEMORY)
@@ -1032,7 +1061,7 @@ static op_status rasterize(raster_job *j)
             uint64_t used = 0;
             for (int g = 0; g < T; g++)
                 used += wks[g].used;
-            if (wk.fail_status == OP_OK && !worker_reserve(a, &wk, used ? used : 1)) {
+            if (wk.fail_status == OP_OK && !worker_reserve(a, &wk, used ? used : 1, 0)) {
                 wk.fail_status = OP_NO_MEMORY;
                 snprintf(wk.fail_msg, sizeof wk.fail_msg, "out of memory for %llu spans",
                          (unsigned long long)used);
@@ -1089,7 +1118,7 @@ static op_status rasterize(raster_job *j)
         for (size_t c = 0; c < cells && had_spans; c++)
             if (c < c0 || c >= c1)
                 extra += old_count[c];
-        if (extra && !worker_reserve(a, &wk, (uint64_t)wk.used + extra))
+        if (extra && !worker_reserve(a, &wk, (uint64_t)wk.used + extra, 0))
             st = op_fail(ctx, OP_NO_MEMORY, "out of memory for the spans of the field");
         else {
             for (size_t c = 0; c < cells && extra; c++) {
@@ -1103,6 +1132,8 @@ static op_status rasterize(raster_job *j)
                 hf->count[c] = n;
                 wk.used += n;
             }
+            if (wk.used && wk.cap > wk.used)
+                worker_resize(a, &wk, wk.used); /* in place (a failure keeps the arrays) */
             op_hf_spans_free(hf);
             hf->smin = wk.smin;
             hf->smax = wk.smax;
