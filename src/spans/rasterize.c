@@ -277,6 +277,7 @@ typedef struct band_worker {
     uint32_t used, cap;
     uint32_t row0, row1; /* rows (from the window's first world row) of its bands */
     uint32_t row_end;    /* the end of its run's rows (do_band's estimate of its spans) */
+    uint32_t carry_hint; /* carries room for at first */
     /* The first failing triangle (list position) and its message. */
     uint32_t fail_k;
     op_status fail_status;
@@ -285,12 +286,17 @@ typedef struct band_worker {
 
 static int pool_grow(const op_allocator *a, band_pool *p)
 {
-    const uint64_t ncap = p->cap ? (uint64_t)p->cap * 2 : (uint64_t)p->cells + 4096;
+    /* At first room for a span above every other cell's lowest (a village band of the
+     * demo world takes ~20 k): a doubling realloc copies into fresh pages. */
+    const uint64_t ncap = p->cap ? (uint64_t)p->cap * 2 : (uint64_t)p->cells + p->cells / 2 + 4096;
     if (ncap > OP_HF_MAX_SPANS)
         return 0;
     pool_span *n = op_mem_realloc(a, p->s, (size_t)ncap * sizeof *n);
     if (!n)
         return 0;
+    /* Fresh slots: the first band's reset writes every cell's, the merge the others
+     * (one call instead of a page fault each). */
+    op_mem_prefault(n + p->cap, (size_t)(ncap - p->cap) * sizeof *n);
     p->s = n;
     p->cap = (uint32_t)ncap;
     return 1;
@@ -444,7 +450,9 @@ static void worker_fail(band_worker *wk, uint32_t k, op_status st, const char *m
 static int carry_push(const op_allocator *a, band_worker *wk, uint32_t k, const op_clip_state *st)
 {
     if (wk->ncout == wk->ccap) {
-        const uint32_t ncap = wk->ccap ? wk->ccap * 2 : 256;
+        /* First about one carried polygon per column (a band edge's crossings): a
+         * doubling realloc copies into fresh pages. */
+        const uint32_t ncap = wk->ccap ? wk->ccap * 2 : wk->carry_hint;
         carry *ni = op_mem_realloc(a, wk->cin, (size_t)ncap * sizeof *ni);
         if (!ni)
             return 0;
@@ -453,6 +461,10 @@ static int carry_push(const op_allocator *a, band_worker *wk, uint32_t k, const 
         if (!no)
             return 0;
         wk->cout = no;
+        /* The new room is written as polygons are carried (a band edge's crossings fill
+         * most of it): mapped by one call. */
+        op_mem_prefault(ni + wk->ccap, (size_t)(ncap - wk->ccap) * sizeof *ni);
+        op_mem_prefault(no + wk->ccap, (size_t)(ncap - wk->ccap) * sizeof *no);
         wk->ccap = ncap;
     }
     wk->cout[wk->ncout].k = k;
@@ -691,6 +703,23 @@ static inline int window_put(const raster_job *j, band_worker *wk, tri_window *w
     return w->n < WIN || flush_window(j, wk, w, zb0, zb1, z_emit);
 }
 
+/* op_mem_prefault of elements [at, at + n) of an array of `total` elements of `size`
+ * bytes, widened to the pages they touch inside the array: op_mem_prefault leaves a
+ * range's end pages alone, and here those are this array's too (the last page of the
+ * band before, partly written; the first of the band after), else each band's writes
+ * take a fault per array at each end. 4 KiB pages assumed (a larger page only narrows
+ * what is mapped). */
+static void prefault_part(void *base, size_t size, size_t total, size_t at, size_t n)
+{
+    const uintptr_t page = 4096, b0 = (uintptr_t)base, b1 = b0 + total * size;
+    uintptr_t lo = (b0 + at * size) & ~(page - 1), hi = b0 + (at + n) * size;
+    hi = hi + page - 1 > hi ? (hi + page - 1) & ~(page - 1) : hi;
+    lo = lo > b0 ? lo : b0;
+    hi = hi < b1 ? hi : b1;
+    if (base && lo < hi)
+        op_mem_prefault((void *)lo, (size_t)(hi - lo));
+}
+
 /* Rasterizes band b (rows [zb0, zb1]) into wk's packed spans and writes the columns'
  * first/count (first relative to wk's spans). `resume`: the previous band was done by
  * this worker, so its carried polygons continue here; else triangles replay from their
@@ -860,11 +889,12 @@ static void do_band(const raster_job *j, band_worker *wk, uint32_t b, int resume
      * spans' is the bound above, which the next band's spans fill where this one's do
      * not. */
     const uint32_t bound = p->used < wk->cap - used ? p->used : wk->cap - used;
-    op_mem_prefault(omin + used, (size_t)bound * sizeof *omin);
-    op_mem_prefault(omax + used, (size_t)bound * sizeof *omax);
-    op_mem_prefault(oarea + used, bound);
-    op_mem_prefault(hf->first + c0, (size_t)cells * sizeof *hf->first);
-    op_mem_prefault(hf->count + c0, (size_t)cells * sizeof *hf->count);
+    const size_t all = (size_t)hf->width * hf->depth;
+    prefault_part(omin, sizeof *omin, wk->cap, used, bound);
+    prefault_part(omax, sizeof *omax, wk->cap, used, bound);
+    prefault_part(oarea, 1, wk->cap, used, bound);
+    prefault_part(hf->first, sizeof *hf->first, all, c0, cells);
+    prefault_part(hf->count, sizeof *hf->count, all, c0, cells);
     for (uint32_t c = 0; c < cells; c++) {
         const uint32_t first = used;
         if (ps[c].smin <= ps[c].smax) {
@@ -903,6 +933,7 @@ static int worker_init(const raster_job *j, band_worker *wk)
     if (cells > OP_HF_MAX_SPANS - 4096)
         return 0;
     wk->pool.cells = (uint32_t)cells;
+    wk->carry_hint = j->hf->width > 256 ? j->hf->width : 256;
     wk->pieces = op_mem_array(a, cells, sizeof(op_piece));
     wk->win = op_mem_calloc(a, 1, sizeof *wk->win); /* unused lanes read zeros */
     return wk->pieces && wk->win && pool_grow(a, &wk->pool);

@@ -2,6 +2,7 @@
  * compact heightfield with links → erosion → area volumes. */
 #include "onepath/spans.h"
 #include "spans/spans_internal.h"
+#include "core/prefault.h"
 
 #include <math.h>
 #include <string.h>
@@ -145,7 +146,8 @@ op_status op_build_spans(op_ctx *ctx, const op_config *cfg_in, const op_scene *s
     /* supplement §1.2, §1.3 */
     const double t0 = op_now_ms();
     const op_arena_mark mark = op_arena_get_mark(&ctx->arena);
-    uint8_t *tri_areas = op_scratch(ctx, mesh->tri_count, 1);
+    /* Written whole by the marking: a fresh block's pages mapped by one call. */
+    uint8_t *tri_areas = op_scratch_prefaulted(ctx, mesh->tri_count, 1);
     if (!tri_areas) {
         op_heightfield_free(&hf);
         return OP_NO_MEMORY;
@@ -200,7 +202,7 @@ op_status op_build_spans_window(op_ctx *ctx, const op_config *cfg_in, const op_s
     const double t0 = op_now_ms();
     const op_arena_mark mark = op_arena_get_mark(&ctx->arena);
     if (!tri_areas) {
-        uint8_t *a = op_scratch(ctx, scene->mesh.tri_count, 1);
+        uint8_t *a = op_scratch_prefaulted(ctx, scene->mesh.tri_count, 1);
         if (!a) {
             op_heightfield_free(&hf);
             return OP_NO_MEMORY;
