@@ -542,11 +542,12 @@ static int chf_equal(const op_chf *a, const op_chf *b, char *why, size_t n)
         snprintf(why, n, "span data at span %lld", d);
         return 0;
     }
-    for (int k = 0; k < 4; k++)
-        if ((d = first_diff(a->link[k], b->link[k], s, 4)) >= 0) {
-            snprintf(why, n, "link[%d] at span %lld", k, d);
-            return 0;
-        }
+    for (uint32_t i = 0; i < s; i++)
+        for (int k = 0; k < 4; k++)
+            if (op_chf_link(a, k, i) != op_chf_link(b, k, i)) {
+                snprintf(why, n, "link[%d] at span %u", k, i);
+                return 0;
+            }
     return 1;
 }
 

@@ -54,6 +54,14 @@ typedef struct op_chf {
     op_allocator alloc;   /* the arrays' allocator (ctx->alloc when made) */
 } op_chf;
 
+/* Link of span s (s < span_count) in direction d: the neighbour span index or
+ * OP_NO_LINK. Every reader goes through this (or op_chf_links_get for a block), so the
+ * links' storage can change without touching them. */
+static inline uint32_t op_chf_link(const op_chf *chf, int d, uint32_t s)
+{
+    return chf->link[d][s];
+}
+
 /* Spans of cell c (c < width*depth): the prefix sum's step. */
 static inline uint32_t op_chf_cell_count(const op_chf *chf, uint32_t c)
 {
@@ -69,6 +77,16 @@ op_status op_chf_alloc(op_ctx *ctx, op_chf *chf, uint32_t width, uint32_t depth,
 void op_chf_free(op_chf *chf);
 /* dst is allocated with ctx's allocator. */
 op_status op_chf_copy(op_ctx *ctx, op_chf *dst, const op_chf *src);
+
+/* The links of direction d of spans [s0, s0 + n) into out[0 .. n): out[i] =
+ * op_chf_link(chf, d, s0 + i). For passes that read a block of links in span order. */
+void op_chf_links_get(const op_chf *chf, int d, uint32_t s0, uint32_t n, uint32_t *out);
+
+/* Sets the link of span s in direction d to t (a span index, or OP_NO_LINK; any other
+ * value is kept as it is, so checkers' tests can write bad links). For tools and tests
+ * that edit a field; the stages write links as they build them. mutual[] is not touched
+ * (op_chf_build_mutual). */
+op_status op_chf_set_link(op_ctx *ctx, op_chf *chf, int d, uint32_t s, uint32_t t);
 
 /* Link rule (supplement §1.5): for every span and direction, the lowest span t of the
  * neighbour cell with min(s.y+s.h, t.y+t.h) - max(s.y, t.y) >= walkable_height and

@@ -147,7 +147,7 @@ static int shared_promise_holds(const op_chf *chf, const uint32_t *region)
                     for (uint32_t t = chf->cell_first[nc];
                          t < chf->cell_first[nc + 1]; t++)
                         if (region[t] == region[s] &&
-                            !((chf->mutual[s] >> d & 1) && chf->link[d][s] == t))
+                            !((chf->mutual[s] >> d & 1) && op_chf_link(chf, d, s) == t))
                             return 0;
                 }
             }
@@ -217,7 +217,7 @@ static op_status count_edges(op_ctx *ctx, const op_chf *chf, const uint32_t *reg
         g->spans[r]++;
         g->rarea[r] = chf->area[s];
         for (int d = 0; d < 4; d++)
-            if (!(chf->mutual[s] >> d & 1) || region[chf->link[d][s]] != r)
+            if (!(chf->mutual[s] >> d & 1) || region[op_chf_link(chf, d, s)] != r)
                 g->edges[r]++;
     }
     return OP_OK;

@@ -493,7 +493,7 @@ static inline int is_boundary(const trace_in *t, const trace_seg *g, uint32_t s,
     if (s >= g->s0 && s < g->a0)
         return t->mask[s] >> d & 1;
     const op_chf *chf = t->chf;
-    return !(chf->mutual[s] >> d & 1) || t->region[chf->link[d][s]] != R;
+    return !(chf->mutual[s] >> d & 1) || t->region[op_chf_link(chf, d, s)] != R;
 }
 
 /* One boundary edge (s, d), local id e, of span s of region R in cell (x, z): its vertex,
@@ -510,10 +510,10 @@ static int trace_edge(const trace_in *t, trace_seg *g, uint8_t segi, uint32_t s,
      * spans around the start corner (shared with directions d and d+1), the diagonal
      * reached either way. A missing link stands for s itself, which changes nothing. */
     /* (links read whatever the mutual bits say: selects, not branches) */
-    const uint32_t la = chf->link[d][s], lb = chf->link[de][s];
+    const uint32_t la = op_chf_link(chf, d, s), lb = op_chf_link(chf, de, s);
     const uint32_t a = (mu >> d & 1) ? la : s;
     const uint32_t b = (mu >> de & 1) ? lb : s;
-    const uint32_t lca = chf->link[de][a], lcb = chf->link[d][b];
+    const uint32_t lca = op_chf_link(chf, de, a), lcb = op_chf_link(chf, d, b);
     const uint32_t ca = (chf->mutual[a] >> de & 1) ? lca : a;
     const uint32_t cb = (chf->mutual[b] >> d & 1) ? lcb : b;
     uint32_t y = chf->y[s];
@@ -540,13 +540,13 @@ static int trace_edge(const trace_in *t, trace_seg *g, uint8_t segi, uint32_t s,
     uint32_t s2 = s;
     int d2 = d3;
     if (!(t->mask[s] >> d3 & 1)) {
-        s2 = chf->link[d3][s];
+        s2 = op_chf_link(chf, d3, s);
         d2 = d;
         uint64_t moves = 1;
         while (!is_boundary(t, g, s2, d2, R)) {
             if (++moves > t->guard)
                 return seg_fail(g, s, d);
-            s2 = chf->link[d2][s2];
+            s2 = op_chf_link(chf, d2, s2);
             d2 = (d2 + 1) & 3;
         }
     }

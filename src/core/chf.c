@@ -100,6 +100,21 @@ op_status op_chf_copy(op_ctx *ctx, op_chf *dst, const op_chf *src)
     return OP_OK;
 }
 
+void op_chf_links_get(const op_chf *chf, int d, uint32_t s0, uint32_t n, uint32_t *out)
+{
+    if (n)
+        memcpy(out, chf->link[d] + s0, (size_t)n * sizeof(uint32_t));
+}
+
+op_status op_chf_set_link(op_ctx *ctx, op_chf *chf, int d, uint32_t s, uint32_t t)
+{
+    if (d < 0 || d > 3 || s >= chf->span_count)
+        return op_fail(ctx, OP_INVALID_ARGUMENT, "link %d of span %u: out of range (%u spans)",
+                       d, s, chf->span_count);
+    chf->link[d][s] = t;
+    return OP_OK;
+}
+
 uint32_t op_chf_span_cell(const op_chf *chf, uint32_t s)
 {
     /* cell_first is a prefix sum (empty cells hold the next span's index), so the

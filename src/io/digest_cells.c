@@ -50,7 +50,7 @@ uint64_t op_digest_chf_cells(const op_chf *chf, uint32_t x0, uint32_t z0, uint32
                     /* The linked span's index within its (neighbour) cell. */
                     const size_t nc = (size_t)((int64_t)x + op_dir_dx(dir)) +
                                       (size_t)((int64_t)z + op_dir_dz(dir)) * chf->width;
-                    op_le_put32(buf + used, chf->link[dir][k] - chf->cell_first[nc]);
+                    op_le_put32(buf + used, op_chf_link(chf, dir, k) - chf->cell_first[nc]);
                     used += 4;
                 }
             }

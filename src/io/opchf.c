@@ -94,7 +94,7 @@ op_status op_opchf_encode(op_ctx *ctx, const op_chf *chf, unsigned char **buf, s
                 p[4] = chf->area[s];
                 p[5] = 0;
                 for (int d = 0; d < 4; d++) {
-                    const uint32_t t = chf->link[d][s];
+                    const uint32_t t = op_chf_link(chf, d, s);
                     int8_t li = -1;
                     if (t != OP_NO_LINK) {
                         const int64_t nc = neighbour_cell(x, z, d, w, dp);
@@ -271,7 +271,9 @@ op_status op_opchf_decode(op_ctx *ctx, const unsigned char *buf, size_t len, op_
                         BAD(off + 6 + d,
                             "span %u: link[%d] = %d but the neighbour cell holds %u spans", s, d,
                             li, ncount);
-                    out->link[d][s] = out->cell_first[nc] + (uint32_t)li;
+                    st = op_chf_set_link(ctx, out, d, s, out->cell_first[nc] + (uint32_t)li);
+                    if (st != OP_OK)
+                        goto fail;
                 }
             }
         }

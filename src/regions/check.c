@@ -155,7 +155,7 @@ static uint32_t flood(checker *c, uint32_t from, uint32_t r, int same_area)
         for (int d = 0; d < 4; d++) {
             if (!(mutual[u] >> d & 1))
                 continue;
-            const uint32_t t = chf->link[d][u];
+            const uint32_t t = op_chf_link(chf, d, u);
             if (!comp[t] && c->region[t] == r && (!same_area || area[t] == area[u])) {
                 comp[t] = 1;
                 queue[tail++] = t;
@@ -194,7 +194,7 @@ static void check_merge(checker *c)
         for (int d = 0; d < 4; d++) {
             if (!(mutual[i] >> d & 1))
                 continue;
-            const uint32_t t = chf->link[d][i], q = c->region[t];
+            const uint32_t t = op_chf_link(chf, d, i), q = c->region[t];
             if (q && q != OP_BORDER_REGION && q != r && area[t] == area[i]) {
                 fail(c, i, r, "merge", "%u spans < %u, same-area neighbour region %u",
                      c->size[r], c->s->merge_region_area, q);
@@ -218,9 +218,9 @@ static void check_islands(checker *c)
             continue;
         }
         for (int d = 0; d < 4; d++) {
-            if ((mutual[i] >> d & 1) && c->region[chf->link[d][i]] != 0) {
+            if ((mutual[i] >> d & 1) && c->region[op_chf_link(chf, d, i)] != 0) {
                 fail(c, i, 0, "island", "region-0 span linked to region %u",
-                     c->region[chf->link[d][i]]);
+                     c->region[op_chf_link(chf, d, i)]);
                 break;
             }
         }
@@ -306,7 +306,7 @@ static op_status check_layers(op_ctx *ctx, checker *c)
         for (int d = 0; d < 4; d++) {
             if (!(mutual[i] >> d & 1))
                 continue;
-            const uint32_t t = chf->link[d][i], q = c->region[t];
+            const uint32_t t = op_chf_link(chf, d, i), q = c->region[t];
             if (q == 0 || q == OP_BORDER_REGION || q <= r || area[t] != area[i])
                 continue;
             if (!has_pair(pairs, np, (uint64_t)r << 32 | q)) {
@@ -332,7 +332,7 @@ static void check_runs(checker *c, uint32_t *row_of)
                 const uint32_t r = c->region[i];
                 if (r == 0 || r == OP_BORDER_REGION)
                     continue;
-                if ((mutual[i] & 1) && c->region[chf->link[0][i]] == r)
+                if ((mutual[i] & 1) && c->region[op_chf_link(chf, 0, i)] == r)
                     continue; /* continues a run */
                 if (row_of[r] == z + 1)
                     fail(c, i, r, "run", "second run in row %u", z);

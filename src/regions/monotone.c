@@ -24,7 +24,7 @@ static int has_pred(const op_chf *chf, const uint32_t *region, uint32_t s)
 {
     if (!(chf->mutual[s] & 1))
         return 0;
-    const uint32_t t = chf->link[0][s];
+    const uint32_t t = op_chf_link(chf, 0, s);
     return chf->area[t] == chf->area[s] && region[t] != OP_BORDER_REGION;
 }
 
@@ -33,7 +33,7 @@ static uint32_t succ(const op_chf *chf, const uint32_t *region, uint32_t u)
 {
     if (!(chf->mutual[u] >> 2 & 1))
         return OP_NO_LINK;
-    const uint32_t t = chf->link[2][u];
+    const uint32_t t = op_chf_link(chf, 2, u);
     if (chf->area[t] != chf->area[u] || region[t] == OP_BORDER_REGION)
         return OP_NO_LINK;
     return t;
@@ -84,7 +84,7 @@ op_status op_regions_monotone_raw_chains(op_ctx *ctx, const op_chf *chf, uint32_
             for (uint32_t u = start[k]; u != OP_NO_LINK; u = succ(chf, region, u)) {
                 if (!(chf->mutual[u] >> 3 & 1))
                     continue;
-                const uint32_t t = chf->link[3][u];
+                const uint32_t t = op_chf_link(chf, 3, u);
                 const uint32_t r = region[t];
                 if (!r || r == OP_BORDER_REGION || area[t] != area[u])
                     continue;
@@ -424,7 +424,7 @@ static op_status monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
                 for (int d = 0; d < 4; d += 3) {
                     if (!(ms >> d & 1))
                         continue;
-                    const uint32_t t = chf->link[d][s];
+                    const uint32_t t = op_chf_link(chf, d, s);
                     const uint32_t v = value_at(region, band, p->sid, g, t, s);
                     if (v > TAG)
                         p->sinfo[v - TAG - 1] |= 1u << 8;

@@ -90,7 +90,7 @@ static op_status search(op_ctx *ctx, const op_chf *chf, uint8_t *d, uint32_t lim
                 for (int k = 0; k < 4; k++) {
                     if (!(ms >> k & 1))
                         continue;
-                    const uint32_t t = chf->link[k][s];
+                    const uint32_t t = op_chf_link(chf, k, s);
                     if (t2 < d[t]) {
                         d[t] = (uint8_t)t2;
                         if (!bucket_push(ctx, &bk[(b + 2) & 3], t))
@@ -103,12 +103,12 @@ static op_status search(op_ctx *ctx, const op_chf *chf, uint8_t *d, uint32_t lim
             for (int k = 0; k < 4; k++) {
                 if (!(ms >> k & 1))
                     continue;
-                const uint32_t a = chf->link[k][s];
+                const uint32_t a = op_chf_link(chf, k, s);
                 for (int e = 1; e < 4; e += 2) {
                     const int k2 = (k + e) & 3;
                     if (!(mutual[a] >> k2 & 1))
                         continue;
-                    const uint32_t t = chf->link[k2][a];
+                    const uint32_t t = op_chf_link(chf, k2, a);
                     if (t3 < d[t]) {
                         d[t] = (uint8_t)t3;
                         if (!bucket_push(ctx, &bk[(b + 3) & 3], t))

@@ -79,7 +79,7 @@ static uint32_t ref_watershed(const op_chf *chf, const uint32_t *dist, uint32_t 
                 for (int d = 0; d < 4 && region[s] == 0; d++) {
                     if (!(chf->mutual[s] >> d & 1))
                         continue;
-                    const uint32_t t = chf->link[d][s], r = region[t];
+                    const uint32_t t = op_chf_link(chf, d, s), r = region[t];
                     if (r && r != OP_BORDER_REGION && chf->area[t] == chf->area[s] &&
                         (!best || r < best))
                         best = r;
@@ -99,7 +99,7 @@ static uint32_t ref_watershed(const op_chf *chf, const uint32_t *dist, uint32_t 
                     const uint32_t s = cand[i];
                     if (!(chf->mutual[s] >> d & 1))
                         continue;
-                    const uint32_t t = chf->link[d][s];
+                    const uint32_t t = op_chf_link(chf, d, s);
                     if (region[t] == 0 && chf->area[t] && dist[t] == L && !mark[t]) {
                         mark[t] = 1;
                         next[nn++] = t;
@@ -120,7 +120,7 @@ static uint32_t ref_watershed(const op_chf *chf, const uint32_t *dist, uint32_t 
                 for (int d = 0; d < 4; d++) {
                     if (!(chf->mutual[u] >> d & 1))
                         continue;
-                    const uint32_t t = chf->link[d][u];
+                    const uint32_t t = op_chf_link(chf, d, u);
                     if (region[t] == 0 && chf->area[t] == chf->area[u] && dist[t] == L) {
                         region[t] = id;
                         queue[tail++] = t;
@@ -318,9 +318,9 @@ static void test_links_match_previous(void **state)
         assert_int_equal(op_chf_build_links(&ctx, &chf), OP_OK);
         for (int d = 0; d < 4; d++)
             for (uint32_t s = 0; s < n; s++)
-                if (chf.link[d][s] != want[d][s])
+                if (op_chf_link(&chf, d, s) != want[d][s])
                     fail_msg("seed %llu: link[%d][%u] = %u, reference %u",
-                             (unsigned long long)seed, d, s, chf.link[d][s], want[d][s]);
+                             (unsigned long long)seed, d, s, op_chf_link(&chf, d, s), want[d][s]);
         /* mutual bits follow from the links (the kernel's contract) */
         for (uint32_t s = 0; s < n; s++)
             for (int d = 0; d < 4; d++) {

@@ -46,7 +46,7 @@ static uint32_t rt_neighbour_value(const op_chf *chf, const uint32_t *region, ui
                                 int32_t x, int32_t z, int d)
 {
     if (chf->mutual[s] >> d & 1)
-        return region[chf->link[d][s]];
+        return region[op_chf_link(chf, d, s)];
     const int64_t nx = (int64_t)x + op_dir_dx(d), nz = (int64_t)z + op_dir_dz(d);
     if (nx < 0 || nz < 0 || nx >= (int64_t)chf->width || nz >= (int64_t)chf->depth)
         return OP_TILE_BORDER;
@@ -62,21 +62,21 @@ static int32_t rt_corner_y(const op_chf *chf, uint32_t s, int d)
     uint32_t y = chf->y[s];
     const uint8_t mu = chf->mutual[s];
     if (mu >> d & 1) {
-        const uint32_t a = chf->link[d][s];
+        const uint32_t a = op_chf_link(chf, d, s);
         if (chf->y[a] > y)
             y = chf->y[a];
         if (chf->mutual[a] >> e & 1) {
-            const uint32_t c = chf->link[e][a];
+            const uint32_t c = op_chf_link(chf, e, a);
             if (chf->y[c] > y)
                 y = chf->y[c];
         }
     }
     if (mu >> e & 1) {
-        const uint32_t b = chf->link[e][s];
+        const uint32_t b = op_chf_link(chf, e, s);
         if (chf->y[b] > y)
             y = chf->y[b];
         if (chf->mutual[b] >> d & 1) {
-            const uint32_t c = chf->link[d][b];
+            const uint32_t c = op_chf_link(chf, d, b);
             if (chf->y[c] > y)
                 y = chf->y[c];
         }
@@ -150,7 +150,7 @@ static op_status ref_contour_trace(op_ctx *ctx, const op_chf *chf, const uint32_
                              * this orbit (orbits are disjoint). */
                             guard = 0;
                         } else {
-                            s = chf->link[d][s];
+                            s = op_chf_link(chf, d, s);
                             sx += op_dir_dx(d);
                             sz += op_dir_dz(d);
                             d = (d + 1) & 3;

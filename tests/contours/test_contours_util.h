@@ -77,7 +77,7 @@ static inline uint32_t ct_relabel_connected(const op_chf *chf, const uint32_t *k
             for (int d = 0; d < 4; d++) {
                 if (!(chf->mutual[a] >> d & 1))
                     continue;
-                const uint32_t b = chf->link[d][a];
+                const uint32_t b = op_chf_link(chf, d, a);
                 if (key[b] == key[a] && !out[b]) {
                     out[b] = next;
                     stack[sp++] = b;

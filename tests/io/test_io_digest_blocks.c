@@ -51,7 +51,7 @@ static uint64_t reference_chf(const op_chf *c)
         *p++ = c->area[s];
         *p++ = (unsigned char)m;
         for (int d = 0; d < 4; d++)
-            p = put32(p, (m >> d & 1) ? c->link[d][s] : OP_NO_LINK);
+            p = put32(p, (m >> d & 1) ? op_chf_link(c, d, s) : OP_NO_LINK);
     }
     assert_true((size_t)(p - b) == len);
     const uint64_t h = op_digest_bytes(b, len);
@@ -97,7 +97,7 @@ static void fill(op_chf *c, uint32_t w, uint32_t d, uint32_t n, int adversarial)
         /* every mutual nibble in turn, with junk in the high bits too */
         c->mutual[s] = adversarial ? (uint8_t)(s * 0x11u) : (uint8_t)next32();
         for (int k = 0; k < 4; k++)
-            c->link[k][s] = adversarial ? (s & 1 ? 0xffffffffu : 0x7fffffffu - s) : next32();
+            op_test_set_link(c, k, s, adversarial ? (s & 1 ? 0xffffffffu : 0x7fffffffu - s) : next32());
     }
 }
 

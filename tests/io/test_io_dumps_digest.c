@@ -204,9 +204,9 @@ static void tiny_field(op_chf *a)
     a->y[0] = 1; a->h[0] = 20; a->area[0] = 63;
     a->y[1] = 40; a->h[1] = 255; a->area[1] = 5;
     a->y[2] = 2; a->h[2] = 255; a->area[2] = 0;
-    a->link[2][0] = 2;
-    a->link[0][2] = 0;
-    a->link[2][1] = 2;
+    op_test_set_link(a, 2, 0, 2);
+    op_test_set_link(a, 0, 2, 0);
+    op_test_set_link(a, 2, 1, 2);
     op_chf_build_mutual(&op_test_ctx, a);
 }
 
@@ -286,8 +286,8 @@ static void test_digest_sensitivity(void **state)
     assert_true(op_digest_chf(&b) == h);
     for (uint32_t i = 0; i < b.span_count; i++)
         for (int d = 0; d < 4; d++)
-            if (b.link[d][i] != OP_NO_LINK && !(b.mutual[i] >> d & 1))
-                b.link[d][i] = OP_NO_LINK;
+            if (op_chf_link(&b, d, i) != OP_NO_LINK && !(b.mutual[i] >> d & 1))
+                op_test_set_link(&b, d, i, OP_NO_LINK);
     assert_true(op_digest_chf(&b) == h);
 
     /* Distance / region digests: one value changed. */

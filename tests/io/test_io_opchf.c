@@ -124,9 +124,9 @@ static void test_opchf_one_way(void **state)
     a.y[0] = 3; a.h[0] = 255; a.area[0] = 63;
     a.y[1] = 1; a.h[1] = 10; a.area[1] = 63;
     a.y[2] = 30; a.h[2] = 255; a.area[2] = 0;
-    a.link[2][0] = 1; /* mutual with link[0][1] */
-    a.link[0][1] = 0;
-    a.link[0][2] = 0; /* one-way */
+    op_test_set_link(&a, 2, 0, 1); /* mutual with link[0][1] */
+    op_test_set_link(&a, 0, 1, 0);
+    op_test_set_link(&a, 0, 2, 0); /* one-way */
     op_chf_build_mutual(&op_test_ctx, &a);
     assert_int_equal(a.mutual[0], 1 << 2);
     assert_int_equal(a.mutual[2], 0);
@@ -139,7 +139,7 @@ static void test_opchf_one_way(void **state)
     assert_int_equal(buf[s2 + 8], 0xff);
     assert_int_equal(decode_copy(buf, len, &b), OP_OK);
     op_test_assert_same_chf(&a, &b);
-    assert_int_equal(b.link[0][2], 0);
+    assert_int_equal(op_chf_link(&b, 0, 2), 0);
     assert_int_equal(b.mutual[2], 0);
     free(buf);
     op_chf_free(&a);
@@ -338,8 +338,8 @@ static void test_opchf_link_128(void **state)
         a.h[s] = 1;
         a.area[s] = 63;
     }
-    a.link[2][0] = 1 + 129;
-    a.link[0][130] = 0;
+    op_test_set_link(&a, 2, 0, 1 + 129);
+    op_test_set_link(&a, 0, 130, 0);
     op_chf_build_mutual(&op_test_ctx, &a);
     unsigned char *buf = NULL;
     size_t len = 0;
@@ -349,9 +349,9 @@ static void test_opchf_link_128(void **state)
     const char *path = op_test_tmp_path(".opchf");
     assert_int_equal(op_opchf_write(&op_test_ctx, &a, path), OP_UNSUPPORTED);
     /* Index 127 is the last that fits. */
-    a.link[2][0] = 1 + 127;
-    a.link[0][130] = OP_NO_LINK;
-    a.link[0][128] = 0;
+    op_test_set_link(&a, 2, 0, 1 + 127);
+    op_test_set_link(&a, 0, 130, OP_NO_LINK);
+    op_test_set_link(&a, 0, 128, 0);
     op_chf_build_mutual(&op_test_ctx, &a);
     assert_int_equal(op_opchf_encode(&op_test_ctx, &a, &buf, &len), OP_OK);
     assert_int_equal(decode_copy(buf, len, &b), OP_OK);
@@ -360,7 +360,7 @@ static void test_opchf_link_128(void **state)
     free(buf);
     op_chf_free(&b);
     /* A link outside its neighbour cell is not a valid field: refused, not written. */
-    a.link[2][0] = 0;
+    op_test_set_link(&a, 2, 0, 0);
     assert_int_equal(op_opchf_encode(&op_test_ctx, &a, &buf, &len), OP_INVALID_ARGUMENT);
     op_chf_free(&a);
 }

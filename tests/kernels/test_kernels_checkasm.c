@@ -107,10 +107,10 @@ static void make_field(op_ctx *ctx, op_chf *chf, uint64_t seed, const field_opts
         uint32_t a = op_rng_below(&r, total), b = op_rng_below(&r, total);
         int d = (int)op_rng_below(&r, 4);
         if (op_rng_below(&r, 2)) {
-            chf->link[d][a] = b; /* mutual pair in a non-grid place */
-            chf->link[(d + 2) & 3][b] = a;
+            op_test_set_link(chf, d, a, b); /* mutual pair in a non-grid place */
+            op_test_set_link(chf, (d + 2) & 3, b, a);
         } else {
-            chf->link[d][a] = op_rng_below(&r, 3) ? b : OP_NO_LINK; /* one-way / cut */
+            op_test_set_link(chf, d, a, op_rng_below(&r, 3) ? b : OP_NO_LINK); /* one-way / cut */
         }
     }
     op_mutual_links_scalar(chf, chf->mutual, 0, total);
@@ -562,9 +562,9 @@ static void make_shuffled_grid(op_ctx *ctx, op_chf *chf, uint32_t w, uint32_t d,
             chf->h[s] = 255;
             for (int dir = 0; dir < 4; dir++) {
                 const int64_t nx = (int64_t)x + op_dir_dx(dir), nz = (int64_t)z + op_dir_dz(dir);
-                chf->link[dir][s] = nx < 0 || nz < 0 || nx >= w || nz >= d
+                op_test_set_link(chf, dir, s, nx < 0 || nz < 0 || nx >= w || nz >= d
                                         ? OP_NO_LINK
-                                        : at[(uint32_t)nx + (uint32_t)nz * w];
+                                        : at[(uint32_t)nx + (uint32_t)nz * w]);
             }
         }
     free(at);
@@ -603,9 +603,10 @@ static void make_long_row(op_ctx *ctx, op_chf *chf, uint32_t w, int ring, int ho
         chf->cell_first[x] = x;
         chf->area[x] = 63;
         chf->h[x] = 255;
-        chf->link[0][x] = x > 0 ? x - 1 : ring ? w - 1 : OP_NO_LINK;
-        chf->link[2][x] = x + 1 < w ? x + 1 : ring ? 0 : OP_NO_LINK;
-        chf->link[1][x] = chf->link[3][x] = x;
+        op_test_set_link(chf, 0, x, x > 0 ? x - 1 : ring ? w - 1 : OP_NO_LINK);
+        op_test_set_link(chf, 2, x, x + 1 < w ? x + 1 : ring ? 0 : OP_NO_LINK);
+        op_test_set_link(chf, 1, x, x);
+        op_test_set_link(chf, 3, x, x);
     }
     if (hole)
         chf->area[w / 3] = 0;
@@ -632,10 +633,10 @@ static void make_tori(op_ctx *ctx, op_chf *chf, uint32_t w, uint32_t l1, int hol
             chf->cell_first[s] = s;
             chf->area[s] = 63;
             chf->h[s] = 255;
-            chf->link[0][s] = (x + w - 1) % w + z * w;
-            chf->link[2][s] = (x + 1) % w + z * w;
-            chf->link[1][s] = x + (z0 + (z - z0 + 1) % l) * w;
-            chf->link[3][s] = x + (z0 + (z - z0 + l - 1) % l) * w;
+            op_test_set_link(chf, 0, s, (x + w - 1) % w + z * w);
+            op_test_set_link(chf, 2, s, (x + 1) % w + z * w);
+            op_test_set_link(chf, 1, s, x + (z0 + (z - z0 + 1) % l) * w);
+            op_test_set_link(chf, 3, s, x + (z0 + (z - z0 + l - 1) % l) * w);
         }
     }
     if (hole1 && l1)

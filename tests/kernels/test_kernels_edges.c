@@ -67,7 +67,7 @@ static void make_columns(op_ctx *ctx, op_chf *chf, uint32_t w, uint32_t d, const
                 const uint32_t nc = (uint32_t)nx + (uint32_t)nz * w;
                 for (uint32_t k = 0; k < cnt[c] && cnt[nc]; k++) {
                     const uint32_t kk = k < cnt[nc] ? k : cnt[nc] - 1;
-                    chf->link[dir][chf->cell_first[c] + k] = chf->cell_first[nc] + kk;
+                    op_test_set_link(chf, dir, chf->cell_first[c] + k, chf->cell_first[nc] + kk);
                 }
             }
         }
@@ -101,12 +101,12 @@ static void field_random_floors(op_ctx *ctx, op_chf *chf, uint32_t w, uint32_t d
 static void set_pair(op_chf *chf, uint32_t s, int dir, uint32_t t)
 {
     const int back = (dir + 2) & 3;
-    if (chf->link[dir][s] != OP_NO_LINK && chf->link[back][chf->link[dir][s]] == s)
-        chf->link[back][chf->link[dir][s]] = OP_NO_LINK;
-    if (chf->link[back][t] != OP_NO_LINK && chf->link[dir][chf->link[back][t]] == t)
-        chf->link[dir][chf->link[back][t]] = OP_NO_LINK;
-    chf->link[dir][s] = t;
-    chf->link[back][t] = s;
+    if (op_chf_link(chf, dir, s) != OP_NO_LINK && op_chf_link(chf, back, op_chf_link(chf, dir, s)) == s)
+        op_test_set_link(chf, back, op_chf_link(chf, dir, s), OP_NO_LINK);
+    if (op_chf_link(chf, back, t) != OP_NO_LINK && op_chf_link(chf, dir, op_chf_link(chf, back, t)) == t)
+        op_test_set_link(chf, dir, op_chf_link(chf, back, t), OP_NO_LINK);
+    op_test_set_link(chf, dir, s, t);
+    op_test_set_link(chf, back, t, s);
 }
 
 static void remutual(op_chf *chf)
@@ -228,12 +228,12 @@ static void test_one_lane_breaks(void **state)
                 if (kind == 0) {
                     set_pair(&chf, s, dir, op_rng_below(&r, n)); /* far mutual pair */
                 } else if (kind == 1) {
-                    chf.link[dir][s] = OP_NO_LINK; /* cut: back link stays one-way */
+                    op_test_set_link(&chf, dir, s, OP_NO_LINK); /* cut: back link stays one-way */
                 } else {
                     /* link = the predicted index, but the back link points elsewhere */
-                    const uint32_t t = dir == 0 ? s - 1 : dir == 2 ? s + 1 : chf.link[dir][s];
-                    chf.link[dir][s] = t;
-                    chf.link[(dir + 2) & 3][t] = (s + 5) % n;
+                    const uint32_t t = dir == 0 ? s - 1 : dir == 2 ? s + 1 : op_chf_link(&chf, dir, s);
+                    op_test_set_link(&chf, dir, s, t);
+                    op_test_set_link(&chf, (dir + 2) & 3, t, (s + 5) % n);
                 }
             }
             remutual(&chf);
@@ -269,7 +269,7 @@ static void test_multi_floor_rows(void **state)
                          op_rng_below(&r, n));
         if (seed % 4 == 1) /* one-way links */
             for (uint32_t i = 0; i < n / 30; i++)
-                chf.link[op_rng_below(&r, 4)][op_rng_below(&r, n)] = op_rng_below(&r, n);
+                op_test_set_link(&chf, op_rng_below(&r, 4), op_rng_below(&r, n), op_rng_below(&r, n));
         remutual(&chf);
         uint32_t *reg = make_regions(&chf, &r, OP_BORDER_REGION, 2 + (uint32_t)(seed % 5),
                                      (uint32_t)(seed % 4) * 6);

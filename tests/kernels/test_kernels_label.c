@@ -60,7 +60,7 @@ static uint32_t reference(const op_chf *chf, const uint8_t *area, const uint32_t
         for (int d = 0; d < 4; d++) {
             if (!(chf->mutual[s] >> d & 1))
                 continue;
-            const uint32_t t = chf->link[d][s];
+            const uint32_t t = op_chf_link(chf, d, s);
             assert_true(t < n);
             if (area[s] == 0 || area[t] != area[s] || (layer && layer[t] != layer[s]))
                 continue;
@@ -298,9 +298,9 @@ static void test_step_rows(void **state)
         op_chf chf;
         build(&ctx, &chf, &g);
         /* the geometry this test relies on */
-        assert_int_equal(chf.link[3][chf.cell_first[w]], 0);     /* row 1 cell 0: low */
-        assert_int_equal(chf.link[0][chf.cell_first[1]], 1);     /* row 0 cell 1: high */
-        assert_int_equal(chf.link[3][chf.cell_first[w + 1]], 2); /* row 1 cell 1 */
+        assert_int_equal(op_chf_link(&chf, 3, chf.cell_first[w]), 0);     /* row 1 cell 0: low */
+        assert_int_equal(op_chf_link(&chf, 0, chf.cell_first[1]), 1);     /* row 0 cell 1: high */
+        assert_int_equal(op_chf_link(&chf, 3, chf.cell_first[w + 1]), 2); /* row 1 cell 1 */
         assert_int_equal(check(&chf, chf.area, NULL, "step rows"), w > 17 ? 2 : 1);
         op_chf_free(&chf);
     }
@@ -324,14 +324,14 @@ static void test_one_way_links(void **state)
             const uint32_t cut = w / 2;
             for (uint32_t z = 0; z < g.d; z++)
                 if ((int)z != keep)
-                    chf.link[2][chf.cell_first[cut + z * w]] = OP_NO_LINK;
+                    op_test_set_link(&chf, 2, chf.cell_first[cut + z * w], OP_NO_LINK);
             op_mutual_links_scalar(&chf, chf.mutual, 0, chf.span_count);
             char what[64];
             snprintf(what, sizeof what, "one-way w %u keep %d", w, keep);
             assert_int_equal(check(&chf, chf.area, NULL, what), keep < 0 ? 2 : 1);
             /* Cut every -z link of row 2 as well (one-way the other way round). */
             for (uint32_t x = 0; x < w; x++)
-                chf.link[3][chf.cell_first[x + 2 * w]] = OP_NO_LINK;
+                op_test_set_link(&chf, 3, chf.cell_first[x + 2 * w], OP_NO_LINK);
             op_mutual_links_scalar(&chf, chf.mutual, 0, chf.span_count);
             check(&chf, chf.area, NULL, what);
             op_chf_free(&chf);
@@ -436,11 +436,11 @@ static void test_non_grid_links(void **state)
             op_chf chf;
             build(&ctx, &chf, &g);
             for (uint32_t x = 0; x < 30; x++) /* split the rows 0-2 from 3-5 */
-                chf.link[3][chf.cell_first[x + 3 * 30]] = OP_NO_LINK;
+                op_test_set_link(&chf, 3, chf.cell_first[x + 3 * 30], OP_NO_LINK);
             const uint32_t lo = 17, hi = 4 * 30 + 9; /* spans in the two halves */
             const uint32_t a = up ? lo : hi, b = up ? hi : lo;
-            chf.link[d][a] = b;
-            chf.link[(d + 2) & 3][b] = a;
+            op_test_set_link(&chf, d, a, b);
+            op_test_set_link(&chf, (d + 2) & 3, b, a);
             op_mutual_links_scalar(&chf, chf.mutual, 0, chf.span_count);
             assert_int_equal(check(&chf, chf.area, NULL, "injected pair"), 1);
             op_chf_free(&chf);
@@ -457,8 +457,8 @@ static void test_non_grid_links(void **state)
         for (uint32_t i = 0; i < 1 + seed % 9 && n >= 2; i++) {
             const uint32_t a = op_rng_below(&r, n), b = op_rng_below(&r, n);
             const int d = (int)op_rng_below(&r, 4);
-            chf.link[d][a] = b;
-            chf.link[(d + 2) & 3][b] = a;
+            op_test_set_link(&chf, d, a, b);
+            op_test_set_link(&chf, (d + 2) & 3, b, a);
         }
         op_mutual_links_scalar(&chf, chf.mutual, 0, n);
         check(&chf, chf.area, NULL, "random pairs");
@@ -570,17 +570,17 @@ static void test_floors(void **state)
         for (uint32_t i = 0; i < damage; i++) {
             const uint32_t a = op_rng_below(&r, n);
             const int d = (int)op_rng_below(&r, 4);
-            const uint32_t t = chf.link[d][a];
+            const uint32_t t = op_chf_link(&chf, d, a);
             if (t == OP_NO_LINK)
                 continue;
             if (op_rng_below(&r, 3) == 0) {
-                chf.link[d][a] = OP_NO_LINK; /* one-way */
+                op_test_set_link(&chf, d, a, OP_NO_LINK); /* one-way */
                 continue;
             }
             const uint32_t c = op_chf_span_cell(&chf, t); /* another floor of t's cell */
             const uint32_t b = chf.cell_first[c] + op_rng_below(&r, op_chf_cell_count(&chf, c));
-            chf.link[d][a] = b;
-            chf.link[(d + 2) & 3][b] = a;
+            op_test_set_link(&chf, d, a, b);
+            op_test_set_link(&chf, (d + 2) & 3, b, a);
         }
         op_mutual_links_scalar(&chf, chf.mutual, 0, n);
         check(&chf, chf.area, NULL, "floors");

@@ -50,9 +50,9 @@ static int want_bit(const op_chf *chf, const uint32_t *region, uint32_t s)
     if (chf->area[s] == 0)
         return 1;
     const uint8_t ms = chf->mutual[s];
-    if ((ms & 1) && region[chf->link[0][s]] != r)
+    if ((ms & 1) && region[op_chf_link(chf, 0, s)] != r)
         return 1;
-    return (ms & 8) && region[chf->link[3][s]] != r;
+    return (ms & 8) && region[op_chf_link(chf, 3, s)] != r;
 }
 
 static void check_range(const op_chf *chf, const uint32_t *region, uint32_t begin, uint32_t end,
@@ -197,13 +197,14 @@ static void attack(op_chf *chf, uint32_t *reg, op_rng *r, int kind)
             /* a -x or -z link moved to a random span (or an end), mutual bit on */
             const uint32_t t = k == 0 ? 0 : k == 1 ? n - 1 : op_rng_below(r, n);
             const int d = op_rng_below(r, 2) ? 3 : 0;
-            chf->link[d][s] = t;
+            op_test_set_link(chf, d, s, t);
             chf->mutual[s] |= (uint8_t)(1u << d);
         }
         if (kind & 2 && k >= 3 && k < 6) {
             /* region 0 with mutual bits and no links: must read no link */
             reg[s] = 0;
-            chf->link[0][s] = chf->link[3][s] = OP_NO_LINK;
+            op_test_set_link(chf, 0, s, OP_NO_LINK);
+            op_test_set_link(chf, 3, s, OP_NO_LINK);
             chf->mutual[s] |= 9;
         }
         if (kind & 4 && k >= 6 && k < 8)

@@ -202,10 +202,10 @@ static void compare_links(op_chf *chf, const char *tag)
                 k.spans.link_row(chf, z, with ? mv : NULL);
             for (int dd = 0; dd < 4; dd++)
                 for (uint32_t s = 0; s < n; s++)
-                    if (chf->link[dd][s] != ref[dd][s])
+                    if (op_chf_link(chf, dd, s) != ref[dd][s])
                         fail_msg("link_row %s (mutual %d), %s: link[%d][%u] = %u, scalar %u",
                                  op_isa_name(variants[vi]), with, tag, dd, s,
-                                 chf->link[dd][s], ref[dd][s]);
+                                 op_chf_link(chf, dd, s), ref[dd][s]);
             for (uint32_t s = 0; s <= n; s++)
                 if (mv[s] != (with && s < n ? mref[s] : 0x5A))
                     fail_msg("link_row %s (mutual %d), %s: mutual[%u] = %#x, scalar %#x",

@@ -32,7 +32,7 @@ static uint32_t old_filter(const op_chf *chf, uint32_t *region, uint32_t maxid, 
         for (int d = 0; d < 4; d++) {
             if (!(chf->mutual[s] >> d & 1))
                 continue;
-            const uint32_t t = region[chf->link[d][s]];
+            const uint32_t t = region[op_chf_link(chf, d, s)];
             if (t != 0 && t != r)
                 flag[r] = 1;
         }
@@ -72,7 +72,7 @@ static uint32_t old_filter(const op_chf *chf, uint32_t *region, uint32_t maxid, 
                     for (int d = 0; d < 4; d++) {
                         if (!(chf->mutual[s] >> d & 1))
                             continue;
-                        const uint32_t t = chf->link[d][s], q = region[t];
+                        const uint32_t t = op_chf_link(chf, d, s), q = region[t];
                         if (q == 0 || q == BR || q == r || chf->area[t] != ra)
                             continue;
                         if (cnt[q]++ == 0)
@@ -145,7 +145,7 @@ static void random_regions(const op_chf *chf, op_rng *r, uint32_t maxid, uint32_
             const int d = (int)op_rng_below(r, 4);
             if (!region[s] || !(chf->mutual[s] >> d & 1) || op_rng_below(r, 10) < 2)
                 continue;
-            const uint32_t q = region[chf->link[d][s]];
+            const uint32_t q = region[op_chf_link(chf, d, s)];
             if (q)
                 region[s] = q;
         }
@@ -250,8 +250,8 @@ static void test_monotone_skipping_links(void **state)
     grid_chf(&ctx, &chf, 6, 3, rows);
     for (uint32_t x = 0; x < 6; x++) {
         const uint32_t s = grid_span(&chf, x, 1);
-        chf.link[0][s] = x >= 2 ? grid_span(&chf, x - 2, 1) : OP_NO_LINK;
-        chf.link[2][s] = x + 2 < 6 ? grid_span(&chf, x + 2, 1) : OP_NO_LINK;
+        op_test_set_link(&chf, 0, s, x >= 2 ? grid_span(&chf, x - 2, 1) : OP_NO_LINK);
+        op_test_set_link(&chf, 2, s, x + 2 < 6 ? grid_span(&chf, x + 2, 1) : OP_NO_LINK);
     }
     op_chf_build_mutual(&ctx, &chf);
     uint32_t a[18], b[18], ca, cb;

@@ -271,7 +271,7 @@ static void test_layer_assignment(void **state)
             for (int d = 0; d < 4; d++) {
                 if (!(chf.mutual[i] >> d & 1))
                     continue;
-                const uint32_t t = chf.link[d][i];
+                const uint32_t t = op_chf_link(&chf, d, i);
                 /* maximal components: linked, same area and layer -> same region */
                 if (chf.area[t] == chf.area[i] && sl[t] == sl[i])
                     assert_int_equal(lf[t], lf[i]);

@@ -23,7 +23,7 @@ static void init_band(const op_chf *chf, uint32_t *region)
 
 static uint32_t nb(const op_chf *chf, uint32_t s, int d)
 {
-    return (chf->mutual[s] >> d & 1) ? chf->link[d][s] : OP_NO_LINK;
+    return (chf->mutual[s] >> d & 1) ? op_chf_link(chf, d, s) : OP_NO_LINK;
 }
 
 /* §2 with §9.2's equivalent reading: rounds over all unassigned level spans. */

@@ -163,11 +163,11 @@ static void test_watershed_one_way(void **state)
         chf.area[s] = 1;
     chf.y[0] = 0, chf.y[1] = 0, chf.y[2] = 5, chf.y[3] = 5;
     chf.h[0] = 255, chf.h[1] = 3, chf.h[2] = 255, chf.h[3] = 255;
-    chf.link[2][0] = 1; /* A -> B */
-    chf.link[0][1] = 0; /* B -> A */
-    chf.link[0][2] = 0; /* C -> A (one-way) */
-    chf.link[2][2] = 3; /* C -> D */
-    chf.link[0][3] = 2; /* D -> C */
+    op_test_set_link(&chf, 2, 0, 1); /* A -> B */
+    op_test_set_link(&chf, 0, 1, 0); /* B -> A */
+    op_test_set_link(&chf, 0, 2, 0); /* C -> A (one-way) */
+    op_test_set_link(&chf, 2, 2, 3); /* C -> D */
+    op_test_set_link(&chf, 0, 3, 2); /* D -> C */
     op_chf_build_mutual(&ctx, &chf);
     assert_int_equal(chf.mutual[2] & 1, 0);
     const uint32_t dist[4] = {5, 1, 5, 1};

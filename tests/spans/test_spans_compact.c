@@ -87,30 +87,30 @@ static void test_links(void **state)
     assert_int_equal(op_build_compact_heightfield(&op_test_ctx, &hf, 2, 3, &chf), OP_OK);
     assert_int_equal(chf.span_count, 3);
     const uint32_t a1 = 0, a2 = 1, b1 = 2;
-    assert_int_equal(chf.link[2][a1], b1);
-    assert_int_equal(chf.link[2][a2], b1);
-    assert_int_equal(chf.link[0][b1], a1);
+    assert_int_equal(op_chf_link(&chf, 2, a1), b1);
+    assert_int_equal(op_chf_link(&chf, 2, a2), b1);
+    assert_int_equal(op_chf_link(&chf, 0, b1), a1);
     assert_int_equal(chf.mutual[a1], 1u << 2);
     assert_int_equal(chf.mutual[a2], 0); /* one-way */
     assert_int_equal(chf.mutual[b1], 1u << 0);
     for (uint32_t s = 0; s < 3; s++) {
-        assert_int_equal(chf.link[1][s], OP_NO_LINK); /* off-grid */
-        assert_int_equal(chf.link[3][s], OP_NO_LINK);
+        assert_int_equal(op_chf_link(&chf, 1, s), OP_NO_LINK); /* off-grid */
+        assert_int_equal(op_chf_link(&chf, 3, s), OP_NO_LINK);
     }
-    assert_int_equal(chf.link[0][a1], OP_NO_LINK);
-    assert_int_equal(chf.link[2][b1], OP_NO_LINK);
+    assert_int_equal(op_chf_link(&chf, 0, a1), OP_NO_LINK);
+    assert_int_equal(op_chf_link(&chf, 2, b1), OP_NO_LINK);
     op_chf_free(&chf);
     /* Climb 1: a1–b1 step 2 > 1 → no link at all. Height 3: overlap 2 < 3 for a1–b1,
      * a2–b1 step 3 within climb 3 → b1 links to a2 now, mutually. */
     assert_int_equal(op_build_compact_heightfield(&op_test_ctx, &hf, 2, 1, &chf), OP_OK);
     for (uint32_t s = 0; s < 3; s++)
         for (int d = 0; d < 4; d++)
-            assert_int_equal(chf.link[d][s], OP_NO_LINK);
+            assert_int_equal(op_chf_link(&chf, d, s), OP_NO_LINK);
     op_chf_free(&chf);
     assert_int_equal(op_build_compact_heightfield(&op_test_ctx, &hf, 3, 3, &chf), OP_OK);
-    assert_int_equal(chf.link[2][a1], OP_NO_LINK);
-    assert_int_equal(chf.link[2][a2], b1);
-    assert_int_equal(chf.link[0][b1], a2);
+    assert_int_equal(op_chf_link(&chf, 2, a1), OP_NO_LINK);
+    assert_int_equal(op_chf_link(&chf, 2, a2), b1);
+    assert_int_equal(op_chf_link(&chf, 0, b1), a2);
     assert_int_equal(chf.mutual[a2], 1u << 2);
     assert_int_equal(chf.mutual[b1], 1u << 0);
     op_chf_free(&chf);
@@ -128,10 +128,10 @@ static void test_links(void **state)
     const uint32_t c = chf.cell_first[1 + 1 * 3];
     const uint32_t ny[4] = {10, 11, 9, 12};
     for (int d = 0; d < 4; d++) {
-        const uint32_t t = chf.link[d][c];
+        const uint32_t t = op_chf_link(&chf, d, c);
         assert_int_not_equal(t, OP_NO_LINK);
         assert_int_equal(chf.y[t], ny[d]);
-        assert_int_equal(chf.link[(d + 2) & 3][t], c);
+        assert_int_equal(op_chf_link(&chf, (d + 2) & 3, t), c);
     }
     assert_int_equal(chf.mutual[c], 0xf);
     op_chf_free(&chf);
@@ -157,11 +157,11 @@ static void test_300_spans(void **state)
     for (uint32_t i = 0; i < 300; i++) {
         const uint32_t s = chf.cell_first[0] + i, t = chf.cell_first[1] + i;
         assert_int_equal(chf.h[s], i == 299 ? 255 : 2);
-        assert_int_equal(chf.link[2][s], t);
-        assert_int_equal(chf.link[0][t], s);
+        assert_int_equal(op_chf_link(&chf, 2, s), t);
+        assert_int_equal(op_chf_link(&chf, 0, t), s);
         assert_int_equal(chf.mutual[s], 1u << 2);
     }
-    assert_true(chf.link[2][chf.cell_first[0] + 299] - chf.cell_first[1] > 255);
+    assert_true(op_chf_link(&chf, 2, chf.cell_first[0] + 299) - chf.cell_first[1] > 255);
     op_chf_free(&chf);
     op_heightfield_free(&hf);
 }

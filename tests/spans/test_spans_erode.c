@@ -22,10 +22,10 @@ static uint64_t orders_differ(const op_chf *chf)
         for (int d = 0; d < 4; d++) {
             const int e = (d + 1) & 3;
             uint32_t c1 = OP_NO_LINK, c2 = OP_NO_LINK;
-            if (chf->mutual[s] >> d & 1 && chf->mutual[chf->link[d][s]] >> e & 1)
-                c1 = chf->link[e][chf->link[d][s]];
-            if (chf->mutual[s] >> e & 1 && chf->mutual[chf->link[e][s]] >> d & 1)
-                c2 = chf->link[d][chf->link[e][s]];
+            if (chf->mutual[s] >> d & 1 && chf->mutual[op_chf_link(chf, d, s)] >> e & 1)
+                c1 = op_chf_link(chf, e, op_chf_link(chf, d, s));
+            if (chf->mutual[s] >> e & 1 && chf->mutual[op_chf_link(chf, e, s)] >> d & 1)
+                c2 = op_chf_link(chf, d, op_chf_link(chf, e, s));
             n += c1 != OP_NO_LINK && c2 != OP_NO_LINK && c1 != c2;
         }
     return n;
@@ -45,7 +45,7 @@ static void check_erosion(op_ctx *ctx, const op_chf *chf, int radius, const char
                      e.area[s], want, dist[s]);
         /* Erosion changes areas only. */
         for (int d = 0; d < 4; d++)
-            assert_int_equal(e.link[d][s], chf->link[d][s]);
+            assert_int_equal(op_chf_link(&e, d, s), op_chf_link(chf, d, s));
         assert_int_equal(e.mutual[s], chf->mutual[s]);
     }
     free(dist);
@@ -164,18 +164,18 @@ static void twisted_field(op_ctx *ctx, op_chf *chf)
                 if (nx < 0 || nz < 0 || nx >= (int)W || nz >= (int)D)
                     continue;
                 const uint32_t nc = (uint32_t)nx + (uint32_t)nz * W;
-                chf->link[d][2 * c] = 2 * nc;
-                chf->link[d][2 * c + 1] = 2 * nc + 1;
+                op_test_set_link(chf, d, 2 * c, 2 * nc);
+                op_test_set_link(chf, d, 2 * c + 1, 2 * nc + 1);
             }
         }
 #define A(x, z) (2 * ((x) + (z)*W))
 #define B(x, z) (2 * ((x) + (z)*W) + 1)
-    chf->link[1][A(5, 4)] = B(5, 5);
-    chf->link[3][B(5, 5)] = A(5, 4);
-    chf->link[1][B(5, 4)] = A(5, 5);
-    chf->link[3][A(5, 5)] = B(5, 4);
-    chf->link[0][A(4, 4)] = OP_NO_LINK;
-    chf->link[2][A(3, 4)] = OP_NO_LINK;
+    op_test_set_link(chf, 1, A(5, 4), B(5, 5));
+    op_test_set_link(chf, 3, B(5, 5), A(5, 4));
+    op_test_set_link(chf, 1, B(5, 4), A(5, 5));
+    op_test_set_link(chf, 3, A(5, 5), B(5, 4));
+    op_test_set_link(chf, 0, A(4, 4), OP_NO_LINK);
+    op_test_set_link(chf, 2, A(3, 4), OP_NO_LINK);
 #undef A
 #undef B
     op_chf_build_mutual(ctx, chf);

@@ -98,10 +98,10 @@ static unsigned long assert_mutual_from_links(const op_chf *chf)
     for (uint32_t s = 0; s < chf->span_count; s++) {
         unsigned m = 0;
         for (int d = 0; d < 4; d++) {
-            const uint32_t t = chf->link[d][s];
-            if (t != OP_NO_LINK && chf->link[(d + 2) & 3][t] == s)
+            const uint32_t t = op_chf_link(chf, d, s);
+            if (t != OP_NO_LINK && op_chf_link(chf, (d + 2) & 3, t) == s)
                 m |= 1u << d;
-            oneway += t != OP_NO_LINK && chf->link[(d + 2) & 3][t] != s;
+            oneway += t != OP_NO_LINK && op_chf_link(chf, (d + 2) & 3, t) != s;
         }
         if (chf->mutual[s] != m)
             fail_msg("span %u: mutual %#x, from the links %#x", s, chf->mutual[s], m);
@@ -197,7 +197,7 @@ static void test_compact_links_rows_ahead(void **state)
             assert_int_equal(got.span_count, 5);
             assert_int_equal(got.cell_first[6], 5);
             assert_int_equal(op_chf_cell_count(&got, 3), 0);
-            assert_int_equal(got.link[1][1], OP_NO_LINK); /* (1, 0) -> the empty (1, 1) */
+            assert_int_equal(op_chf_link(&got, 1, 1), OP_NO_LINK); /* (1, 0) -> the empty (1, 1) */
             assert_int_equal(op_chf_copy(&ctx, &again, &got), OP_OK);
             assert_int_equal(op_chf_build_links(&ctx, &again), OP_OK);
             op_test_assert_same_chf(&again, &got);

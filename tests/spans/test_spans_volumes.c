@@ -112,7 +112,7 @@ static void test_order_and_obstacles(void **state)
     assert_int_equal(count_area(&chf, 5), 16 - 4 - 1);
     for (uint32_t s = 0; s < chf.span_count; s++) {
         for (int d = 0; d < 4; d++)
-            assert_int_equal(chf.link[d][s], ref.link[d][s]);
+            assert_int_equal(op_chf_link(&chf, d, s), op_chf_link(&ref, d, s));
         assert_int_equal(chf.mutual[s], ref.mutual[s]);
     }
     /* Reversed order: the first box wins the overlap. */

@@ -134,13 +134,13 @@ static uint64_t check_owned(const op_chf *solo, const op_chf *win, int32_t x0, i
                                         (uint32_t)((int64_t)lz + op_dir_dz(d)) * win->width;
                     const int64_t nx = gx + op_dir_dx(d), nz = gz + op_dir_dz(d);
                     if (nx < 0 || nz < 0 || nx >= solo->width || nz >= solo->depth) {
-                        assert_int_equal(win->link[d][a], OP_NO_LINK);
-                        assert_int_equal(solo->link[d][b], OP_NO_LINK);
+                        assert_int_equal(op_chf_link(win, d, a), OP_NO_LINK);
+                        assert_int_equal(op_chf_link(solo, d, b), OP_NO_LINK);
                         continue;
                     }
                     const uint32_t gn = (uint32_t)nx + (uint32_t)nz * solo->width;
-                    assert_int_equal(in_cell(win, ln, win->link[d][a]),
-                                     in_cell(solo, gn, solo->link[d][b]));
+                    assert_int_equal(in_cell(win, ln, op_chf_link(win, d, a)),
+                                     in_cell(solo, gn, op_chf_link(solo, d, b)));
                 }
                 spans++;
             }

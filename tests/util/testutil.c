@@ -132,13 +132,32 @@ const char *op_test_tmp_path(const char *suffix)
     return buf;
 }
 
+void op_test_set_link(op_chf *chf, int d, uint32_t s, uint32_t t)
+{
+    if (op_chf_set_link(NULL, chf, d, s, t) != OP_OK) {
+        fprintf(stderr, "op_chf_set_link(%d, %u, %u) failed\n", d, s, t);
+        abort();
+    }
+}
+
+int64_t op_test_links_diff(const op_chf *a, const op_chf *b, int *dir)
+{
+    for (uint32_t s = 0; s < a->span_count; s++)
+        for (int d = 0; d < 4; d++)
+            if (op_chf_link(a, d, s) != op_chf_link(b, d, s)) {
+                *dir = d;
+                return s;
+            }
+    return -1;
+}
+
 void op_test_brute_distance(const op_chf *chf, uint32_t *dist)
 {
     const uint32_t n = chf->span_count;
     for (uint32_t s = 0; s < n; s++) {
         int b = chf->area[s] == 0 || chf->mutual[s] != 0xf;
         for (int d = 0; d < 4 && !b; d++)
-            b = chf->area[chf->link[d][s]] == 0;
+            b = chf->area[op_chf_link(chf, d, s)] == 0;
         dist[s] = b ? 0 : UINT32_MAX;
     }
     for (int changed = 1; changed;) {
@@ -149,7 +168,7 @@ void op_test_brute_distance(const op_chf *chf, uint32_t *dist)
             for (int d = 0; d < 4; d++) {
                 if (!(chf->mutual[s] >> d & 1))
                     continue;
-                const uint32_t t = chf->link[d][s];
+                const uint32_t t = op_chf_link(chf, d, s);
                 if (dist[s] + 2 < dist[t]) {
                     dist[t] = dist[s] + 2;
                     changed = 1;
@@ -158,7 +177,7 @@ void op_test_brute_distance(const op_chf *chf, uint32_t *dist)
                     const int e = (d + (k ? 3 : 1)) & 3; /* d+1 and d-1: both orders */
                     if (!(chf->mutual[t] >> e & 1))
                         continue;
-                    const uint32_t u = chf->link[e][t];
+                    const uint32_t u = op_chf_link(chf, e, t);
                     if (dist[s] + 3 < dist[u]) {
                         dist[u] = dist[s] + 3;
                         changed = 1;

@@ -48,6 +48,13 @@ op_status op_random_chf(op_ctx *ctx, op_chf *chf, uint64_t seed, const op_random
  * Slow on purpose: it shares no code with the kernels it checks. */
 void op_test_brute_distance(const op_chf *chf, uint32_t *dist);
 
+/* op_chf_set_link that aborts the test on failure (an edit may allocate). */
+void op_test_set_link(op_chf *chf, int d, uint32_t s, uint32_t t);
+
+/* The first span whose link in some direction differs between a and b (same span_count),
+ * with that direction in *dir; -1 when every link is the same. */
+int64_t op_test_links_diff(const op_chf *a, const op_chf *b, int *dir);
+
 /* The context of a test program that shares one (scalar variant):
  *   cmocka_run_group_tests(tests, op_test_ctx_setup, op_test_ctx_teardown); */
 extern op_ctx op_test_ctx;
