@@ -158,11 +158,14 @@ typedef struct op_raster_kernels {
     void name(const op_heightfield *hf, uint32_t z, uint32_t x0, uint32_t x1,            \
               int32_t walkable_height, int32_t walkable_climb, int all3)
 /* The link rule (supplement §1.5) for the spans of row z of a compact heightfield:
- * link[d][s] for every direction (OP_NO_LINK off the grid); the cells and spans of rows
+ * link[d][s - r0] for every direction and span s of the row (r0 = cell_first[z·width],
+ * the row's first span; OP_NO_LINK off the grid), u32 span indices into the caller's
+ * buffers, which the caller stores in the field's layout; the cells and spans of rows
  * z - 1 .. z + 1 are in place. mutual != NULL: also mutual[s] for the row's spans (bit d
  * when link[d][s] = t and link[(d+2)&3][t] = s), from the cells alone; only for a field
  * whose cells own disjoint span ranges (spans/spans_internal.h, op_link_cells). */
-#define OP_LINK_ROW_FN(name) void name(op_chf *chf, uint32_t z, uint8_t *mutual)
+#define OP_LINK_ROW_FN(name) \
+    void name(const op_chf *chf, uint32_t z, uint8_t *mutual, uint32_t *const link[4])
 
 typedef OP_LEDGE_ROW_FN((*op_ledge_row_fn));
 typedef OP_LINK_ROW_FN((*op_link_row_fn));

@@ -10,7 +10,7 @@ void op_ledge_row_scalar(const op_heightfield *hf, uint32_t z, uint32_t x0, uint
     op_ledge_cells(hf, z, x0, x1, walkable_height, walkable_climb, all3);
 }
 
-void op_link_row_scalar(op_chf *chf, uint32_t z, uint8_t *mutual)
+OP_LINK_ROW_FN(op_link_row_scalar)
 {
-    op_link_cells(chf, z, 0, chf->width, mutual);
+    op_link_cells(chf, z, 0, chf->width, mutual, link);
 }

@@ -12,7 +12,7 @@
 
 void OP_FN(op_ledge_row)(const op_heightfield *hf, uint32_t z, uint32_t x0, uint32_t x1,
                          int32_t walkable_height, int32_t walkable_climb, int all3);
-void OP_FN(op_link_row)(op_chf *chf, uint32_t z, uint8_t *mutual);
+OP_LINK_ROW_FN(OP_FN(op_link_row));
 
 /* u16 lanes widened to u32, signed 32-bit compares and min/max. */
 #if OP_VEC_BITS == 512
@@ -218,9 +218,9 @@ OP_VINLINE __mmask16 pair_pass(__mmask16 valid, __m512i sy, __m512i stop, __m512
     return _mm512_mask_cmpge_epi32_mask(ok, dy, nwc);
 }
 
-OP_VINLINE void link_cell_pairs(op_chf *chf, uint32_t s0, uint32_t k, const uint32_t t0[4],
-                                const uint32_t m[4], uint8_t *mutual, __m512i whm1,
-                                __m512i vwc, __m512i nwc)
+OP_VINLINE void link_cell_pairs(const op_chf *chf, uint32_t s0, uint32_t k, const uint32_t t0[4],
+                                const uint32_t m[4], uint8_t *mutual, uint32_t *const link[4],
+                                uint32_t r0, __m512i whm1, __m512i vwc, __m512i nwc)
 {
     const __m512i vi = _mm512_loadu_si512((const void *)op_pair_i);
     const __m512i vj = _mm512_loadu_si512((const void *)op_pair_j);
@@ -249,10 +249,10 @@ OP_VINLINE void link_cell_pairs(op_chf *chf, uint32_t s0, uint32_t k, const uint
         const __mmask16 back =
             _mm512_mask_cmpeq_epi32_mask(_mm512_mask_cmpeq_epi32_mask(ok, lj, vj), li, vi);
         mv = _mm512_mask_or_epi32(mv, back, mv, _mm512_set1_epi32(1 << d));
-        const __m512i link = _mm512_mask_add_epi32(none, _mm512_cmplt_epi32_mask(lj, four), lj,
-                                                   _mm512_set1_epi32((int32_t)t0[d]));
-        _mm_mask_storeu_epi32(chf->link[d] + s0, kk,
-                              _mm512_castsi512_si128(_mm512_permutexvar_epi32(row0, link)));
+        const __m512i l = _mm512_mask_add_epi32(none, _mm512_cmplt_epi32_mask(lj, four), lj,
+                                                _mm512_set1_epi32((int32_t)t0[d]));
+        _mm_mask_storeu_epi32(link[d] + (s0 - r0), kk,
+                              _mm512_castsi512_si128(_mm512_permutexvar_epi32(row0, l)));
     }
     if (mutual) {
         mv = _mm512_or_si512(mv, _mm512_shuffle_epi32(mv, (_MM_PERM_ENUM)0x4e));
@@ -296,8 +296,9 @@ OP_VINLINE __m256i pair2_load_u8(const uint8_t *base, const uint32_t t0[4], cons
     return _mm256_cvtepu8_epi32(_mm_unpacklo_epi32(lo, hi));
 }
 
-OP_VINLINE void link_cell_pairs2(op_chf *chf, uint32_t s0, uint32_t k, const uint32_t t0[4],
-                                 const uint32_t m[4], uint8_t *mutual, __m512i whm1,
+OP_VINLINE void link_cell_pairs2(const op_chf *chf, uint32_t s0, uint32_t k,
+                                 const uint32_t t0[4], const uint32_t m[4], uint8_t *mutual,
+                                 uint32_t *const link[4], uint32_t r0, __m512i whm1,
                                  __m512i vwc, __m512i nwc)
 {
     const __m512i vi = _mm512_loadu_si512((const void *)op_pair2_i);
@@ -324,15 +325,15 @@ OP_VINLINE void link_cell_pairs2(op_chf *chf, uint32_t s0, uint32_t k, const uin
     const __m512i vt0 = _mm512_permutexvar_epi32(
         _mm512_loadu_si512((const void *)op_pair2_d),
         _mm512_castsi128_si512(_mm_loadu_si128((const void *)t0)));
-    const __m512i link = _mm512_mask_add_epi32(none, _mm512_cmplt_epi32_mask(lj, two), lj, vt0);
+    const __m512i l = _mm512_mask_add_epi32(none, _mm512_cmplt_epi32_mask(lj, two), lj, vt0);
     const __m512i row0 = _mm512_loadu_si512((const void *)op_pair2_row0);
-    const __m512i l8 = _mm512_permutexvar_epi32(row0, link); /* lanes 2d + i */
+    const __m512i l8 = _mm512_permutexvar_epi32(row0, l); /* lanes 2d + i */
     const __m128i l01 = _mm512_castsi512_si128(l8), l23 = _mm512_extracti32x4_epi32(l8, 1);
     const __mmask8 kk = (__mmask8)((1u << k) - 1);
-    _mm_mask_storeu_epi32(chf->link[0] + s0, kk, l01);
-    _mm_mask_storeu_epi32(chf->link[1] + s0, kk, _mm_unpackhi_epi64(l01, l01));
-    _mm_mask_storeu_epi32(chf->link[2] + s0, kk, l23);
-    _mm_mask_storeu_epi32(chf->link[3] + s0, kk, _mm_unpackhi_epi64(l23, l23));
+    _mm_mask_storeu_epi32(link[0] + (s0 - r0), kk, l01);
+    _mm_mask_storeu_epi32(link[1] + (s0 - r0), kk, _mm_unpackhi_epi64(l01, l01));
+    _mm_mask_storeu_epi32(link[2] + (s0 - r0), kk, l23);
+    _mm_mask_storeu_epi32(link[3] + (s0 - r0), kk, _mm_unpackhi_epi64(l23, l23));
     if (mutual) {
         const __mmask16 back =
             _mm512_mask_cmpeq_epi32_mask(_mm512_mask_cmpeq_epi32_mask(ok, lj, vj), li, vi);
@@ -354,13 +355,15 @@ OP_VINLINE void link_cell_pairs2(op_chf *chf, uint32_t s0, uint32_t k, const uin
  * lane that a lower span of the cell also passed links back to that lower span. A cell
  * whose neighbour holds more than VW spans, or whose loads would leave the arrays, takes
  * the scalar code. */
-static void link_cells_lanes(op_chf *chf, uint32_t z, uint32_t xa, uint32_t xb, uint8_t *mutual,
-                             vu32 whm1, vu32 vwc, vu32 nwc)
+static void link_cells_lanes(const op_chf *chf, uint32_t z, uint32_t xa, uint32_t xb,
+                             uint8_t *mutual, uint32_t *const link[4], vu32 whm1, vu32 vwc,
+                             vu32 nwc)
 {
     const uint32_t w = chf->width, n = chf->span_count;
     const uint32_t *cf = chf->cell_first; /* cell c: [cf[c], cf[c + 1]) */
     const uint16_t *Y = chf->y;
     const uint8_t *H = chf->h;
+    const uint32_t r0 = cf[(size_t)z * w]; /* link[d][s - r0] */
     for (uint32_t x = xa; x < xb; x++) {
         const size_t c = (size_t)x + (size_t)z * w;
         const uint32_t s0 = cf[c], s1 = cf[c + 1];
@@ -373,11 +376,11 @@ static void link_cells_lanes(op_chf *chf, uint32_t z, uint32_t xa, uint32_t xb, 
             const uint32_t mp[4] = {s0 - t0p[0], cf[nc[1] + 1] - t0p[1], cf[nc[2] + 1] - s1,
                                     cf[nc[3] + 1] - t0p[3]};
             if ((s1 - s0 <= 2) & (mp[0] <= 2) & (mp[1] <= 2) & (mp[2] <= 2) & (mp[3] <= 2)) {
-                link_cell_pairs2(chf, s0, s1 - s0, t0p, mp, mutual, whm1, vwc, nwc);
+                link_cell_pairs2(chf, s0, s1 - s0, t0p, mp, mutual, link, r0, whm1, vwc, nwc);
                 continue;
             }
             if ((s1 - s0 <= 4) & (mp[0] <= 4) & (mp[1] <= 4) & (mp[2] <= 4) & (mp[3] <= 4)) {
-                link_cell_pairs(chf, s0, s1 - s0, t0p, mp, mutual, whm1, vwc, nwc);
+                link_cell_pairs(chf, s0, s1 - s0, t0p, mp, mutual, link, r0, whm1, vwc, nwc);
                 continue;
             }
         }
@@ -391,7 +394,7 @@ static void link_cells_lanes(op_chf *chf, uint32_t z, uint32_t xa, uint32_t xb, 
             valid[d] = (uint32_t)((1ull << (m <= VW ? m : 0)) - 1);
         }
         if (!fits) {
-            op_link_cells(chf, z, x, x + 1, mutual);
+            op_link_cells(chf, z, x, x + 1, mutual, link);
             continue;
         }
         vu32 ty[4], ttop[4];
@@ -411,7 +414,7 @@ static void link_cells_lanes(op_chf *chf, uint32_t z, uint32_t xa, uint32_t xb, 
                 const vu32 ok = v_andnot(v_or(v_gt(dy, vwc), v_gt(nwc, dy)), v_gt(gap, whm1));
                 const uint32_t bits = v_nz(ok) & valid[d];
                 const uint32_t low = bits & (0u - bits);
-                chf->link[d][s] = bits ? t0[d] + (uint32_t)__builtin_ctz(bits) : OP_NO_LINK;
+                link[d][s - r0] = bits ? t0[d] + (uint32_t)__builtin_ctz(bits) : OP_NO_LINK;
                 mb |= (unsigned)(low && !(below[d] & low)) << d;
                 below[d] |= bits;
             }
@@ -494,8 +497,9 @@ OP_VINLINE __m512i load_spread_u8(const uint8_t *p, __mmask16 has)
  * A link needs spans on both sides, and with one span each it is mutual. The lanes of
  * cells that hold a span are compressed back to the cell's spans [s, s + k) and stored
  * with a mask: nothing else is read or written. */
-static void link_run01(op_chf *chf, size_t c, size_t w, __mmask16 run, uint8_t *mutual,
-                       __m512i whm1, __m512i vwc, __m512i nwc)
+static void link_run01(const op_chf *chf, size_t c, size_t w, __mmask16 run, uint8_t *mutual,
+                       uint32_t *const link[4], uint32_t r0, __m512i whm1, __m512i vwc,
+                       __m512i nwc)
 {
     const uint32_t *cf = chf->cell_first;
     const __m512i one = _mm512_set1_epi32(1), none = _mm512_set1_epi32((int)OP_NO_LINK);
@@ -519,7 +523,7 @@ static void link_run01(op_chf *chf, size_t c, size_t w, __mmask16 run, uint8_t *
         const __m512i l =
             _mm512_mask_mov_epi32(none, ok, _mm512_loadu_si512((const void *)(cf + nc[d])));
         mb = _mm512_mask_or_epi32(mb, ok, mb, _mm512_set1_epi32(1 << d));
-        _mm512_mask_storeu_epi32(chf->link[d] + s, km, _mm512_maskz_compress_epi32(self, l));
+        _mm512_mask_storeu_epi32(link[d] + (s - r0), km, _mm512_maskz_compress_epi32(self, l));
     }
     if (mutual)
         _mm_mask_storeu_epi8(mutual + s, km,
@@ -527,11 +531,11 @@ static void link_run01(op_chf *chf, size_t c, size_t w, __mmask16 run, uint8_t *
 }
 #endif
 
-void OP_FN(op_link_row)(op_chf *chf, uint32_t z, uint8_t *mutual)
+OP_LINK_ROW_FN(OP_FN(op_link_row))
 {
     const uint32_t w = chf->width, dpt = chf->depth;
     if (z == 0 || z + 1 >= dpt || w < 3) {
-        op_link_cells(chf, z, 0, w, mutual);
+        op_link_cells(chf, z, 0, w, mutual, link);
         return;
     }
     const int32_t wh = chf->walkable_height, wc = chf->walkable_climb;
@@ -542,7 +546,8 @@ void OP_FN(op_link_row)(op_chf *chf, uint32_t z, uint8_t *mutual)
     const vu32 iota = v_iota(), whm1 = v_set1((uint32_t)(wh - 1)), vwc = v_set1((uint32_t)wc);
     const vu32 nwc = v_set1((uint32_t)-wc), none = v_set1(OP_NO_LINK);
     const vu32 bit[4] = {v_set1(1), v_set1(2), v_set1(4), v_set1(8)};
-    op_link_cells(chf, z, 0, 1, mutual); /* the first cell: -x is off the grid */
+    const uint32_t r0 = cf[(size_t)z * w]; /* link[d][s - r0] */
+    op_link_cells(chf, z, 0, 1, mutual, link); /* the first cell: -x is off the grid */
     uint32_t x = 1;
     while (x < w - 1) {
         const size_t c = (size_t)x + (size_t)z * w;
@@ -564,12 +569,13 @@ void OP_FN(op_link_row)(op_chf *chf, uint32_t z, uint8_t *mutual)
                 const uint32_t m01 = lanes_01(cf, c, w);
                 const uint32_t r01 = m01 == OP_ALL_LANES ? VW : (uint32_t)__builtin_ctz(~m01);
                 if (r01 > 0) {
-                    link_run01(chf, c, w, (__mmask16)((1u << r01) - 1), mutual, whm1, vwc, nwc);
+                    link_run01(chf, c, w, (__mmask16)((1u << r01) - 1), mutual, link, r0, whm1,
+                               vwc, nwc);
                     x += r01;
                     continue;
                 }
                 link_cells_lanes(chf, z, x, x + (m01 ? (uint32_t)__builtin_ctz(m01) : VW),
-                                 mutual, whm1, vwc, nwc);
+                                 mutual, link, whm1, vwc, nwc);
                 x += m01 ? (uint32_t)__builtin_ctz(m01) : VW;
                 continue;
             }
@@ -591,9 +597,9 @@ void OP_FN(op_link_row)(op_chf *chf, uint32_t z, uint8_t *mutual)
                     /* One span per cell on both sides: every link is mutual. */
                     mb = v_or(mb, v_and(ok, bit[d]));
                     if (run == VW)
-                        v_store(chf->link[d] + s, l);
+                        v_store(link[d] + (s - r0), l);
                     else /* only the run's own spans: the rest may be another row's */
-                        store_run(chf->link[d] + s, l, run);
+                        store_run(link[d] + (s - r0), l, run);
                 }
                 if (mutual) {
                     if (run == VW)
@@ -609,9 +615,9 @@ void OP_FN(op_link_row)(op_chf *chf, uint32_t z, uint8_t *mutual)
         } else {
             scalar_cells = w - 1 - x;
         }
-        link_cells_lanes(chf, z, x, x + scalar_cells, mutual, whm1, vwc, nwc);
+        link_cells_lanes(chf, z, x, x + scalar_cells, mutual, link, whm1, vwc, nwc);
         x += scalar_cells;
     }
-    op_link_cells(chf, z, w - 1, w, mutual); /* the last cell: +x is off the grid */
+    op_link_cells(chf, z, w - 1, w, mutual, link); /* the last cell: +x is off the grid */
     op_simd_leave();
 }

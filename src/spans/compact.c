@@ -179,7 +179,7 @@ static void compact_rows(const op_kernels *k, const op_heightfield *hf, op_chf *
         /* Row z's links write below idx (the end of row z + 2). */
         while (faulted < idx)
             faulted = prefault_links(out, faulted);
-        k->spans.link_row(out, z, out->mutual);
+        op_chf_link_rows(k, out, z, z + 1, out->mutual);
     }
 }
 
@@ -375,7 +375,7 @@ op_status op_build_compact_heightfield(op_ctx *ctx, const op_heightfield *hf,
                     if (pass == 0)
                         fill_row(hf, out, z, row_first[z]);
                     else
-                        k->spans.link_row(out, z, out->mutual);
+                        op_chf_link_rows(k, out, z, z + 1, out->mutual);
                 }
             }
             /* cell_first[width·depth] = span_count since op_chf_alloc_uninit. */

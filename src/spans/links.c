@@ -6,8 +6,13 @@
 void op_chf_link_rows(const op_kernels *k, op_chf *chf, uint32_t z0, uint32_t z1,
                       uint8_t *mutual)
 {
-    for (uint32_t z = z0; z < z1; z++)
-        k->spans.link_row(chf, z, mutual);
+    for (uint32_t z = z0; z < z1; z++) {
+        /* The kernel writes u32 span indices per row; they are the layout here. */
+        const uint32_t r0 = chf->cell_first[(size_t)z * chf->width];
+        uint32_t *const link[4] = {chf->link[0] + r0, chf->link[1] + r0, chf->link[2] + r0,
+                                   chf->link[3] + r0};
+        k->spans.link_row(chf, z, mutual, link);
+    }
 }
 
 op_status op_chf_build_links(op_ctx *ctx, op_chf *chf)

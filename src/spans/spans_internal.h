@@ -181,21 +181,22 @@ static inline int op_link_pass(int32_t sy, int32_t stop, int32_t ty, int32_t tto
  * the rule's, in the same bottom-up order, so the first match is the same span. A cell of
  * one span whose neighbour holds one span (most of an open world) takes the test directly.
  *
+ * link[d][s - r0] (r0 = cell_first[z·width]): the link of span s in direction d.
  * mutual (NULL: not written): bit d of mutual[s] when link[d][s] = t and link[(d+2)&3][t]
  * = s, from this row alone. t's link back is the lowest span u of s's cell with the test
  * (u, t) (the test is symmetric), so the bit is set exactly when no span of s's cell below
  * s passes with t; a span alone in its cell has every link mutual. Valid for a field whose
  * cells own disjoint span ranges (cell_first a prefix sum, as compaction builds it; it is
  * read up to cell_first[c + width + 1] for the cells of row z). */
-static inline void op_link_cells(op_chf *chf, uint32_t z, uint32_t xa, uint32_t xb,
-                                 uint8_t *mutual)
+static inline void op_link_cells(const op_chf *chf, uint32_t z, uint32_t xa, uint32_t xb,
+                                 uint8_t *mutual, uint32_t *const link[4])
 {
     const int32_t wh = chf->walkable_height, wc = chf->walkable_climb;
     const uint32_t w = chf->width, dpt = chf->depth;
     const uint32_t *cf = chf->cell_first; /* cell c: [cf[c], cf[c + 1]) */
     const uint16_t *Y = chf->y;
     const uint8_t *H = chf->h;
-    uint32_t *const link[4] = {chf->link[0], chf->link[1], chf->link[2], chf->link[3]};
+    const uint32_t r0 = cf[(size_t)z * w]; /* link[d][s - r0] */
     for (uint32_t x = xa; x < xb; x++) {
         const size_t c = (size_t)x + (size_t)z * w;
         const uint32_t s0 = cf[c], s1 = cf[c + 1];
@@ -239,7 +240,7 @@ static inline void op_link_cells(op_chf *chf, uint32_t z, uint32_t xa, uint32_t 
                         }
                     }
                 }
-                link[d][s0] = found;
+                link[d][s0 - r0] = found;
                 m |= (unsigned)(found != OP_NO_LINK) << d;
             }
             if (mutual)
@@ -258,7 +259,7 @@ static inline void op_link_cells(op_chf *chf, uint32_t z, uint32_t xa, uint32_t 
                         break;
                     }
                 }
-                link[d][s] = found;
+                link[d][s - r0] = found;
                 if (found == OP_NO_LINK || !mutual)
                     continue;
                 /* Mutual unless a span of this cell below s passes with found. */

@@ -158,20 +158,32 @@ static void edge_chf(op_chf *chf, uint64_t seed, uint32_t w, uint32_t d, uint32_
  * mutual bits (links and bits compared) and without (links compared, the bits' buffer
  * untouched). Link and mutual arrays are pre-filled with sentinels, so an unwritten slot
  * differs. tag: the field, for a failure. */
+/* Every row of chf by fn, the links into buf[d][s] (u32 span indices). */
+static void link_rows(op_link_row_fn fn, const op_chf *chf, uint8_t *mutual, uint32_t *buf[4])
+{
+    for (uint32_t z = 0; z < chf->depth; z++) {
+        const uint32_t r0 = chf->cell_first[(size_t)z * chf->width];
+        uint32_t *const row[4] = {buf[0] + r0, buf[1] + r0, buf[2] + r0, buf[3] + r0};
+        fn(chf, z, mutual, row);
+    }
+}
+
 static void compare_links(op_chf *chf, const char *tag)
 {
-    const uint32_t n = chf->span_count, d = chf->depth;
-    uint32_t *ref[4];
+    const uint32_t n = chf->span_count;
+    uint32_t *ref[4], *got[4];
     uint8_t *mref = malloc((size_t)n + 1), *mder = malloc((size_t)n + 1);
     uint8_t *mv = malloc((size_t)n + 1);
     memset(mref, 0xA5, (size_t)n + 1);
-    for (int dd = 0; dd < 4; dd++)
-        memset(chf->link[dd], 0xA5, (size_t)n * 4);
-    for (uint32_t z = 0; z < d; z++)
-        op_link_row_scalar(chf, z, mref);
     for (int dd = 0; dd < 4; dd++) {
         ref[dd] = malloc((size_t)n * 4 + 4);
-        memcpy(ref[dd], chf->link[dd], (size_t)n * 4);
+        got[dd] = malloc((size_t)n * 4 + 4);
+        memset(ref[dd], 0xA5, (size_t)n * 4);
+    }
+    link_rows(op_link_row_scalar, chf, mref, ref);
+    for (int dd = 0; dd < 4; dd++) {
+        for (uint32_t s = 0; s < n; s++)
+            op_test_set_link(chf, dd, s, ref[dd][s]); /* for op_mutual_links_scalar */
         for (uint32_t s = 0; s < n; s++) {
             g_linked += ref[dd][s] != OP_NO_LINK;
             g_unlinked += ref[dd][s] == OP_NO_LINK;
@@ -185,27 +197,25 @@ static void compare_links(op_chf *chf, const char *tag)
                      s, mref[s], mder[s]);
     /* The scalar twin without mutual bits: the same links. */
     for (int dd = 0; dd < 4; dd++)
-        memset(chf->link[dd], 0x3C, (size_t)n * 4);
-    for (uint32_t z = 0; z < d; z++)
-        op_link_row_scalar(chf, z, NULL);
+        memset(got[dd], 0x3C, (size_t)n * 4);
+    link_rows(op_link_row_scalar, chf, NULL, got);
     for (int dd = 0; dd < 4; dd++)
-        if (memcmp(chf->link[dd], ref[dd], (size_t)n * 4) != 0)
+        if (memcmp(got[dd], ref[dd], (size_t)n * 4) != 0)
             fail_msg("link_row scalar without mutual, %s: link[%d] differs", tag, dd);
     for (int vi = 0; vi < variant_count; vi++) {
         op_kernels k;
         op_kernels_init(&k, variants[vi], op_isa_flags(variants[vi]));
         for (int with = 0; with < 2; with++) {
             for (int dd = 0; dd < 4; dd++)
-                memset(chf->link[dd], 0x5A, (size_t)n * 4);
+                memset(got[dd], 0x5A, (size_t)n * 4 + 4);
             memset(mv, 0x5A, (size_t)n + 1);
-            for (uint32_t z = 0; z < d; z++)
-                k.spans.link_row(chf, z, with ? mv : NULL);
+            link_rows(k.spans.link_row, chf, with ? mv : NULL, got);
             for (int dd = 0; dd < 4; dd++)
-                for (uint32_t s = 0; s < n; s++)
-                    if (op_chf_link(chf, dd, s) != ref[dd][s])
+                for (uint32_t s = 0; s <= n; s++)
+                    if (got[dd][s] != (s < n ? ref[dd][s] : 0x5A5A5A5Au))
                         fail_msg("link_row %s (mutual %d), %s: link[%d][%u] = %u, scalar %u",
-                                 op_isa_name(variants[vi]), with, tag, dd, s,
-                                 op_chf_link(chf, dd, s), ref[dd][s]);
+                                 op_isa_name(variants[vi]), with, tag, dd, s, got[dd][s],
+                                 s < n ? ref[dd][s] : 0x5A5A5A5Au);
             for (uint32_t s = 0; s <= n; s++)
                 if (mv[s] != (with && s < n ? mref[s] : 0x5A))
                     fail_msg("link_row %s (mutual %d), %s: mutual[%u] = %#x, scalar %#x",
@@ -214,8 +224,10 @@ static void compare_links(op_chf *chf, const char *tag)
         }
         compared[variants[vi]][1]++;
     }
-    for (int dd = 0; dd < 4; dd++)
+    for (int dd = 0; dd < 4; dd++) {
         free(ref[dd]);
+        free(got[dd]);
+    }
     free(mref);
     free(mder);
     free(mv);
