@@ -109,8 +109,8 @@ void op_chf_links_get(const op_chf *chf, int d, uint32_t s0, uint32_t n, uint32_
 op_status op_chf_set_link(op_ctx *ctx, op_chf *chf, int d, uint32_t s, uint32_t t)
 {
     if (d < 0 || d > 3 || s >= chf->span_count)
-        return op_fail(ctx, OP_INVALID_ARGUMENT, "link %d of span %u: out of range (%u spans)",
-                       d, s, chf->span_count);
+        return op_fail(ctx, OP_INVALID_ARGUMENT, "link %d of span %u: out of range (%u spans)", d,
+                       s, chf->span_count);
     chf->link[d][s] = t;
     return OP_OK;
 }

@@ -12,7 +12,7 @@ int op_distance_is_boundary(const op_chf *chf, const uint8_t *area, uint32_t s)
     if (area[s] == 0 || chf->mutual[s] != 0xf)
         return 1;
     for (int d = 0; d < 4; d++)
-        if (area[chf->link[d][s]] == 0)
+        if (area[op_chf_link(chf, d, s)] == 0)
             return 1;
     return 0;
 }
@@ -57,7 +57,7 @@ int op_distance_field_scalar(const op_chf *chf, const uint8_t *area, uint32_t *d
             for (int d = 0; d < 4; d++) {
                 if (!(ms >> d & 1))
                     continue;
-                const uint32_t t = chf->link[d][s];
+                const uint32_t t = op_chf_link(chf, d, s);
                 if (d32 + 2 < dist[t]) {
                     dist[t] = d32 + 2;
                     const int nb = (b + 2) & 3;
@@ -68,14 +68,14 @@ int op_distance_field_scalar(const op_chf *chf, const uint8_t *area, uint32_t *d
                 const int d1 = (d + 1) & 3;
                 uint32_t c[2] = {OP_NO_LINK, OP_NO_LINK};
                 if (ms >> d & 1) {
-                    const uint32_t a = chf->link[d][s];
+                    const uint32_t a = op_chf_link(chf, d, s);
                     if (mutual[a] >> d1 & 1)
-                        c[0] = chf->link[d1][a];
+                        c[0] = op_chf_link(chf, d1, a);
                 }
                 if (ms >> d1 & 1) {
-                    const uint32_t a = chf->link[d1][s];
+                    const uint32_t a = op_chf_link(chf, d1, s);
                     if (mutual[a] >> d & 1)
-                        c[1] = chf->link[d][a];
+                        c[1] = op_chf_link(chf, d, a);
                 }
                 for (int k = 0; k < 2; k++) {
                     const uint32_t t = c[k];

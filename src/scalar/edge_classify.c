@@ -12,7 +12,7 @@ void op_edge_classify_scalar(const op_chf *chf, const uint32_t *region, uint32_t
         if (r != 0 && r != border_region) {
             const uint8_t mu = chf->mutual[s];
             for (int d = 0; d < 4; d++)
-                if (!(mu >> d & 1) || region[chf->link[d][s]] != r)
+                if (!(mu >> d & 1) || region[op_chf_link(chf, d, s)] != r)
                     m |= (uint8_t)(1u << d);
         }
         mask[s] = m;

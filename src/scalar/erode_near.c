@@ -12,12 +12,11 @@
 static void mark_boundary(const op_chf *chf, const uint8_t *area, uint8_t *d, uint32_t n)
 {
     const uint8_t *mutual = chf->mutual;
-    const uint32_t *l0 = chf->link[0], *l1 = chf->link[1], *l2 = chf->link[2],
-                   *l3 = chf->link[3];
     for (uint32_t s = 0; s < n; s++) {
         int inner = area[s] != 0 && mutual[s] == 0xf;
         if (inner)
-            inner = area[l0[s]] && area[l1[s]] && area[l2[s]] && area[l3[s]];
+            inner = area[op_chf_link(chf, 0, s)] && area[op_chf_link(chf, 1, s)] &&
+                    area[op_chf_link(chf, 2, s)] && area[op_chf_link(chf, 3, s)];
         d[s] = inner ? FAR : 0;
     }
 }
@@ -27,13 +26,12 @@ static void mark_boundary(const op_chf *chf, const uint8_t *area, uint8_t *d, ui
  * spans get mask 0 (never read: see pass 3). */
 static void mark_two(const op_chf *chf, uint8_t *d, uint8_t *m, uint32_t n)
 {
-    const uint32_t *l0 = chf->link[0], *l1 = chf->link[1], *l2 = chf->link[2],
-                   *l3 = chf->link[3];
     for (uint32_t s = 0; s < n; s++) {
         uint8_t k = 0;
         if (d[s]) {
-            k = (uint8_t)((d[l0[s]] == 0) | (d[l1[s]] == 0) << 1 | (d[l2[s]] == 0) << 2 |
-                          (d[l3[s]] == 0) << 3);
+            k = (uint8_t)((d[op_chf_link(chf, 0, s)] == 0) | (d[op_chf_link(chf, 1, s)] == 0) << 1 |
+                          (d[op_chf_link(chf, 2, s)] == 0) << 2 |
+                          (d[op_chf_link(chf, 3, s)] == 0) << 3);
             if (k)
                 d[s] = 2;
         }
@@ -49,12 +47,11 @@ static void mark_two(const op_chf *chf, uint8_t *d, uint8_t *m, uint32_t n)
 static void mark_three(const op_chf *chf, uint8_t *area, uint8_t *d, const uint8_t *m,
                        uint32_t n, uint32_t limit)
 {
-    const uint32_t *l0 = chf->link[0], *l1 = chf->link[1], *l2 = chf->link[2],
-                   *l3 = chf->link[3];
     /* Directions perpendicular to 0 and 2 are 1 and 3 (mask 0xa), to 1 and 3, 0x5. */
     for (uint32_t s = 0; s < n; s++) {
         uint8_t ds = d[s];
-        if (ds == FAR && ((m[l0[s]] | m[l2[s]]) & 0xa || (m[l1[s]] | m[l3[s]]) & 0x5))
+        if (ds == FAR && ((m[op_chf_link(chf, 0, s)] | m[op_chf_link(chf, 2, s)]) & 0xa ||
+                          (m[op_chf_link(chf, 1, s)] | m[op_chf_link(chf, 3, s)]) & 0x5))
             d[s] = ds = 3;
         if (ds < limit)
             area[s] = OP_NULL_AREA;

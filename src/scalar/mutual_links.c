@@ -6,8 +6,8 @@ void op_mutual_links_scalar(const op_chf *chf, uint8_t *mutual, uint32_t begin, 
     for (uint32_t s = begin; s < end; s++) {
         uint8_t m = 0;
         for (int d = 0; d < 4; d++) {
-            const uint32_t t = chf->link[d][s];
-            if (t != OP_NO_LINK && chf->link[(d + 2) & 3][t] == s)
+            const uint32_t t = op_chf_link(chf, d, s);
+            if (t != OP_NO_LINK && op_chf_link(chf, (d + 2) & 3, t) == s)
                 m |= (uint8_t)(1u << d);
         }
         mutual[s] = m;

@@ -7,7 +7,6 @@
 OP_REGION_SCAN_BITS_FN(op_region_scan_bits_scalar)
 {
     const uint8_t *area = chf->area, *mutual = chf->mutual;
-    const uint32_t *l0 = chf->link[0], *l3 = chf->link[3];
     const uint32_t len = end > begin ? end - begin : 0;
     for (uint32_t w = 0; w < (len + 63) / 64; w++)
         bits[w] = 0;
@@ -15,7 +14,8 @@ OP_REGION_SCAN_BITS_FN(op_region_scan_bits_scalar)
     for (uint32_t i = 0; i < len; i++) {
         const uint32_t s = begin + i, r = region[s];
         const uint8_t ms = r ? mutual[s] : 0; /* region 0: no link is read */
-        const uint32_t t0 = ms & 1 ? l0[s] : s, t3 = ms & 8 ? l3[s] : s;
+        const uint32_t t0 = ms & 1 ? op_chf_link(chf, 0, s) : s,
+                       t3 = ms & 8 ? op_chf_link(chf, 3, s) : s;
         const uint64_t hit = (r != prev) |
                              ((r != 0) & ((area[s] == 0) | (region[t0] != r) | (region[t3] != r)));
         bits[i >> 6] |= hit << (i & 63);

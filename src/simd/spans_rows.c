@@ -296,10 +296,9 @@ OP_VINLINE __m256i pair2_load_u8(const uint8_t *base, const uint32_t t0[4], cons
     return _mm256_cvtepu8_epi32(_mm_unpacklo_epi32(lo, hi));
 }
 
-OP_VINLINE void link_cell_pairs2(const op_chf *chf, uint32_t s0, uint32_t k,
-                                 const uint32_t t0[4], const uint32_t m[4], uint8_t *mutual,
-                                 uint32_t *const link[4], uint32_t r0, __m512i whm1,
-                                 __m512i vwc, __m512i nwc)
+OP_VINLINE void link_cell_pairs2(const op_chf *chf, uint32_t s0, uint32_t k, const uint32_t t0[4],
+                                 const uint32_t m[4], uint8_t *mutual, uint32_t *const link[4],
+                                 uint32_t r0, __m512i whm1, __m512i vwc, __m512i nwc)
 {
     const __m512i vi = _mm512_loadu_si512((const void *)op_pair2_i);
     const __m512i vj = _mm512_loadu_si512((const void *)op_pair2_j);
@@ -498,8 +497,7 @@ OP_VINLINE __m512i load_spread_u8(const uint8_t *p, __mmask16 has)
  * cells that hold a span are compressed back to the cell's spans [s, s + k) and stored
  * with a mask: nothing else is read or written. */
 static void link_run01(const op_chf *chf, size_t c, size_t w, __mmask16 run, uint8_t *mutual,
-                       uint32_t *const link[4], uint32_t r0, __m512i whm1, __m512i vwc,
-                       __m512i nwc)
+                       uint32_t *const link[4], uint32_t r0, __m512i whm1, __m512i vwc, __m512i nwc)
 {
     const uint32_t *cf = chf->cell_first;
     const __m512i one = _mm512_set1_epi32(1), none = _mm512_set1_epi32((int)OP_NO_LINK);
@@ -546,7 +544,7 @@ OP_LINK_ROW_FN(OP_FN(op_link_row))
     const vu32 iota = v_iota(), whm1 = v_set1((uint32_t)(wh - 1)), vwc = v_set1((uint32_t)wc);
     const vu32 nwc = v_set1((uint32_t)-wc), none = v_set1(OP_NO_LINK);
     const vu32 bit[4] = {v_set1(1), v_set1(2), v_set1(4), v_set1(8)};
-    const uint32_t r0 = cf[(size_t)z * w]; /* link[d][s - r0] */
+    const uint32_t r0 = cf[(size_t)z * w];     /* link[d][s - r0] */
     op_link_cells(chf, z, 0, 1, mutual, link); /* the first cell: -x is off the grid */
     uint32_t x = 1;
     while (x < w - 1) {
@@ -569,13 +567,13 @@ OP_LINK_ROW_FN(OP_FN(op_link_row))
                 const uint32_t m01 = lanes_01(cf, c, w);
                 const uint32_t r01 = m01 == OP_ALL_LANES ? VW : (uint32_t)__builtin_ctz(~m01);
                 if (r01 > 0) {
-                    link_run01(chf, c, w, (__mmask16)((1u << r01) - 1), mutual, link, r0, whm1,
-                               vwc, nwc);
+                    link_run01(chf, c, w, (__mmask16)((1u << r01) - 1), mutual, link, r0, whm1, vwc,
+                               nwc);
                     x += r01;
                     continue;
                 }
-                link_cells_lanes(chf, z, x, x + (m01 ? (uint32_t)__builtin_ctz(m01) : VW),
-                                 mutual, link, whm1, vwc, nwc);
+                link_cells_lanes(chf, z, x, x + (m01 ? (uint32_t)__builtin_ctz(m01) : VW), mutual,
+                                 link, whm1, vwc, nwc);
                 x += m01 ? (uint32_t)__builtin_ctz(m01) : VW;
                 continue;
             }

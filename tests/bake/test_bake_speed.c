@@ -319,8 +319,8 @@ static void test_links_match_previous(void **state)
         for (int d = 0; d < 4; d++)
             for (uint32_t s = 0; s < n; s++)
                 if (op_chf_link(&chf, d, s) != want[d][s])
-                    fail_msg("seed %llu: link[%d][%u] = %u, reference %u",
-                             (unsigned long long)seed, d, s, op_chf_link(&chf, d, s), want[d][s]);
+                    fail_msg("seed %llu: link[%d][%u] = %u, reference %u", (unsigned long long)seed,
+                             d, s, op_chf_link(&chf, d, s), want[d][s]);
         /* mutual bits follow from the links (the kernel's contract) */
         for (uint32_t s = 0; s < n; s++)
             for (int d = 0; d < 4; d++) {

@@ -97,7 +97,8 @@ static void fill(op_chf *c, uint32_t w, uint32_t d, uint32_t n, int adversarial)
         /* every mutual nibble in turn, with junk in the high bits too */
         c->mutual[s] = adversarial ? (uint8_t)(s * 0x11u) : (uint8_t)next32();
         for (int k = 0; k < 4; k++)
-            op_test_set_link(c, k, s, adversarial ? (s & 1 ? 0xffffffffu : 0x7fffffffu - s) : next32());
+            op_test_set_link(c, k, s,
+                             adversarial ? (s & 1 ? 0xffffffffu : 0x7fffffffu - s) : next32());
     }
 }
 

@@ -562,9 +562,10 @@ static void make_shuffled_grid(op_ctx *ctx, op_chf *chf, uint32_t w, uint32_t d,
             chf->h[s] = 255;
             for (int dir = 0; dir < 4; dir++) {
                 const int64_t nx = (int64_t)x + op_dir_dx(dir), nz = (int64_t)z + op_dir_dz(dir);
-                op_test_set_link(chf, dir, s, nx < 0 || nz < 0 || nx >= w || nz >= d
-                                        ? OP_NO_LINK
-                                        : at[(uint32_t)nx + (uint32_t)nz * w]);
+                op_test_set_link(chf, dir, s,
+                                 nx < 0 || nz < 0 || nx >= w || nz >= d
+                                     ? OP_NO_LINK
+                                     : at[(uint32_t)nx + (uint32_t)nz * w]);
             }
         }
     free(at);

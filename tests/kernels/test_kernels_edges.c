@@ -101,9 +101,11 @@ static void field_random_floors(op_ctx *ctx, op_chf *chf, uint32_t w, uint32_t d
 static void set_pair(op_chf *chf, uint32_t s, int dir, uint32_t t)
 {
     const int back = (dir + 2) & 3;
-    if (op_chf_link(chf, dir, s) != OP_NO_LINK && op_chf_link(chf, back, op_chf_link(chf, dir, s)) == s)
+    if (op_chf_link(chf, dir, s) != OP_NO_LINK &&
+        op_chf_link(chf, back, op_chf_link(chf, dir, s)) == s)
         op_test_set_link(chf, back, op_chf_link(chf, dir, s), OP_NO_LINK);
-    if (op_chf_link(chf, back, t) != OP_NO_LINK && op_chf_link(chf, dir, op_chf_link(chf, back, t)) == t)
+    if (op_chf_link(chf, back, t) != OP_NO_LINK &&
+        op_chf_link(chf, dir, op_chf_link(chf, back, t)) == t)
         op_test_set_link(chf, dir, op_chf_link(chf, back, t), OP_NO_LINK);
     op_test_set_link(chf, dir, s, t);
     op_test_set_link(chf, back, t, s);
@@ -231,7 +233,9 @@ static void test_one_lane_breaks(void **state)
                     op_test_set_link(&chf, dir, s, OP_NO_LINK); /* cut: back link stays one-way */
                 } else {
                     /* link = the predicted index, but the back link points elsewhere */
-                    const uint32_t t = dir == 0 ? s - 1 : dir == 2 ? s + 1 : op_chf_link(&chf, dir, s);
+                    const uint32_t t = dir == 0   ? s - 1
+                                       : dir == 2 ? s + 1
+                                                  : op_chf_link(&chf, dir, s);
                     op_test_set_link(&chf, dir, s, t);
                     op_test_set_link(&chf, (dir + 2) & 3, t, (s + 5) % n);
                 }
@@ -269,7 +273,8 @@ static void test_multi_floor_rows(void **state)
                          op_rng_below(&r, n));
         if (seed % 4 == 1) /* one-way links */
             for (uint32_t i = 0; i < n / 30; i++)
-                op_test_set_link(&chf, op_rng_below(&r, 4), op_rng_below(&r, n), op_rng_below(&r, n));
+                op_test_set_link(&chf, op_rng_below(&r, 4), op_rng_below(&r, n),
+                                 op_rng_below(&r, n));
         remutual(&chf);
         uint32_t *reg = make_regions(&chf, &r, OP_BORDER_REGION, 2 + (uint32_t)(seed % 5),
                                      (uint32_t)(seed % 4) * 6);
