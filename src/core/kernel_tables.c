@@ -85,8 +85,11 @@ OP_DECLARE_VARIANT(portable);
     OP_RUNG_AVX512(SET(avx512));        \
     (void)flags
 
-/* Links and edges: mutual links (supplement §1.5), edge classification (§6). */
-#define LINKS(sfx) f->mutual = op_mutual_links_##sfx, f->edges = op_edge_classify_##sfx
+/* Links and edges: mutual links (supplement §1.5), edge classification (§6), the 16-bit
+ * links' block decoder (core/links16.h). */
+#define LINKS(sfx)                                                                    \
+    f->mutual = op_mutual_links_##sfx, f->edges = op_edge_classify_##sfx,             \
+    f->decode = op_links_decode_##sfx
 static void links_init(op_links_kernels *f, uint32_t flags)
 {
     OP_LADDER(LINKS);

@@ -50,12 +50,21 @@
     void name(const op_chf *chf, const uint32_t *region, uint32_t border_region, \
               uint8_t *mask, uint32_t begin, uint32_t end)
 
+/* The 16-bit links' block decoder (core/links16.h): out[i] = s0 + i + dl[i] where dl[i]
+ * is a delta (>= OP_DLINK_MIN), OP_NO_LINK where it is OP_DLINK_NONE or OP_DLINK_FAR;
+ * returns how many of dl[0 .. n) are OP_DLINK_FAR (op_dlinks_decode then reads those from
+ * the far table). */
+#define OP_LINKS_DECODE_FN(name) \
+    uint32_t name(const int16_t *dl, uint32_t s0, uint32_t n, uint32_t *out)
+
 typedef OP_MUTUAL_LINKS_FN((*op_mutual_links_fn));
 typedef OP_EDGE_CLASSIFY_FN((*op_edge_classify_fn));
+typedef OP_LINKS_DECODE_FN((*op_links_decode_fn));
 
 typedef struct op_links_kernels {
     op_mutual_links_fn mutual;
     op_edge_classify_fn edges;
+    op_links_decode_fn decode;
 } op_links_kernels;
 
 /* ---- distance --------------------------------------------------------------------- */
@@ -311,6 +320,7 @@ int op_kernels_same(const op_kernels *a, const op_kernels *b);
 /* Scalar twins (src/scalar/). */
 OP_MUTUAL_LINKS_FN(op_mutual_links_scalar);
 OP_EDGE_CLASSIFY_FN(op_edge_classify_scalar);
+OP_LINKS_DECODE_FN(op_links_decode_scalar);
 OP_DISTANCE_FIELD_FN(op_distance_field_scalar);
 OP_ERODE_NEAR_FN(op_erode_near_scalar);
 OP_LABEL_COMPONENTS_FN(op_label_components_scalar);
@@ -331,6 +341,7 @@ OP_DIGEST_UPDATE_FN(op_digest_update_scalar);
 #define OP_DECLARE_VARIANT_(sfx)                   \
     OP_MUTUAL_LINKS_FN(op_mutual_links_##sfx);     \
     OP_EDGE_CLASSIFY_FN(op_edge_classify_##sfx);   \
+    OP_LINKS_DECODE_FN(op_links_decode_##sfx);     \
     OP_DISTANCE_FIELD_FN(op_distance_field_##sfx); \
     OP_ERODE_NEAR_FN(op_erode_near_##sfx);         \
     OP_LABEL_COMPONENTS_FN(op_label_components_##sfx); \

@@ -1,0 +1,72 @@
+/* The compact field's links as 16-bit relative indices (docs/decisions/memory.md round 8):
+ * per direction an int16 array holding t - s when that fits, two reserved values (no
+ * link; far: the target is in the direction's far table), and the far table (spans and
+ * targets, ascending by span). 2 bytes per link instead of 4; the targets, digests and
+ * files are the same (supplement §1.5 defines links as span indices, not their storage).
+ *
+ * A z-link is about width × spans-per-cell away, so only fields wider than ~30 K cells,
+ * or with columns of thousands of spans, ever fill a far table. */
+#ifndef ONEPATH_CORE_LINKS16_H
+#define ONEPATH_CORE_LINKS16_H
+
+#include "core/alloc.h"
+#include "core/kernels.h"
+
+#include <stdint.h>
+
+#define OP_DLINK_NONE (-32768) /* no link: OP_NO_LINK when decoded */
+#define OP_DLINK_FAR (-32767)  /* the target is in the far table */
+#define OP_DLINK_MIN (-32766)  /* the deltas stored in place: [OP_DLINK_MIN, OP_DLINK_MAX] */
+#define OP_DLINK_MAX 32767
+
+/* One direction's far links: span[i] ascending, target[i] its link. */
+typedef struct op_link_far {
+    uint32_t count, cap;
+    uint32_t *span, *target;
+} op_link_far;
+
+/* Test hook (like op_watershed_narrow_limit): deltas in [-min(limit, 32766), limit] are
+ * stored in place, the others go to the far table; -1: every link is far. 32767 (the
+ * default) is the layout's own range. Tests lower it to run a whole bake through the far
+ * tables; it must not change while a field is being written. */
+extern int32_t op_dlink_near_limit;
+
+/* The stored value of the link s -> t under the current limit: the delta, OP_DLINK_NONE
+ * for OP_NO_LINK, or OP_DLINK_FAR (then the caller appends (s, t) to the far table). */
+static inline int16_t op_dlink_encode(uint32_t s, uint32_t t)
+{
+    if (t == OP_NO_LINK)
+        return (int16_t)OP_DLINK_NONE;
+    const int64_t d = (int64_t)t - (int64_t)s;
+    const int64_t hi = op_dlink_near_limit, lo = hi > 32766 ? -32766 : -hi;
+    return d >= lo && d <= hi ? (int16_t)d : (int16_t)OP_DLINK_FAR;
+}
+
+/* The far link of span s (s is in far; binary search). */
+uint32_t op_link_far_find(const op_link_far *far, uint32_t s);
+
+/* The link of span s from its stored value v = dl[s]. */
+static inline uint32_t op_dlink_decode(int16_t v, const op_link_far *far, uint32_t s)
+{
+    if (v >= OP_DLINK_MIN)
+        return s + (uint32_t)(int32_t)v;
+    return v == OP_DLINK_NONE ? OP_NO_LINK : op_link_far_find(far, s);
+}
+
+/* Encodes the links t[0 .. n) of spans s0 .. s0 + n into dl[0 .. n) (dl: span s0's slot
+ * of the direction's array) and appends the far
+ * ones to far (spans past every span already in it: write a direction in span order),
+ * growing it with a. Returns 0, or -1 when out of memory (dl then partly written). */
+int op_dlinks_encode(const op_allocator *a, int16_t *dl, op_link_far *far, uint32_t s0,
+                     uint32_t n, const uint32_t *t);
+
+/* Decodes the links of spans [s0, s0 + n) from dl[0 .. n) (span s0's slot) into
+ * out[0 .. n) with decode (the kernel's near and none values), then the far ones from
+ * far. */
+void op_dlinks_decode(op_links_decode_fn decode, const int16_t *dl, const op_link_far *far,
+                      uint32_t s0, uint32_t n, uint32_t *out);
+
+/* Frees far's arrays with a and zeroes it. */
+void op_link_far_free(const op_allocator *a, op_link_far *far);
+
+#endif
