@@ -62,6 +62,19 @@ static inline uint32_t op_chf_link(const op_chf *chf, int d, uint32_t s)
     return chf->link[d][s];
 }
 
+/* The links of direction d of spans [s0, s0 + n) as an array of n span indices (or
+ * OP_NO_LINK): for passes that read links a block at a time in span order. buf holds n
+ * entries; the result is either buf, filled like op_chf_links_get, or the field's own
+ * storage when that is such an array (the u32 layout: no copy), so readers are written
+ * once for both (docs/decisions/memory.md round 8). */
+static inline const uint32_t *op_chf_links_at(const op_chf *chf, int d, uint32_t s0,
+                                              uint32_t n, uint32_t *buf)
+{
+    (void)n;
+    (void)buf;
+    return chf->link[d] + s0;
+}
+
 /* Spans of cell c (c < width*depth): the prefix sum's step. */
 static inline uint32_t op_chf_cell_count(const op_chf *chf, uint32_t c)
 {

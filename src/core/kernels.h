@@ -105,12 +105,14 @@ int op_distance_is_boundary(const op_chf *chf, const uint8_t *area, uint32_t s);
 /* ---- labelling -------------------------------------------------------------------- */
 
 /* What span-graph labelling reads: a graph of count spans, with per direction d the
- * neighbour link[d][s] (valid where bit d of mutual[s] is set; mutual[] symmetric, as
- * the supplement §1.5 derivation makes it), the area of every span and optionally a
- * layer per span. Not tied to op_chf, so other span graphs can be labelled too. */
+ * neighbour op_chf_link(links, d, s) (valid where bit d of mutual[s] is set; mutual[]
+ * symmetric, as the supplement §1.5 derivation makes it), the area of every span and
+ * optionally a layer per span. Only links' storage is taken from the field (read
+ * through op_chf_link / op_chf_links_at, whatever its layout: memory.md round 8); the
+ * mutual mask, areas and layers are the caller's. */
 typedef struct op_label_view {
     uint32_t count;
-    const uint32_t *link[4];
+    const op_chf *links;
     const uint8_t *mutual;
     const uint8_t *area;
     const uint32_t *layer; /* NULL: no layer condition */
@@ -120,9 +122,7 @@ typedef struct op_label_view {
 static inline op_label_view op_label_view_of(const op_chf *chf, const uint8_t *area,
                                              const uint32_t *layer)
 {
-    op_label_view v = {chf->span_count,
-                       {chf->link[0], chf->link[1], chf->link[2], chf->link[3]},
-                       chf->mutual, area, layer};
+    op_label_view v = {chf->span_count, chf, chf->mutual, area, layer};
     return v;
 }
 

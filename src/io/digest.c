@@ -206,8 +206,12 @@ static void chf_spans(unsigned char *p, const op_chf *chf, uint32_t i, uint32_t 
     const uint16_t *y = chf->y + i;
     const uint8_t *h = chf->h + i;
     const uint8_t *area = chf->area + i, *mutual = chf->mutual + i;
-    const uint32_t *l0 = chf->link[0] + i, *l1 = chf->link[1] + i, *l2 = chf->link[2] + i,
-                   *l3 = chf->link[3] + i;
+    /* The block's links (op_chf_links_at: the field's own u32 arrays, or decoded here) */
+    uint32_t lb[4][CHF_BLOCK / 22];
+    const uint32_t *l0 = op_chf_links_at(chf, 0, i, k, lb[0]),
+                   *l1 = op_chf_links_at(chf, 1, i, k, lb[1]),
+                   *l2 = op_chf_links_at(chf, 2, i, k, lb[2]),
+                   *l3 = op_chf_links_at(chf, 3, i, k, lb[3]);
     uint32_t j = 0;
 #if defined(__SSE2__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     /* Four records at a time: the links transposed to one vector per span (stored at
@@ -222,10 +226,9 @@ static void chf_spans(unsigned char *p, const op_chf *chf, uint32_t i, uint32_t 
     for (; j + 4 <= k; j += 4, p += 88) {
 #if defined(__GNUC__)
         if ((j & 15) == 0 && j < ahead_end) {
-            __builtin_prefetch(l0 + j + AHEAD);
-            __builtin_prefetch(l1 + j + AHEAD);
-            __builtin_prefetch(l2 + j + AHEAD);
-            __builtin_prefetch(l3 + j + AHEAD);
+            /* the field's link storage ahead (not the block's buffer) */
+            for (int d = 0; d < 4; d++)
+                __builtin_prefetch(chf->link[d] + i + j + AHEAD);
             __builtin_prefetch(y + j + AHEAD);
             if ((j & 63) == 0) {
                 __builtin_prefetch(h + j + AHEAD);

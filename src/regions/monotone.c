@@ -283,14 +283,15 @@ static inline uint32_t value_at(const uint32_t *region, int band, const uint32_t
 /* The spans from s on (to re at most) that continue the sweep of s - 1 (number v, area
  * a: the same area, a mutual -x link to s - 1, not band) and whose mutual -z link ends
  * on a visited span holding zv; they get v. Returns how many. */
-static inline uint32_t sweep_run(const uint8_t *area, const uint8_t *mutual, const uint32_t *l0,
-                                 const uint32_t *l3, uint32_t *region, int band, uint32_t s,
-                                 uint32_t re, uint8_t a, uint32_t v, uint32_t zv)
+static inline uint32_t sweep_run(const op_chf *chf, const uint8_t *area, const uint8_t *mutual,
+                                 uint32_t *region, int band, uint32_t s, uint32_t re, uint8_t a,
+                                 uint32_t v, uint32_t zv)
 {
     const uint32_t s0 = s;
     for (; s < re; s++) {
-        const uint32_t t = l3[s];
-        const int ok = (area[s] == a) & ((mutual[s] & 9) == 9) & (l0[s] == s - 1) & (t < s);
+        const uint32_t t = op_chf_link(chf, 3, s);
+        const int ok = (area[s] == a) & ((mutual[s] & 9) == 9) &
+                       (op_chf_link(chf, 0, s) == s - 1) & (t < s);
         if (!ok || region[t] != zv || (band && region[s] == OP_BORDER_REGION))
             break;
         region[s] = v;
@@ -346,7 +347,6 @@ static op_status monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
                                uint32_t *region_count, row_pass *p, op_regions_graph *gr)
 {
     const uint8_t *area = chf->area, *mutual = chf->mutual;
-    const uint32_t *l0 = chf->link[0], *l3 = chf->link[3];
     const uint32_t w = chf->width, dpt = chf->depth, n = chf->span_count;
     const int band = chf->border_size > 0; /* else no span holds OP_BORDER_REGION */
     if ((size_t)w * dpt == 0 || chf->cell_first[0] != 0)
@@ -373,7 +373,7 @@ static op_status monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
             /* Most spans continue the sweep of the span just visited and look at a span
              * of that sweep's -z run: a run of them changes nothing else. */
             if (last_s + 1 == s && last_a) {
-                const uint32_t len = sweep_run(area, mutual, l0, l3, region, band, s, re, last_a,
+                const uint32_t len = sweep_run(chf, area, mutual, region, band, s, re, last_a,
                                                last_v, zs[3 * (size_t)last_k]);
                 if (len) {
                     s += len;
@@ -391,7 +391,7 @@ static op_status monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
              * does, without its tests. Under a bridge the two floors' sweeps alternate
              * span by span, so these are not runs of sweep_run. */
             if ((ms & 9) == 9 && as) {
-                const uint32_t t = l0[s], t3 = l3[s];
+                const uint32_t t = op_chf_link(chf, 0, s), t3 = op_chf_link(chf, 3, s);
                 if (t < s && t3 < s && area[t] == as && (!band || region[s] != OP_BORDER_REGION)) {
                     const uint32_t k = region[t] - g - 1; /* wraps for 0, earlier rows, band */
                     if (k < ns && region[t3] == zs[3 * (size_t)k]) {
@@ -437,7 +437,7 @@ static op_status monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
             }
             uint32_t k = UINT32_MAX, xt = OP_NO_LINK; /* xt: the -x span if not the pred */
             if (ms & 1) {
-                const uint32_t t = l0[s];
+                const uint32_t t = op_chf_link(chf, 0, s);
                 if (t == last_s && as == last_a) {
                     k = last_k; /* the span just visited (not band: tagged) */
                 } else if (area[t] == as && (!band || region[t] != OP_BORDER_REGION)) {
@@ -489,7 +489,7 @@ static op_status monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
             }
             if (!(ms >> 3 & 1))
                 continue;
-            const uint32_t t = l3[s];
+            const uint32_t t = op_chf_link(chf, 3, s);
             uint32_t *z3 = zs + 3 * (size_t)k;
             if (t < s && region[t] == z3[0]) {
                 z3[2]++; /* the sweep's run goes on: nothing else changes */

@@ -120,7 +120,6 @@ static op_status scan_spans(op_ctx *ctx, const op_chf *chf, const uint32_t *regi
 {
     const uint32_t n = chf->span_count, maxid = g->maxid;
     const uint8_t *area = chf->area, *mutual = chf->mutual;
-    const uint32_t *l0 = chf->link[0], *l3 = chf->link[3];
     const op_region_scan_bits_fn scan_bits = ctx->k->regions.scan_bits;
     uint32_t *const size = g->size;
     uint8_t *const rarea = g->rarea;
@@ -156,7 +155,8 @@ static op_status scan_spans(op_ctx *ctx, const op_chf *chf, const uint32_t *regi
                     return op_fail(ctx, OP_INVALID_ARGUMENT,
                                    "filter regions: span %u has area 0 but region %u", s, r);
                 const uint8_t ms = mutual[s];
-                const uint32_t t0 = ms & 1 ? l0[s] : s, t3 = ms & 8 ? l3[s] : s;
+                const uint32_t t0 = ms & 1 ? op_chf_link(chf, 0, s) : s,
+                               t3 = ms & 8 ? op_chf_link(chf, 3, s) : s;
                 const uint32_t q0 = region[t0], q3 = region[t3];
                 if ((q0 != r) | (q3 != r))
                     if (!op_regions_graph_span_links(ctx, g, &sc, area, r, as, t0, q0, t3, q3))

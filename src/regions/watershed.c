@@ -242,8 +242,6 @@ position_neighbours(const op_chf *chf, const uint32_t *pos, uint32_t none, uint8
     const size_t stride = nb_stride(narrow);
     const uint8_t *area = chf->area;
     const uint8_t *mutual = chf->mutual;
-    const uint32_t *l0 = chf->link[0], *l1 = chf->link[1], *l2 = chf->link[2],
-                   *l3 = chf->link[3];
     const uint32_t n = chf->span_count;
     for (uint32_t s = 0; s < n; s++) {
         /* The writes go to as many streams as there are levels, more than a hardware
@@ -261,8 +259,10 @@ position_neighbours(const op_chf *chf, const uint32_t *pos, uint32_t none, uint8
         /* Without branches per direction: a missing link reads the span itself, whose
          * area matches, and is then replaced by none. */
         const uint8_t ms = mutual[s], as = area[s];
-        const uint32_t t0 = ms & 1 ? l0[s] : s, t1 = ms & 2 ? l1[s] : s,
-                       t2 = ms & 4 ? l2[s] : s, t3 = ms & 8 ? l3[s] : s;
+        const uint32_t t0 = ms & 1 ? op_chf_link(chf, 0, s) : s,
+                       t1 = ms & 2 ? op_chf_link(chf, 1, s) : s,
+                       t2 = ms & 4 ? op_chf_link(chf, 2, s) : s,
+                       t3 = ms & 8 ? op_chf_link(chf, 3, s) : s;
         nb_store(nb, narrow, p, ms & 1 && area[t0] == as ? pos[t0] : none,
                  ms & 2 && area[t1] == as ? pos[t1] : none,
                  ms & 4 && area[t2] == as ? pos[t2] : none,

@@ -33,7 +33,7 @@ int op_label_components_scalar(const op_label_view *graph, uint32_t *labels, uin
             for (int d = 0; d < 4; d++) {
                 if (!(mu >> d & 1))
                     continue;
-                const uint32_t t = graph->link[d][u];
+                const uint32_t t = op_chf_link(graph->links, d, u);
                 if (labels[t] || area[t] != area[u] || (layer && layer[t] != layer[u]))
                     continue;
                 labels[t] = id;

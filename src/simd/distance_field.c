@@ -153,15 +153,17 @@ static inline int inside4(uint32_t s, const int32_t *v, uint32_t n)
 static inline int learn_orth(const op_chf *chf, uint32_t s, uint32_t t, uint32_t n, int32_t *o)
 {
     for (int d = 0; d < 4; d++)
-        o[d] = (int32_t)(chf->link[d][t] - t);
+        o[d] = (int32_t)(op_chf_link(chf, d, t) - t);
     return inside4(s, o, n);
 }
 
 static inline uint32_t orth_lanes(const op_chf *chf, uint32_t s, const int32_t *o)
 {
     match_acc m = match_begin(s);
-    for (int d = 0; d < 4; d++)
-        match_and(&m, chf->link[d] + s, o[d]);
+    for (int d = 0; d < 4; d++) {
+        uint32_t buf[HW];
+        match_and(&m, op_chf_links_at(chf, d, s, HW, buf), o[d]);
+    }
     return match_mask(&m);
 }
 
@@ -215,7 +217,7 @@ static void seed_block(seeder *sd, uint32_t b)
     for (uint32_t lanes = cand & ~reg; lanes; lanes &= lanes - 1) {
         const uint32_t i = (uint32_t)__builtin_ctz(lanes), t = s + i;
         for (int d = 0; d < 4; d++)
-            if (area[chf->link[d][t]] == 0) {
+            if (area[op_chf_link(chf, d, t)] == 0) {
                 bnd |= 1u << i;
                 break;
             }
@@ -272,8 +274,10 @@ static inline uint32_t diag_lanes(const op_chf *chf, uint32_t s, const int32_t *
     match_acc m = match_begin(s);
     for (int d = 0; d < 4; d++) {
         const int d1 = (d + 1) & 3, d3 = (d + 3) & 3;
-        match_and(&m, chf->link[d1] + s + o[d], g[d]);
-        match_and(&m, chf->link[d3] + s + o[d], g[d3]);
+        uint32_t buf[2][HW];
+        const uint32_t s1 = s + (uint32_t)o[d];
+        match_and(&m, op_chf_links_at(chf, d1, s1, HW, buf[0]), g[d]);
+        match_and(&m, op_chf_links_at(chf, d3, s1, HW, buf[1]), g[d3]);
     }
     return match_mask(&m);
 }
@@ -286,8 +290,8 @@ static int learn_diag(const op_chf *chf, uint32_t s, uint32_t t, uint32_t n, con
     for (int d = 0; d < 4; d++) {
         const int d1 = (d + 1) & 3;
         const uint32_t a = t + (uint32_t)o[d], c = t + (uint32_t)o[d1];
-        g[d] = (int32_t)(chf->link[d1][a] - t);
-        if ((int32_t)(chf->link[d][c] - t) != g[d] || !inside(s, g[d], n))
+        g[d] = (int32_t)(op_chf_link(chf, d1, a) - t);
+        if ((int32_t)(op_chf_link(chf, d, c) - t) != g[d] || !inside(s, g[d], n))
             return 0;
     }
     return 1;
@@ -548,17 +552,17 @@ static uint32_t gather_candidates(const op_chf *chf, uint32_t s, uint32_t *c)
     for (int d = 0; d < 4; d++) {
         if (!(ms >> d & 1))
             continue;
-        const uint32_t a = chf->link[d][s];
+        const uint32_t a = op_chf_link(chf, d, s);
         c[d] = a;
         top = a > top ? a : top;
         const int d1 = (d + 1) & 3, d3 = (d + 3) & 3;
         if (mutual[a] >> d1 & 1) {
-            const uint32_t t = chf->link[d1][a];
+            const uint32_t t = op_chf_link(chf, d1, a);
             c[ORTH + 2 * d] = t;
             top = t > top ? t : top;
         }
         if (mutual[a] >> d3 & 1) {
-            const uint32_t t = chf->link[d3][a];
+            const uint32_t t = op_chf_link(chf, d3, a);
             c[ORTH + 2 * d + 1] = t;
             top = t > top ? t : top;
         }

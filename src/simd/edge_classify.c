@@ -40,10 +40,10 @@
 #define EC_PREFETCH_STEP(s, p1)                                                                \
     do {                                                                                       \
         if ((s) < n - EC_PF) {                                                                 \
-            EC_PREFETCH(l0 + (s) + EC_PF);                                                     \
-            EC_PREFETCH(l1 + (s) + EC_PF);                                                     \
-            EC_PREFETCH(l2 + (s) + EC_PF);                                                     \
-            EC_PREFETCH(l3 + (s) + EC_PF);                                                     \
+            EC_PREFETCH(chf->link[0] + (s) + EC_PF);                                           \
+            EC_PREFETCH(chf->link[1] + (s) + EC_PF);                                           \
+            EC_PREFETCH(chf->link[2] + (s) + EC_PF);                                           \
+            EC_PREFETCH(chf->link[3] + (s) + EC_PF);                                           \
             EC_PREFETCH(mutual + (s) + EC_PF);                                                 \
         }                                                                                      \
         if ((p1) < n - EC_PF)                                                                  \
@@ -89,7 +89,9 @@ static void ec_step_slow(const op_chf *chf, const uint32_t *region, uint32_t bor
         vu32 m = zero;
         for (int d = 0; d < 4; d++) {
             const vu32 want = v_test(mu, 1u << d);
-            const vu32 nb = v_gather_pred(region, n, v_load(chf->link[d] + s), want, &pred[d]);
+            uint32_t buf[VW];
+            const vu32 nb = v_gather_pred(region, n, v_load(op_chf_links_at(chf, d, s, VW, buf)),
+                                          want, &pred[d]);
             m = v_or(m, v_andnot(v_and(want, v_eq(nb, r)), v_set1(1u << d)));
             pred[d] += VW;
         }
@@ -105,8 +107,6 @@ static void edge_classify_body(const op_chf *chf, const uint32_t *region, uint32
     uint32_t s = begin;
     if (n <= OP_SIMD_MAX_SPANS && n >= 16 && begin < end && end - begin >= VW) {
         const uint32_t lim = n - VW;
-        const uint32_t *const l0 = chf->link[0], *const l1 = chf->link[1],
-                       *const l2 = chf->link[2], *const l3 = chf->link[3];
         const int pf = n > EC_PF;
         const uint8_t *const mutual = chf->mutual;
         /* Predicted run starts: -x and +x from the span order, +z and -z learnt. */
@@ -136,10 +136,11 @@ static void edge_classify_body(const op_chf *chf, const uint32_t *region, uint32
             const __m128i mu = _mm_loadu_si128((const __m128i *)(const void *)(mutual + s));
             const __mmask16 w0 = _mm_test_epi8_mask(mu, b1), w1 = _mm_test_epi8_mask(mu, b2),
                             w2 = _mm_test_epi8_mask(mu, b4), w3 = _mm_test_epi8_mask(mu, b8);
-            const __m512i k0 = _mm512_loadu_si512((const void *)(l0 + s)),
-                          k1 = _mm512_loadu_si512((const void *)(l1 + s)),
-                          k2 = _mm512_loadu_si512((const void *)(l2 + s)),
-                          k3 = _mm512_loadu_si512((const void *)(l3 + s));
+            uint32_t lb[4][VW]; /* the step's links (op_chf_links_at) */
+            const __m512i k0 = _mm512_loadu_si512(op_chf_links_at(chf, 0, s, VW, lb[0])),
+                          k1 = _mm512_loadu_si512(op_chf_links_at(chf, 1, s, VW, lb[1])),
+                          k2 = _mm512_loadu_si512(op_chf_links_at(chf, 2, s, VW, lb[2])),
+                          k3 = _mm512_loadu_si512(op_chf_links_at(chf, 3, s, VW, lb[3]));
             const __mmask16 bad = (__mmask16)(_mm512_mask_cmpneq_epi32_mask(w0, k0, pv0) |
                                               _mm512_mask_cmpneq_epi32_mask(w1, k1, pv1) |
                                               _mm512_mask_cmpneq_epi32_mask(w2, k2, pv2) |
@@ -204,13 +205,18 @@ static void edge_classify_body(const op_chf *chf, const uint32_t *region, uint32
             ec_load_mu(mutual + s, mu);
             const vu32 q0 = v_set1(p0), q1 = v_set1(p1), q2 = v_set1(p2),
                        q3 = v_set1(p3);
+            uint32_t lb[4][EC_STEP]; /* the step's links (op_chf_links_at) */
+            const uint32_t *const l0 = op_chf_links_at(chf, 0, s, EC_STEP, lb[0]),
+                           *const l1 = op_chf_links_at(chf, 1, s, EC_STEP, lb[1]),
+                           *const l2 = op_chf_links_at(chf, 2, s, EC_STEP, lb[2]),
+                           *const l3 = op_chf_links_at(chf, 3, s, EC_STEP, lb[3]);
             V_UNROLL
             for (int j = 0; j < EC_NV; j++) {
                 const vu32 on =
-                    v_or(v_or(v_and(v_eq(v_load(l0 + s + VW * j), v_add(q0, kj[j])), c1),
-                              v_and(v_eq(v_load(l1 + s + VW * j), v_add(q1, kj[j])), c2)),
-                         v_or(v_and(v_eq(v_load(l2 + s + VW * j), v_add(q2, kj[j])), c4),
-                              v_and(v_eq(v_load(l3 + s + VW * j), v_add(q3, kj[j])), c8)));
+                    v_or(v_or(v_and(v_eq(v_load(l0 + VW * j), v_add(q0, kj[j])), c1),
+                              v_and(v_eq(v_load(l1 + VW * j), v_add(q1, kj[j])), c2)),
+                         v_or(v_and(v_eq(v_load(l2 + VW * j), v_add(q2, kj[j])), c4),
+                              v_and(v_eq(v_load(l3 + VW * j), v_add(q3, kj[j])), c8)));
                 bad = v_or(bad, v_andnot(on, mu[j]));
             }
             if (v_any(bad) || ((p0 > plim) | (p1 > plim) | (p2 > plim) |

@@ -59,7 +59,7 @@ static int irr_push(irr_rows *ir, op_arena *a, const op_chf *chf, uint32_t s)
     }
     uint32_t *row = irr_row(ir, ir->count++);
     for (int d = 0; d < 4; d++)
-        row[d] = chf->link[d][s];
+        row[d] = op_chf_link(chf, d, s);
     return 1;
 }
 
@@ -69,7 +69,7 @@ static inline uint8_t boundary_one(const op_chf *chf, const uint8_t *area, uint3
     if (area[s] == 0 || chf->mutual[s] != 0xf)
         return 0;
     for (int d = 0; d < 4; d++)
-        if (area[chf->link[d][s]] == 0)
+        if (area[op_chf_link(chf, d, s)] == 0)
             return 0;
     return FAR;
 }
@@ -92,7 +92,7 @@ static inline int three_one(const uint8_t *m, const uint32_t *nb)
 static inline void links_of(const op_chf *chf, uint32_t s, uint32_t *nb)
 {
     for (int d = 0; d < 4; d++)
-        nb[d] = chf->link[d][s];
+        nb[d] = op_chf_link(chf, d, s);
 }
 
 /* Lanes of [s, s + BS) whose four links sit at s + i + o[d]. */
@@ -102,7 +102,8 @@ static inline uint32_t orth_lanes(const op_chf *chf, uint32_t s, const int32_t *
     for (uint32_t j = 0; j < BS / VW; j++)
         acc[j] = v_set1(~0u);
     for (int d = 0; d < 4; d++) {
-        const uint32_t *l = chf->link[d] + s;
+        uint32_t buf[BS];
+        const uint32_t *l = op_chf_links_at(chf, d, s, BS, buf);
         const vu32 w = v_add(v_set1(s + (uint32_t)o[d]), v_iota());
         for (uint32_t j = 0; j < BS / VW; j++)
             acc[j] = v_and(acc[j], v_eq(v_load(l + j * VW), v_add(w, v_set1(j * VW))));
@@ -128,7 +129,7 @@ static inline int inside4(uint32_t s, const int32_t *o, uint32_t n)
 static inline uint32_t learn(const op_chf *chf, uint32_t s, uint32_t t, uint32_t n, int32_t *o2)
 {
     for (int d = 0; d < 4; d++)
-        o2[d] = (int32_t)(chf->link[d][t] - t);
+        o2[d] = (int32_t)(op_chf_link(chf, d, t) - t);
     return inside4(s, o2, n) ? orth_lanes(chf, s, o2) : 0;
 }
 

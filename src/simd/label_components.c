@@ -70,7 +70,7 @@ static int join_one(const op_label_view *graph, const uint8_t *area, const uint3
     for (int d = 0; d < 4; d += 3) {
         if (!(graph->mutual[s] >> d & 1))
             continue;
-        const uint32_t t = graph->link[d][s];
+        const uint32_t t = op_chf_link(graph->links, d, s);
         if (!joined(area, layer, s, t))
             continue;
         if (t < s)
@@ -87,7 +87,7 @@ static void join_upward(const op_label_view *graph, const uint8_t *area, const u
 {
     for (uint32_t s = 0; s < n; s++)
         for (int d = 0; d < 4; d += 3) {
-            const uint32_t t = graph->link[d][s];
+            const uint32_t t = op_chf_link(graph->links, d, s);
             if ((graph->mutual[s] >> d & 1) && t > s && joined(area, layer, s, t))
                 unite(parent, s, t);
         }
@@ -142,13 +142,14 @@ OP_VINLINE void join_group(const op_label_view *graph, const uint8_t *area, cons
                            const int has_layer, uint32_t *parent, uint32_t n, uint32_t s,
                            uint32_t *carry, uint32_t *run, uint32_t *defer)
 {
-    const uint32_t *l0 = graph->link[0], *l3 = graph->link[3];
+    const op_chf *const lk = graph->links;
+    uint32_t lb[4][G]; /* blocks of links (op_chf_links_at) */
     const uint8_t *mutual = graph->mutual;
     const vb16 A = b_load(area + s);
     const uint32_t walk = b_eq(A, simde_mm_setzero_si128()) ^ G_ALL;
     const vb16 M = b_load(mutual + s);
     const uint32_t mx = b_bit(M, 1) & walk, mz = b_bit(M, 8) & walk;
-    const uint32_t xl = w_seq(l0 + s, s - 1);
+    const uint32_t xl = w_seq(op_chf_links_at(lk, 0, s, G, lb[0]), s - 1);
     uint32_t X = mx & xl & b_eq(A, b_load(area + s - 1));
     if (has_layer)
         X &= w_eq(layer + s, layer + s - 1);
@@ -158,9 +159,9 @@ OP_VINLINE void join_group(const op_label_view *graph, const uint8_t *area, cons
     uint32_t rest = mx & ~xl, XK = 0, k = 0;
     if (rest) {
         const uint32_t i0 = (uint32_t)__builtin_ctz(rest);
-        k = s + i0 - l0[s + i0];
+        k = s + i0 - op_chf_link(lk, 0, s + i0);
         if (k >= 2 && k <= s) {
-            const uint32_t xk = mx & w_seq(l0 + s, s - k);
+            const uint32_t xk = mx & w_seq(op_chf_links_at(lk, 0, s, G, lb[0]), s - k);
             XK = xk & b_eq(A, b_load(area + s - k));
             if (has_layer)
                 XK &= w_eq(layer + s, layer + s - k);
@@ -169,8 +170,8 @@ OP_VINLINE void join_group(const op_label_view *graph, const uint8_t *area, cons
     }
 
     uint32_t Z = 0, red = 0;
-    const uint32_t first = l3[s];
-    if (first < s && first <= n - G && w_seq(l3 + s, first) == G_ALL) {
+    const uint32_t first = op_chf_link(lk, 3, s);
+    if (first < s && first <= n - G && w_seq(op_chf_links_at(lk, 3, s, G, lb[1]), first) == G_ALL) {
         /* -z neighbours first.. first+G-1, all below s: plain loads. The union of Z
          * span v with t is implied when v is X, v-1 is Z with t-1, and t has its
          * mutual -x link to t-1: v ~ v-1 ~ t-1 ~ t (same area and layer transitive).
@@ -180,13 +181,13 @@ OP_VINLINE void join_group(const op_label_view *graph, const uint8_t *area, cons
         if (has_layer)
             Z &= w_eq(layer + first, layer + s);
         const uint32_t mt = b_bit(b_load(mutual + first), 1);
-        red = X & Z & (Z << 1 | *carry) & mt & w_seq(l0 + first, first - 1);
-        if (first != l3[s - 1] + 1)
+        red = X & Z & (Z << 1 | *carry) & mt & w_seq(op_chf_links_at(lk, 0, first, G, lb[2]), first - 1);
+        if (first != op_chf_link(lk, 3, s - 1) + 1)
             red &= ~1u;
         if ((XK & Z) && first >= k) {
             uint32_t imp = XK & Z & mt & b_bit(b_load(mutual + s - k), 8) &
-                           b_eq(b_load(area + first - k), A) & w_seq(l0 + first, first - k) &
-                           w_seq(l3 + s - k, first - k);
+                           b_eq(b_load(area + first - k), A) & w_seq(op_chf_links_at(lk, 0, first, G, lb[2]), first - k) &
+                           w_seq(op_chf_links_at(lk, 3, s - k, G, lb[3]), first - k);
             if (has_layer)
                 imp &= w_eq(layer + first - k, layer + s);
             red |= imp;
@@ -195,7 +196,7 @@ OP_VINLINE void join_group(const op_label_view *graph, const uint8_t *area, cons
         rest |= XK; /* the scalar loop checks their implied -z unions */
         XK = 0;
         for (uint32_t b = mz; b;) {
-            const uint32_t i = (uint32_t)__builtin_ctz(b), v = s + i, t = l3[v];
+            const uint32_t i = (uint32_t)__builtin_ctz(b), v = s + i, t = op_chf_link(lk, 3, v);
             b &= b - 1;
             if (!joined(area, has_layer ? layer : NULL, v, t))
                 continue;
@@ -205,7 +206,8 @@ OP_VINLINE void join_group(const op_label_view *graph, const uint8_t *area, cons
             }
             Z |= 1u << i;
             const uint32_t zp = i ? Z >> (i - 1) & 1 : *carry;
-            if ((X >> i & 1) && zp && t == l3[v - 1] + 1 && (mutual[t] & 1) && l0[t] == t - 1)
+            if ((X >> i & 1) && zp && t == op_chf_link(lk, 3, v - 1) + 1 && (mutual[t] & 1) &&
+                op_chf_link(lk, 0, t) == t - 1)
                 red |= 1u << i;
         }
     }
@@ -234,7 +236,7 @@ OP_VINLINE void join_group(const op_label_view *graph, const uint8_t *area, cons
     for (uint32_t b = rest; b;) {
         const uint32_t i = (uint32_t)__builtin_ctz(b), v = s + i, zbit = Z >> i & 1;
         b &= b - 1;
-        const uint32_t u = l0[v];
+        const uint32_t u = op_chf_link(lk, 0, v);
         uint32_t j = (u != v) & (area[u] == area[v]);
         if (has_layer)
             j &= layer[u] == layer[v];
@@ -243,8 +245,9 @@ OP_VINLINE void join_group(const op_label_view *graph, const uint8_t *area, cons
         parent[v] = p ? u : v;
         /* invalid links read span v / u instead */
         const uint32_t mu3 = mutual[u] >> 3 & 1;
-        const uint32_t t = zbit ? l3[v] : v, tu = mu3 ? l3[u] : u;
-        uint32_t imp = p & mu3 & mutual[t] & (l0[t] == tu) & (area[tu] == area[v]);
+        const uint32_t t = zbit ? op_chf_link(lk, 3, v) : v,
+                       tu = mu3 ? op_chf_link(lk, 3, u) : u;
+        uint32_t imp = p & mu3 & mutual[t] & (op_chf_link(lk, 0, t) == tu) & (area[tu] == area[v]);
         if (has_layer)
             imp &= layer[tu] == layer[v];
         zu |= (zbit & ~imp) << i;
@@ -252,7 +255,7 @@ OP_VINLINE void join_group(const op_label_view *graph, const uint8_t *area, cons
     for (uint32_t b = zu; b;) {
         const uint32_t v = s + (uint32_t)__builtin_ctz(b);
         b &= b - 1;
-        unite(parent, v, l3[v]);
+        unite(parent, v, op_chf_link(lk, 3, v));
     }
 }
 

@@ -26,8 +26,12 @@ static void mutual_links_body(const op_chf *chf, uint8_t *mutual, uint32_t begin
     uint32_t s = begin;
     if (n <= OP_SIMD_MAX_SPANS && n >= 16 && begin < end && end - begin >= VW) {
         const uint32_t lim = n - VW;
+        /* Blocks of links through op_chf_links_at (lb: their buffers); the gathers of
+         * back links off the predicted runs still index the u32 arrays (memory.md round 8,
+         * what is left). */
         const uint32_t *const l0 = chf->link[0], *const l1 = chf->link[1],
                        *const l2 = chf->link[2], *const l3 = chf->link[3];
+        uint32_t lb[8][VW];
         /* Predicted run starts: -x and +x from the span order, +z and -z learnt. */
         uint32_t p0 = s - 1, p1 = OP_NO_LINK, p2 = s + 1, p3 = OP_NO_LINK;
 #if ML_MASKS
@@ -45,10 +49,10 @@ static void mutual_links_body(const op_chf *chf, uint8_t *mutual, uint32_t begin
                               self = _mm512_add_epi32(self, step),
                               pv0 = _mm512_add_epi32(pv0, step), pv1 = _mm512_add_epi32(pv1, step),
                               pv2 = _mm512_add_epi32(pv2, step), pv3 = _mm512_add_epi32(pv3, step)) {
-            const __m512i t0 = _mm512_loadu_si512((const void *)(l0 + s)),
-                          t1 = _mm512_loadu_si512((const void *)(l1 + s)),
-                          t2 = _mm512_loadu_si512((const void *)(l2 + s)),
-                          t3 = _mm512_loadu_si512((const void *)(l3 + s));
+            const __m512i t0 = _mm512_loadu_si512(op_chf_links_at(chf, 0, s, VW, lb[0])),
+                          t1 = _mm512_loadu_si512(op_chf_links_at(chf, 1, s, VW, lb[1])),
+                          t2 = _mm512_loadu_si512(op_chf_links_at(chf, 2, s, VW, lb[2])),
+                          t3 = _mm512_loadu_si512(op_chf_links_at(chf, 3, s, VW, lb[3]));
             const __mmask16 v0 = _mm512_cmpneq_epi32_mask(t0, none),
                             v1 = _mm512_cmpneq_epi32_mask(t1, none),
                             v2 = _mm512_cmpneq_epi32_mask(t2, none),
@@ -59,10 +63,10 @@ static void mutual_links_body(const op_chf *chf, uint8_t *mutual, uint32_t begin
                                               _mm512_mask_cmpneq_epi32_mask(v3, t3, pv3));
             __m512i k0, k1, k2, k3; /* back links */
             if (!bad && ((p0 > lim) | (p1 > lim) | (p2 > lim) | (p3 > lim)) == 0) {
-                k0 = _mm512_loadu_si512((const void *)(l2 + p0));
-                k1 = _mm512_loadu_si512((const void *)(l3 + p1));
-                k2 = _mm512_loadu_si512((const void *)(l0 + p2));
-                k3 = _mm512_loadu_si512((const void *)(l1 + p3));
+                k0 = _mm512_loadu_si512(op_chf_links_at(chf, 2, p0, VW, lb[4]));
+                k1 = _mm512_loadu_si512(op_chf_links_at(chf, 3, p1, VW, lb[5]));
+                k2 = _mm512_loadu_si512(op_chf_links_at(chf, 0, p2, VW, lb[6]));
+                k3 = _mm512_loadu_si512(op_chf_links_at(chf, 1, p3, VW, lb[7]));
             } else {
                 k0 = v_gather_pred_k(l2, n, t0, v0, &p0);
                 k1 = v_gather_pred_k(l3, n, t1, v1, &p1);
@@ -90,8 +94,10 @@ static void mutual_links_body(const op_chf *chf, uint8_t *mutual, uint32_t begin
                               self = v_add(self, step), pv0 = v_add(pv0, step),
                               pv1 = v_add(pv1, step), pv2 = v_add(pv2, step),
                               pv3 = v_add(pv3, step)) {
-            const vu32 t0 = v_load(l0 + s), t1 = v_load(l1 + s), t2 = v_load(l2 + s),
-                       t3 = v_load(l3 + s);
+            const vu32 t0 = v_load(op_chf_links_at(chf, 0, s, VW, lb[0])),
+                       t1 = v_load(op_chf_links_at(chf, 1, s, VW, lb[1])),
+                       t2 = v_load(op_chf_links_at(chf, 2, s, VW, lb[2])),
+                       t3 = v_load(op_chf_links_at(chf, 3, s, VW, lb[3]));
             /* Lanes without a link (all-ones) or on the predicted run. */
             const vu32 e0 = v_eq(t0, none), e1 = v_eq(t1, none), e2 = v_eq(t2, none),
                        e3 = v_eq(t3, none);
@@ -99,10 +105,10 @@ static void mutual_links_body(const op_chf *chf, uint8_t *mutual, uint32_t begin
                                     v_and(v_or(e2, v_eq(t2, pv2)), v_or(e3, v_eq(t3, pv3))));
             vu32 k0, k1, k2, k3; /* back links */
             if (v_nz(good) == V_ALL && ((p0 > lim) | (p1 > lim) | (p2 > lim) | (p3 > lim)) == 0) {
-                k0 = v_load(l2 + p0);
-                k1 = v_load(l3 + p1);
-                k2 = v_load(l0 + p2);
-                k3 = v_load(l1 + p3);
+                k0 = v_load(op_chf_links_at(chf, 2, p0, VW, lb[4]));
+                k1 = v_load(op_chf_links_at(chf, 3, p1, VW, lb[5]));
+                k2 = v_load(op_chf_links_at(chf, 0, p2, VW, lb[6]));
+                k3 = v_load(op_chf_links_at(chf, 1, p3, VW, lb[7]));
             } else {
                 const vu32 ones = v_set1(~0u);
                 k0 = v_gather_pred(l2, n, t0, v_andnot(e0, ones), &p0);

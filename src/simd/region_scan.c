@@ -24,7 +24,6 @@ void OP_FN(op_region_scan_bits)(const op_chf *chf, const uint32_t *region, uint3
     const uint32_t n = chf->span_count;
     if (n <= OP_SIMD_MAX_SPANS && n >= 32 && end > begin) {
         const uint8_t *const area = chf->area, *const mutual = chf->mutual;
-        const uint32_t *const l0 = chf->link[0], *const l3 = chf->link[3];
         const __m128i zero8 = _mm_setzero_si128(), b1 = _mm_set1_epi8(1), b8 = _mm_set1_epi8(8);
         /* Predicted run starts: -x from the span order, -z learnt. */
         uint32_t p0 = s - 1, p3 = OP_NO_LINK;
@@ -45,12 +44,14 @@ void OP_FN(op_region_scan_bits)(const op_chf *chf, const uint32_t *region, uint3
                 __mmask16 hit = (__mmask16)(_mm512_cmpneq_epi32_mask(r, prev) |
                                             (nz & _mm_cmpeq_epi8_mask(a, zero8)));
                 if (w0) {
-                    const __m512i k0 = _mm512_loadu_si512((const void *)(l0 + t));
+                    uint32_t buf[16];
+                    const __m512i k0 = _mm512_loadu_si512(op_chf_links_at(chf, 0, t, 16, buf));
                     const __m512i q0 = v_gather_pred_k(region, n, k0, w0, &p0);
                     hit |= _mm512_mask_cmpneq_epi32_mask(w0, q0, r);
                 }
                 if (w3) {
-                    const __m512i k3 = _mm512_loadu_si512((const void *)(l3 + t));
+                    uint32_t buf[16];
+                    const __m512i k3 = _mm512_loadu_si512(op_chf_links_at(chf, 3, t, 16, buf));
                     const __m512i q3 = v_gather_pred_k(region, n, k3, w3, &p3);
                     hit |= _mm512_mask_cmpneq_epi32_mask(w3, q3, r);
                 }
