@@ -9,8 +9,8 @@
  * and get no bit. When every prediction holds, the back links are four unaligned loads.
  * A miss re-predicts from the last linked lane and serves that direction from a window
  * (two loads and a permute, AVX-512 / AVX2), from one or two runs, or lane by lane
- * (v_gather_pred). AVX-512 keeps the lane masks in mask registers. Blocks are VW spans
- * (measured faster here than steps of 16 spans). */
+ * (v_gather_pred, through back_links). AVX-512 keeps the lane masks in mask registers.
+ * Blocks are VW spans (measured faster here than steps of 16 spans). */
 #include "simd/simd_width.h"
 
 #if VW == 16 && defined(SIMDE_X86_AVX512F_NATIVE) && defined(SIMDE_X86_AVX512BW_NATIVE) &&    \
@@ -20,17 +20,33 @@
 #define ML_MASKS 0
 #endif
 
+/* Back links link[d][idx[i]] on the wanted lanes off the predicted runs
+ * (v_gather_pred's contract): the one read of this kernel that indexes a link array by
+ * span. On the u32 layout the gather itself; the 16-bit layout (memory.md round 8)
+ * replaces these two with a decode (op_chf_links_at of the predicted run or window, or
+ * op_chf_link lane by lane). */
+#if ML_MASKS
+OP_VINLINE __m512i back_links_k(const op_chf *chf, int d, uint32_t n, __m512i idx,
+                                __mmask16 want, uint32_t *pred)
+{
+    return v_gather_pred_k(chf->link[d], n, idx, want, pred);
+}
+#else
+OP_VINLINE vu32 back_links(const op_chf *chf, int d, uint32_t n, vu32 idx, vu32 want,
+                           uint32_t *pred)
+{
+    return v_gather_pred(chf->link[d], n, idx, want, pred);
+}
+#endif
+
 static void mutual_links_body(const op_chf *chf, uint8_t *mutual, uint32_t begin, uint32_t end)
 {
     const uint32_t n = chf->span_count;
     uint32_t s = begin;
     if (n <= OP_SIMD_MAX_SPANS && n >= 16 && begin < end && end - begin >= VW) {
         const uint32_t lim = n - VW;
-        /* Blocks of links through op_chf_links_at (lb: their buffers); the gathers of
-         * back links off the predicted runs still index the u32 arrays (memory.md round 8,
-         * what is left). */
-        const uint32_t *const l0 = chf->link[0], *const l1 = chf->link[1],
-                       *const l2 = chf->link[2], *const l3 = chf->link[3];
+        /* Blocks of links through op_chf_links_at (lb: their buffers), the rest through
+         * back_links. */
         uint32_t lb[8][VW];
         /* Predicted run starts: -x and +x from the span order, +z and -z learnt. */
         uint32_t p0 = s - 1, p1 = OP_NO_LINK, p2 = s + 1, p3 = OP_NO_LINK;
@@ -68,10 +84,10 @@ static void mutual_links_body(const op_chf *chf, uint8_t *mutual, uint32_t begin
                 k2 = _mm512_loadu_si512(op_chf_links_at(chf, 0, p2, VW, lb[6]));
                 k3 = _mm512_loadu_si512(op_chf_links_at(chf, 1, p3, VW, lb[7]));
             } else {
-                k0 = v_gather_pred_k(l2, n, t0, v0, &p0);
-                k1 = v_gather_pred_k(l3, n, t1, v1, &p1);
-                k2 = v_gather_pred_k(l0, n, t2, v2, &p2);
-                k3 = v_gather_pred_k(l1, n, t3, v3, &p3);
+                k0 = back_links_k(chf, 2, n, t0, v0, &p0);
+                k1 = back_links_k(chf, 3, n, t1, v1, &p1);
+                k2 = back_links_k(chf, 0, n, t2, v2, &p2);
+                k3 = back_links_k(chf, 1, n, t3, v3, &p3);
                 pv0 = _mm512_add_epi32(_mm512_set1_epi32((int)p0), iota);
                 pv1 = _mm512_add_epi32(_mm512_set1_epi32((int)p1), iota);
                 pv2 = _mm512_add_epi32(_mm512_set1_epi32((int)p2), iota);
@@ -111,10 +127,10 @@ static void mutual_links_body(const op_chf *chf, uint8_t *mutual, uint32_t begin
                 k3 = v_load(op_chf_links_at(chf, 1, p3, VW, lb[7]));
             } else {
                 const vu32 ones = v_set1(~0u);
-                k0 = v_gather_pred(l2, n, t0, v_andnot(e0, ones), &p0);
-                k1 = v_gather_pred(l3, n, t1, v_andnot(e1, ones), &p1);
-                k2 = v_gather_pred(l0, n, t2, v_andnot(e2, ones), &p2);
-                k3 = v_gather_pred(l1, n, t3, v_andnot(e3, ones), &p3);
+                k0 = back_links(chf, 2, n, t0, v_andnot(e0, ones), &p0);
+                k1 = back_links(chf, 3, n, t1, v_andnot(e1, ones), &p1);
+                k2 = back_links(chf, 0, n, t2, v_andnot(e2, ones), &p2);
+                k3 = back_links(chf, 1, n, t3, v_andnot(e3, ones), &p3);
                 pv0 = v_add(v_set1(p0), iota);
                 pv1 = v_add(v_set1(p1), iota);
                 pv2 = v_add(v_set1(p2), iota);
