@@ -26,9 +26,12 @@ extern "C" {
 #define OP_NULL_AREA 0u
 
 /* Per column, solid spans bottom-up in one contiguous run of the span arrays: column
- * c = x + z*width holds spans [first[c], first[c] + count[c]). The rasterizer writes
- * the columns in cell order with no gaps ("packed", supplement §1.3 in input order);
- * op_heightfield_add_span may move a column that grows to the end of the arrays,
+ * c = x + z*width holds spans [first[c], ends[c]) with ends = op_heightfield_ends(hf).
+ * The rasterizer writes the columns in cell order with no gaps ("packed", supplement
+ * §1.3 in input order) and first as their prefix sum: width*depth + 1 entries, the
+ * last = span_used, column c's end is first[c + 1], and `end` is NULL (no per-column
+ * count is stored). op_heightfield_add_span keeps each column's end in `end` (allocated
+ * at its first call) and may move a column that grows to the end of the arrays,
  * leaving a gap, and clears `packed`. A span's ceiling is the next span's smin in its
  * run, or OP_HF_MAX_HEIGHT at the top. There is no limit on spans per column other
  * than memory; span indices are 32-bit. */
@@ -43,9 +46,11 @@ typedef struct op_heightfield {
      * op_heightfield_set_window turns the field into a window. */
     int32_t origin_x, origin_z;
     uint32_t world_width, world_depth;
-    uint32_t *first;        /* width*depth (+ 1 allocated: see compaction in place):
-                               index of the column's lowest span */
-    uint32_t *count;        /* width*depth: spans in the column */
+    uint32_t *first;        /* width*depth + 1: index of the column's lowest span (with
+                               end NULL a prefix sum, first[width*depth] = span_used) */
+    uint32_t *end;          /* NULL, or width*depth: one past the column's last span
+                               (op_heightfield_add_span); read through
+                               op_heightfield_ends */
     uint16_t *smin, *smax;  /* span bottom and top [Units: vx] */
     uint8_t *area;          /* area id, 0 = not walkable */
     uint32_t span_used;     /* array slots in use (live spans and gaps) */
@@ -93,10 +98,14 @@ static inline uint32_t op_heightfield_begin(const op_heightfield *hf, uint32_t x
 {
     return hf->first[(size_t)x + (size_t)z * hf->width];
 }
+/* ends[c]: one past column c's last span (first + 1 when end is NULL). */
+static inline const uint32_t *op_heightfield_ends(const op_heightfield *hf)
+{
+    return hf->end ? hf->end : hf->first + 1;
+}
 static inline uint32_t op_heightfield_end(const op_heightfield *hf, uint32_t x, uint32_t z)
 {
-    const size_t c = (size_t)x + (size_t)z * hf->width;
-    return hf->first[c] + hf->count[c];
+    return op_heightfield_ends(hf)[(size_t)x + (size_t)z * hf->width];
 }
 /* Live spans in the whole field. */
 uint64_t op_heightfield_span_count(const op_heightfield *hf);

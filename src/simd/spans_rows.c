@@ -53,9 +53,6 @@ OP_VINLINE vu32 v_smax(vu32 a, vu32 b) { return simde_mm_max_epi32(a, b); }
 OP_VINLINE int v_all(vu32 m) { return simde_mm_movemask_ps(simde_mm_castsi128_ps(m)) == 0xf; }
 #endif
 
-/* Lanes where x == 1. */
-OP_VINLINE vu32 v_one(const uint32_t *p) { return v_eq(v_load(p), v_set1(1)); }
-
 /* Lanes whose cell holds one span: cf is a prefix sum (cell_first, onepath/chf.h), the
  * counts its steps cf[i + 1] - cf[i]. */
 OP_VINLINE vu32 v_one_step(const uint32_t *cf)
@@ -68,16 +65,35 @@ OP_VINLINE vu32 v_one_step(const uint32_t *cf)
 
 /* ---- Ledges ---------------------------------------------------------------------------- */
 
-/* Cells [x, x + VW) of row z: the lanes whose cell and four neighbours hold one span
- * each, at the places a run of consecutive spans puts them (bit i for cell x + i). */
-OP_VINLINE uint32_t ledge_lanes(const uint32_t *first, const uint32_t *count, size_t c, size_t w,
-                                uint32_t s, uint32_t su, uint32_t sd, vu32 iota, int packed)
+/* Lanes whose cell holds one span: ends[i] - first[i] = 1. */
+OP_VINLINE vu32 v_one_span(const uint32_t *first, const uint32_t *ends)
 {
-    const vu32 one = v_and(v_and(v_one(count + c), v_one(count + c - 1)),
-                           v_and(v_one(count + c + 1),
-                                 v_and(v_one(count + c + w), v_one(count + c - w))));
-    /* Packed (first is the running sum of count): in a prefix of such lanes the spans
-     * are consecutive, here and in the rows above and below, as in the link kernel. */
+    return v_eq(v_sub(v_load(ends), v_load(first)), v_set1(1));
+}
+
+/* Cells [x, x + VW) of row z: the lanes whose cell and four neighbours hold one span
+ * each, at the places a run of consecutive spans puts them (bit i for cell x + i).
+ * prefix: ends = first + 1 (spans.h), the row's three cells from four loads. */
+OP_VINLINE uint32_t ledge_lanes(const uint32_t *first, const uint32_t *ends, size_t c, size_t w,
+                                uint32_t s, uint32_t su, uint32_t sd, vu32 iota, int packed,
+                                int prefix)
+{
+    vu32 one;
+    if (prefix) {
+        const vu32 l0 = v_load(first + c - 1), l1 = v_load(first + c);
+        const vu32 l2 = v_load(first + c + 1), l3 = v_load(first + c + 2), v1 = v_set1(1);
+        one = v_and(v_and(v_eq(v_sub(l1, l0), v1), v_eq(v_sub(l2, l1), v1)),
+                    v_and(v_eq(v_sub(l3, l2), v1),
+                          v_and(v_one_step(first + c + w), v_one_step(first + c - w))));
+    } else {
+        one = v_and(v_and(v_one_span(first + c, ends + c), v_one_span(first + c - 1, ends + c - 1)),
+                    v_and(v_one_span(first + c + 1, ends + c + 1),
+                          v_and(v_one_span(first + c + w, ends + c + w),
+                                v_one_span(first + c - w, ends + c - w))));
+    }
+    /* Packed (first is the running sum of the counts): in a prefix of such lanes the
+     * spans are consecutive, here and in the rows above and below, as in the link
+     * kernel. */
     if (packed)
         return v_nz(one);
     const vu32 seq =
@@ -93,8 +109,8 @@ void OP_FN(op_ledge_row)(const op_heightfield *hf, uint32_t z, uint32_t x0, uint
                          int32_t wh, int32_t climb, int all3)
 {
     const uint32_t w = hf->width, used = hf->span_used;
-    const int packed = hf->packed;
-    const uint32_t *first = hf->first, *count = hf->count;
+    const int packed = hf->packed, prefix = hf->end == NULL;
+    const uint32_t *first = hf->first, *ends = op_heightfield_ends(hf);
     const uint16_t *smin = hf->smin, *smax = hf->smax;
     uint8_t *area = hf->area;
     const vu32 iota = v_iota(), top = v_set1(OP_HF_MAX_HEIGHT);
@@ -115,7 +131,7 @@ void OP_FN(op_ledge_row)(const op_heightfield *hf, uint32_t z, uint32_t x0, uint
              * cell, when every load stays inside the span arrays); the cells before the
              * next such lane take the scalar code. */
             const uint32_t s = first[c], su = first[c + w], sd = first[c - w];
-            const uint32_t m = ledge_lanes(first, count, c, w, s, su, sd, iota, packed);
+            const uint32_t m = ledge_lanes(first, ends, c, w, s, su, sd, iota, packed, prefix);
             const uint32_t run = m == OP_ALL_LANES ? VW : (uint32_t)__builtin_ctz(~m);
             if (run > 0 && (run == VW || (s >= 1 && (uint64_t)s + VW + 1 <= used &&
                                           (uint64_t)su + VW <= used &&

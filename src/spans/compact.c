@@ -21,23 +21,24 @@
  * at a time and tries the next block after them, so a cell that breaks a block is met
  * by one try, not by up to eight). Loads before stores: in place the compact slots can
  * lie below the solid ones (never above), overlapping them. packed: hf->first is the
- * running sum of the counts, so counts of 1 put the spans at consecutive slots. */
-static unsigned fill_block(const op_heightfield *hf, op_chf *out, size_t c, uint32_t idx,
-                           int packed)
+ * running sum of the counts, so counts of 1 put the spans at consecutive slots. ends:
+ * op_heightfield_ends(hf). */
+static unsigned fill_block(const op_heightfield *hf, const uint32_t *ends, op_chf *out, size_t c,
+                           uint32_t idx, int packed)
 {
-    /* Every count 1: no bit of count ^ 1 set (eight u32 as four u64). */
-    const uint64_t one2 = 0x0000000100000001ull;
-    uint64_t cnt[OP_FILL_BLOCK / 2];
-    memcpy(cnt, hf->count + c, sizeof cnt);
-    const uint64_t d0 = cnt[0] ^ one2, d1 = cnt[1] ^ one2, d2 = cnt[2] ^ one2,
-                   d3 = cnt[3] ^ one2;
-    if (d0 | d1 | d2 | d3) {
+    /* Every count ends - first is 1. */
+    uint32_t e[OP_FILL_BLOCK], f[OP_FILL_BLOCK];
+    memcpy(e, ends + c, sizeof e);
+    memcpy(f, hf->first + c, sizeof f);
+    uint32_t d = 0;
+    for (int i = 0; i < OP_FILL_BLOCK; i++)
+        d |= (e[i] - f[i]) ^ 1u;
+    if (d) {
         if (!packed)
             return 0;
-        /* The first count that is not 1 (little or big endian: the u32 at the lower
-         * address is the first cell). */
+        /* The first count that is not 1. */
         unsigned k = 0;
-        while (hf->count[c + k] == 1)
+        while (e[k] - f[k] == 1)
             k++;
         return k;
     }
@@ -78,12 +79,14 @@ static unsigned fill_block(const op_heightfield *hf, op_chf *out, size_t c, uint
 }
 
 /* Cell c's spans from slot idx; returns the next slot. */
-static inline uint32_t fill_cell(const op_heightfield *hf, op_chf *out, size_t c, uint32_t idx)
+static inline uint32_t fill_cell(const op_heightfield *hf, const uint32_t *ends, op_chf *out,
+                                 size_t c, uint32_t idx)
 {
-    /* Read before written: in place, cell_first is hf->first (compact_in_place). */
-    const uint32_t s0 = hf->first[c];
+    /* Read before written: in place, cell_first is hf->first (compact_in_place), and
+     * ends may be hf->first + 1 (cell c + 1 is written after). */
+    const uint32_t s0 = hf->first[c], s1 = ends[c];
     out->cell_first[c] = idx;
-    if (hf->count[c] == 1) {
+    if (s1 - s0 == 1) {
         /* One span (most of an open world): no ceiling, h = 255. */
         const uint8_t a = hf->area[s0];
         if (a != OP_NULL_AREA) {
@@ -94,7 +97,6 @@ static inline uint32_t fill_cell(const op_heightfield *hf, op_chf *out, size_t c
         }
         return idx;
     }
-    const uint32_t s1 = s0 + hf->count[c];
     for (uint32_t s = s0; s < s1; s++) {
         if (hf->area[s] == OP_NULL_AREA)
             continue;
@@ -117,21 +119,22 @@ static uint32_t fill_row(const op_heightfield *hf, op_chf *out, uint32_t z, uint
 {
     const uint32_t w = hf->width;
     const int packed = hf->packed;
+    const uint32_t *ends = op_heightfield_ends(hf);
     const size_t c0 = (size_t)z * w, c1 = c0 + w;
     size_t c = c0;
     /* Blocks of one-span cells (most of an open world). */
     while (c + OP_FILL_BLOCK <= c1) {
-        const unsigned k = fill_block(hf, out, c, idx, packed);
+        const unsigned k = fill_block(hf, ends, out, c, idx, packed);
         if (k == OP_FILL_BLOCK) {
             c += OP_FILL_BLOCK;
             idx += OP_FILL_BLOCK;
             continue;
         }
         for (const size_t e = c + k + 1; c < e; c++)
-            idx = fill_cell(hf, out, c, idx);
+            idx = fill_cell(hf, ends, out, c, idx);
     }
     for (; c < c1; c++)
-        idx = fill_cell(hf, out, c, idx);
+        idx = fill_cell(hf, ends, out, c, idx);
     return idx;
 }
 
@@ -269,8 +272,8 @@ static int compact_in_place(op_ctx *ctx, op_heightfield *hf, int walkable_height
     op_kernels scalar;
     const op_kernels *k = ctx ? ctx->k : op_spans_scalar_kernels(&scalar);
     compact_rows(k, hf, out);
-    /* The counts are cell_first's steps now. */
-    op_mem_free(&out->alloc, hf->count);
+    /* Column ends, if any, are cell_first's steps now. */
+    op_mem_free(&out->alloc, hf->end);
     if (count < hf->span_cap) {
         out->y = shrink(&out->alloc, out->y, n * sizeof(uint16_t));
         out->h = shrink(&out->alloc, out->h, n);
@@ -310,6 +313,7 @@ op_status op_build_compact_heightfield(op_ctx *ctx, const op_heightfield *hf,
                        walkable_climb);
     const op_allocator *a = op_ctx_allocator(ctx);
     const uint32_t dpt = hf->depth, w = hf->width;
+    const uint32_t *ends = op_heightfield_ends(hf);
     const int T = op_grid_threads(ctx, dpt / 16 + 1);
     uint64_t count = 0;
     uint32_t *row_first = NULL; /* threads: first span of each row, dpt + 1 */
@@ -321,7 +325,7 @@ op_status op_build_compact_heightfield(op_ctx *ctx, const op_heightfield *hf,
         for (uint32_t z = 0; z < dpt; z++) {
             uint32_t n = 0;
             for (size_t c = (size_t)z * w; c < (size_t)(z + 1) * w; c++) {
-                const uint32_t s0 = hf->first[c], s1 = s0 + hf->count[c];
+                const uint32_t s0 = hf->first[c], s1 = ends[c];
                 for (uint32_t sp = s0; sp < s1; sp++)
                     n += hf->area[sp] != OP_NULL_AREA;
             }
@@ -337,7 +341,7 @@ op_status op_build_compact_heightfield(op_ctx *ctx, const op_heightfield *hf,
     } else {
         const size_t cells = (size_t)w * dpt;
         for (size_t c = 0; c < cells; c++) {
-            const uint32_t s0 = hf->first[c], s1 = s0 + hf->count[c];
+            const uint32_t s0 = hf->first[c], s1 = ends[c];
             for (uint32_t sp = s0; sp < s1; sp++)
                 count += hf->area[sp] != OP_NULL_AREA;
         }

@@ -9,11 +9,12 @@
 /* supplement §1.4.1 (op_low_hanging_column) on the columns of rows [z0, z1). */
 static void low_hanging_rows(op_heightfield *hf, int walkable_climb, uint32_t z0, uint32_t z1)
 {
+    const uint32_t *ends = op_heightfield_ends(hf);
     for (size_t c = (size_t)z0 * hf->width; c < (size_t)z1 * hf->width; c++) {
-        const uint32_t n = hf->count[c];
-        if (n < 2)
+        const uint32_t s0 = hf->first[c], s1 = ends[c];
+        if (s1 - s0 < 2)
             continue; /* nothing below the lowest span */
-        op_low_hanging_column(hf->smax, hf->area, hf->first[c], hf->first[c] + n, walkable_climb);
+        op_low_hanging_column(hf->smax, hf->area, s0, s1, walkable_climb);
     }
 }
 
@@ -37,7 +38,7 @@ void op_filter_ledge_rows(const op_kernels *k, op_heightfield *hf, int walkable_
                           int walkable_climb, uint32_t z0, uint32_t z1, int all3)
 {
     const uint32_t w = hf->width, dpt = hf->depth;
-    const uint32_t *first = hf->first, *count = hf->count;
+    const uint32_t *first = hf->first, *ends = op_heightfield_ends(hf);
     uint8_t *area = hf->area;
     /* Columns of a window that lie outside the world count as off the grid, as in a
      * solo bake (supplement §2 "Seam-exact tiles"): [vx0, vx1) x [vz0, vz1) is the part
@@ -61,7 +62,7 @@ void op_filter_ledge_rows(const op_kernels *k, op_heightfield *hf, int walkable_
                 x = ix1; /* done above */
             if (x >= w)
                 break;
-            const uint32_t s0 = first[c0 + x], s1 = s0 + count[c0 + x];
+            const uint32_t s0 = first[c0 + x], s1 = ends[c0 + x];
             /* A neighbour off the grid: every span is a ledge (with all3 too: whatever
              * the low-hanging filter made walkable, the ledge filter clears). */
             for (uint32_t s = s0; s < s1; s++)
@@ -75,8 +76,9 @@ static void low_height_rows(op_heightfield *hf, int walkable_height, uint32_t z0
 {
     const uint16_t *smin = hf->smin, *smax = hf->smax;
     uint8_t *area = hf->area;
+    const uint32_t *ends = op_heightfield_ends(hf);
     for (size_t c = (size_t)z0 * hf->width; c < (size_t)z1 * hf->width; c++) {
-        const uint32_t s0 = hf->first[c], n = hf->count[c];
+        const uint32_t s0 = hf->first[c], n = ends[c] - s0;
         if (n == 1) {
             /* One span: its ceiling is the top. */
             if ((int32_t)OP_HF_MAX_HEIGHT - (int32_t)smax[s0] < walkable_height)

@@ -22,11 +22,11 @@ op_status op_heightfield_init(op_ctx *ctx, op_heightfield *hf, uint32_t width, u
     const size_t cells = (size_t)width * depth;
     if (ctx)
         hf->alloc = ctx->alloc;
-    /* One entry more: the compact field built in place keeps first as its cell_first,
-     * which ends in the sentinel span_count (onepath/chf.h). */
+    /* A prefix sum: one entry more, the end of the last column (the compact field built
+     * in place keeps first as its cell_first, which ends in the sentinel span_count,
+     * onepath/chf.h). All zero: every column empty. */
     hf->first = op_mem_calloc(&hf->alloc, cells + 1, sizeof(uint32_t));
-    hf->count = op_mem_calloc(&hf->alloc, cells, sizeof(uint32_t));
-    if (!hf->first || !hf->count) {
+    if (!hf->first) {
         op_heightfield_free(hf);
         return op_fail(ctx, OP_NO_MEMORY, "out of memory allocating %u x %u columns", width,
                        depth);
@@ -47,7 +47,7 @@ void op_heightfield_free(op_heightfield *hf)
 {
     const op_allocator a = hf->alloc;
     op_mem_free(&a, hf->first);
-    op_mem_free(&a, hf->count);
+    op_mem_free(&a, hf->end);
     op_hf_spans_free(hf);
     memset(hf, 0, sizeof *hf);
 }
@@ -59,17 +59,18 @@ op_status op_heightfield_copy(op_ctx *ctx, op_heightfield *dst, const op_heightf
     t.alloc = ctx ? ctx->alloc : (op_allocator){0};
     const size_t cells = (size_t)src->width * src->depth;
     t.first = op_mem_array(&t.alloc, cells + 1, sizeof(uint32_t)); /* as op_heightfield_init */
-    t.count = op_mem_array(&t.alloc, cells ? cells : 1, sizeof(uint32_t));
+    t.end = src->end ? op_mem_array(&t.alloc, cells ? cells : 1, sizeof(uint32_t)) : NULL;
     t.smin = t.smax = NULL;
     t.area = NULL;
     t.span_cap = 0;
     const uint32_t n = src->span_used;
-    if (!t.first || !t.count || (n && !op_hf_spans_reserve(&t, n))) {
+    if (!t.first || (src->end && !t.end) || (n && !op_hf_spans_reserve(&t, n))) {
         op_heightfield_free(&t);
         return op_fail(ctx, OP_NO_MEMORY, "out of memory copying a heightfield of %u spans", n);
     }
-    memcpy(t.first, src->first, cells * sizeof(uint32_t));
-    memcpy(t.count, src->count, cells * sizeof(uint32_t));
+    memcpy(t.first, src->first, (cells + 1) * sizeof(uint32_t));
+    if (src->end)
+        memcpy(t.end, src->end, cells * sizeof(uint32_t));
     if (n) {
         memcpy(t.smin, src->smin, (size_t)n * sizeof(uint16_t));
         memcpy(t.smax, src->smax, (size_t)n * sizeof(uint16_t));
@@ -153,7 +154,17 @@ op_status op_heightfield_add_span(op_ctx *ctx, op_heightfield *hf, uint32_t x, u
     if (smin > smax)
         return op_fail(ctx, OP_INVALID_ARGUMENT, "span [%u, %u] has smin > smax", smin, smax);
     const size_t c = (size_t)x + (size_t)z * hf->width;
-    const uint32_t s0 = hf->first[c], n = hf->count[c];
+    if (!hf->end) {
+        /* The first edit: the columns' ends from the prefix sum, kept from now on (a
+         * column that moves leaves first unordered). */
+        const size_t cells = (size_t)hf->width * hf->depth;
+        hf->end = op_mem_array(&hf->alloc, cells, sizeof(uint32_t));
+        if (!hf->end)
+            return op_fail(ctx, OP_NO_MEMORY, "out of memory for the ends of %u x %u columns",
+                           hf->width, hf->depth);
+        memcpy(hf->end, hf->first + 1, cells * sizeof(uint32_t));
+    }
+    const uint32_t s0 = hf->first[c], n = hf->end[c] - s0;
     uint32_t lo = 0; /* spans [s0, s0 + lo) lie strictly below */
     while (lo < n && (int32_t)hf->smax[s0 + lo] < (int32_t)smin)
         lo++;
@@ -197,7 +208,7 @@ op_status op_heightfield_add_span(op_ctx *ctx, op_heightfield *hf, uint32_t x, u
         memmove(hf->smin + base + lo + 1, hf->smin + base + lo, (n - lo) * sizeof *hf->smin);
         memmove(hf->smax + base + lo + 1, hf->smax + base + lo, (n - lo) * sizeof *hf->smax);
         memmove(hf->area + base + lo + 1, hf->area + base + lo, n - lo);
-        hf->count[c] = n + 1;
+        hf->end[c] = base + n + 1;
         hf->span_count++;
     } else {
         /* hi - lo spans become one: close the gap above. */
@@ -205,7 +216,7 @@ op_status op_heightfield_add_span(op_ctx *ctx, op_heightfield *hf, uint32_t x, u
         memmove(hf->smin + base + lo + 1, hf->smin + base + hi, (n - hi) * sizeof *hf->smin);
         memmove(hf->smax + base + lo + 1, hf->smax + base + hi, (n - hi) * sizeof *hf->smax);
         memmove(hf->area + base + lo + 1, hf->area + base + hi, n - hi);
-        hf->count[c] = n - gone;
+        hf->end[c] = base + n - gone;
         hf->span_count -= gone;
         if (gone && s0 + n == hf->span_used)
             hf->span_used -= gone; /* the last run just got shorter */
@@ -222,13 +233,14 @@ uint64_t op_heightfield_span_count(const op_heightfield *hf) { return hf->span_c
 
 uint32_t op_heightfield_column_count(const op_heightfield *hf, uint32_t x, uint32_t z)
 {
-    return hf->count[(size_t)x + (size_t)z * hf->width];
+    const size_t c = (size_t)x + (size_t)z * hf->width;
+    return op_heightfield_ends(hf)[c] - hf->first[c];
 }
 
 op_status op_hf_pack(op_ctx *ctx, op_heightfield *hf)
 {
-    if (hf->packed)
-        return OP_OK;
+    if (!hf->end)
+        return OP_OK; /* first is the prefix sum already */
     const size_t cells = (size_t)hf->width * hf->depth;
     op_heightfield t = *hf;
     t.smin = t.smax = NULL;
@@ -238,14 +250,20 @@ op_status op_hf_pack(op_ctx *ctx, op_heightfield *hf)
         return op_fail(ctx, OP_NO_MEMORY, "out of memory packing %llu spans",
                        (unsigned long long)hf->span_count);
     uint32_t w = 0;
+    hf->tail_cell = 0;
     for (size_t c = 0; c < cells; c++) {
-        const uint32_t s0 = hf->first[c], n = hf->count[c];
+        const uint32_t s0 = hf->first[c], n = hf->end[c] - s0;
         memcpy(t.smin + w, hf->smin + s0, n * sizeof *t.smin);
         memcpy(t.smax + w, hf->smax + s0, n * sizeof *t.smax);
         memcpy(t.area + w, hf->area + s0, n);
         hf->first[c] = w;
         w += n;
+        if (n)
+            hf->tail_cell = (uint32_t)c;
     }
+    hf->first[cells] = w;
+    op_mem_free(&hf->alloc, hf->end);
+    hf->end = NULL;
     op_hf_spans_free(hf);
     hf->smin = t.smin;
     hf->smax = t.smax;
@@ -253,11 +271,5 @@ op_status op_hf_pack(op_ctx *ctx, op_heightfield *hf)
     hf->span_cap = t.span_cap;
     hf->span_used = w;
     hf->packed = 1;
-    hf->tail_cell = 0;
-    for (size_t c = cells; c-- > 0;)
-        if (hf->count[c]) {
-            hf->tail_cell = (uint32_t)c;
-            break;
-        }
     return OP_OK;
 }

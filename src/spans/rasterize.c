@@ -64,6 +64,9 @@ typedef struct raster_job {
     uint32_t *band_at;   /* band of each window row z_lo .. z_hi (no division per triangle) */
     uint32_t valid;      /* list positions [0, valid) passed the checks */
     int32_t *rows;       /* per list position: first and last row (first > last: none) */
+    /* The field's spans before (NULL: none): column c's were [old_first[c], old_end[c]).
+     * Copies, as the bands rewrite first while others read it. */
+    const uint32_t *old_first, *old_end;
     op_status bad_status;
     char bad_msg[sizeof(((op_ctx *)0)->err)];
 } raster_job;
@@ -723,7 +726,7 @@ static void prefault_part(void *base, size_t size, size_t total, size_t at, size
 }
 
 /* Rasterizes band b (rows [zb0, zb1]) into wk's packed spans and writes the columns'
- * first/count (first relative to wk's spans). `resume`: the previous band was done by
+ * first (relative to wk's spans). `resume`: the previous band was done by
  * this worker, so its carried polygons continue here; else triangles replay from their
  * first row. */
 static void do_band(const raster_job *j, band_worker *wk, uint32_t b, int resume)
@@ -748,11 +751,11 @@ static void do_band(const raster_job *j, band_worker *wk, uint32_t b, int resume
 
     /* The field's own spans come first (rasterizing into a field that has some). */
     const size_t c0 = (size_t)lz0 * bw;
-    if (hf->span_count) {
+    if (j->old_first) {
         for (uint32_t c = 0; c < cells; c++) {
-            const uint32_t s0 = hf->first[c0 + c], n = hf->count[c0 + c];
+            const uint32_t s0 = j->old_first[c0 + c], s1 = j->old_end[c0 + c];
             uint32_t link = 0; /* the previous slot + 1, 0: none */
-            for (uint32_t s = s0; s < s0 + n; s++) {
+            for (uint32_t s = s0; s < s1; s++) {
                 const uint32_t ns = link ? pool_take(a, p) : c;
                 if (ns == BAND_NONE) {
                     worker_fail(wk, 0, OP_NO_MEMORY, "out of memory in a band of spans");
@@ -895,8 +898,7 @@ static void do_band(const raster_job *j, band_worker *wk, uint32_t b, int resume
     prefault_part(omin, sizeof *omin, wk->cap, used, bound);
     prefault_part(omax, sizeof *omax, wk->cap, used, bound);
     prefault_part(oarea, 1, wk->cap, used, bound);
-    prefault_part(hf->first, sizeof *hf->first, all, c0, cells);
-    prefault_part(hf->count, sizeof *hf->count, all, c0, cells);
+    prefault_part(hf->first, sizeof *hf->first, all + 1, c0, cells);
     for (uint32_t c = 0; c < cells; c++) {
         const uint32_t first = used;
         if (ps[c].smin <= ps[c].smax) {
@@ -909,8 +911,7 @@ static void do_band(const raster_job *j, band_worker *wk, uint32_t b, int resume
                 s = ps[s].next;
             } while (s != BAND_NONE);
         }
-        hf->first[c0 + c] = first;
-        hf->count[c0 + c] = used - first;
+        hf->first[c0 + c] = first; /* the column ends at the next one's first */
     }
     wk->used = used;
 }
@@ -1009,17 +1010,19 @@ static op_status rasterize(raster_job *j)
     }
     /* Columns of rows outside the world keep their (absent) spans: clear them in the
      * new layout, then the bands fill the rest. */
-    uint32_t *old_first = NULL, *old_count = NULL;
+    uint32_t *old_first = NULL, *old_end = NULL;
     const int had_spans = hf->span_count != 0;
     if (st == OP_OK && had_spans) {
         const size_t cells = (size_t)hf->width * hf->depth;
         old_first = op_mem_array(a, cells, sizeof(uint32_t));
-        old_count = op_mem_array(a, cells, sizeof(uint32_t));
-        if (!old_first || !old_count)
+        old_end = op_mem_array(a, cells, sizeof(uint32_t));
+        if (!old_first || !old_end)
             st = op_fail(ctx, OP_NO_MEMORY, "out of memory for %zu columns", cells);
         else {
             memcpy(old_first, hf->first, cells * sizeof(uint32_t));
-            memcpy(old_count, hf->count, cells * sizeof(uint32_t));
+            memcpy(old_end, op_heightfield_ends(hf), cells * sizeof(uint32_t));
+            j->old_first = old_first;
+            j->old_end = old_end;
         }
     }
     if (st == OP_OK && T <= 1) {
@@ -1111,11 +1114,15 @@ static op_status rasterize(raster_job *j)
                     OP_PRAGMA(omp parallel for num_threads(T) schedule(static, 1))
                     for (int g = 0; g < T; g++) {
                         const band_worker *w = &wks[g];
-                        if (!w->used)
-                            continue; /* a run without spans (or without bands) */
-                        memcpy(wk.smin + off[g], w->smin, (size_t)w->used * sizeof *wk.smin);
-                        memcpy(wk.smax + off[g], w->smax, (size_t)w->used * sizeof *wk.smax);
-                        memcpy(wk.area + off[g], w->area, w->used);
+                        if (w->used) {
+                            memcpy(wk.smin + off[g], w->smin,
+                                   (size_t)w->used * sizeof *wk.smin);
+                            memcpy(wk.smax + off[g], w->smax,
+                                   (size_t)w->used * sizeof *wk.smax);
+                            memcpy(wk.area + off[g], w->area, w->used);
+                        }
+                        /* Also a run without spans: its columns' first is the prefix
+                         * sum (each column ends at the next one's first). */
                         if (!off[g])
                             continue;
                         /* The run's cells: rows of its bands. */
@@ -1150,21 +1157,42 @@ static op_status rasterize(raster_job *j)
         uint64_t extra = 0;
         for (size_t c = 0; c < cells && had_spans; c++)
             if (c < c0 || c >= c1)
-                extra += old_count[c];
-        if (extra && !worker_reserve(a, &wk, (uint64_t)wk.used + extra, 0))
+                extra += old_end[c] - old_first[c];
+        /* With such spans the columns' ends are kept in hf->end (spans.h). */
+        uint32_t *end = extra ? hf->end : NULL;
+        if (extra && !end)
+            end = op_mem_array(a, cells, sizeof(uint32_t));
+        if (extra && (!end || !worker_reserve(a, &wk, (uint64_t)wk.used + extra, 0))) {
+            if (end != hf->end)
+                op_mem_free(a, end);
             st = op_fail(ctx, OP_NO_MEMORY, "out of memory for the spans of the field");
-        else {
-            for (size_t c = 0; c < cells && extra; c++) {
-                if (c >= c0 && c < c1)
-                    continue;
-                const uint32_t s0 = old_first[c], n = old_count[c];
-                memcpy(wk.smin + wk.used, hf->smin + s0, n * sizeof *wk.smin);
-                memcpy(wk.smax + wk.used, hf->smax + s0, n * sizeof *wk.smax);
-                memcpy(wk.area + wk.used, hf->area + s0, n);
-                hf->first[c] = wk.used;
-                hf->count[c] = n;
-                wk.used += n;
+        } else {
+            const uint32_t bands_used = wk.used;
+            if (extra) {
+                for (size_t c = c0; c < c1; c++)
+                    end[c] = c + 1 < c1 ? hf->first[c + 1] : bands_used;
+                for (size_t c = 0; c < cells; c++) {
+                    if (c >= c0 && c < c1)
+                        continue;
+                    const uint32_t s0 = old_first[c], n = old_end[c] - s0;
+                    memcpy(wk.smin + wk.used, hf->smin + s0, n * sizeof *wk.smin);
+                    memcpy(wk.smax + wk.used, hf->smax + s0, n * sizeof *wk.smax);
+                    memcpy(wk.area + wk.used, hf->area + s0, n);
+                    hf->first[c] = wk.used;
+                    end[c] = wk.used + n;
+                    wk.used += n;
+                }
+            } else {
+                /* The prefix sum: rows before the bands' are empty at 0, rows after
+                 * them (and the end of the last column) at the bands' spans. */
+                for (size_t c = 0; c < c0; c++)
+                    hf->first[c] = 0;
+                for (size_t c = c1; c <= cells; c++)
+                    hf->first[c] = bands_used;
+                if (hf->end)
+                    op_mem_free(&hf->alloc, hf->end);
             }
+            hf->end = end;
             if (wk.used && wk.cap > wk.used)
                 worker_resize(a, &wk, wk.used); /* in place (a failure keeps the arrays) */
             op_hf_spans_free(hf);
@@ -1180,22 +1208,23 @@ static op_status rasterize(raster_job *j)
              * after the bands'). */
             hf->packed = extra == 0;
             hf->tail_cell = 0;
+            const uint32_t *ends = op_heightfield_ends(hf);
             for (size_t c = cells; c-- > 0;)
-                if (hf->count[c]) {
+                if (ends[c] != hf->first[c]) {
                     hf->tail_cell = (uint32_t)c;
                     break;
                 }
         }
     }
     if (st != OP_OK) {
-        /* The field is left as it was. */
+        /* The field is left as it was (its end, if any, untouched). */
         const size_t cells = (size_t)hf->width * hf->depth;
         if (old_first) {
             memcpy(hf->first, old_first, cells * sizeof(uint32_t));
-            memcpy(hf->count, old_count, cells * sizeof(uint32_t));
         } else if (!had_spans) {
-            memset(hf->first, 0, cells * sizeof(uint32_t));
-            memset(hf->count, 0, cells * sizeof(uint32_t));
+            memset(hf->first, 0, (cells + 1) * sizeof(uint32_t));
+            op_mem_free(&hf->alloc, hf->end);
+            hf->end = NULL;
         }
     }
     worker_free(a, &wk);
@@ -1204,7 +1233,7 @@ static op_status rasterize(raster_job *j)
             worker_free(a, &wks[g]);
     op_mem_free(a, wks);
     op_mem_free(a, old_first);
-    op_mem_free(a, old_count);
+    op_mem_free(a, old_end);
     op_mem_free(a, j->bin_first);
     op_mem_free(a, j->bin);
     op_mem_free(a, j->rows);

@@ -40,7 +40,7 @@ int op_hf_spans_reserve(op_heightfield *hf, uint64_t need);
 /* Frees the span arrays only (the columns stay, to be refilled). */
 void op_hf_spans_free(op_heightfield *hf);
 /* Moves the columns into cell order without gaps (after op_heightfield_add_span moved
- * some); no-op when hf->packed. */
+ * some), first their prefix sum and end NULL; no-op when end is NULL. */
 op_status op_hf_pack(op_ctx *ctx, op_heightfield *hf);
 
 struct op_kernels;
@@ -140,10 +140,10 @@ static inline void op_ledge_cells(const op_heightfield *hf, uint32_t z, uint32_t
                                   int32_t wh, int32_t climb, int all3)
 {
     const uint32_t w = hf->width;
-    const uint32_t *first = hf->first, *count = hf->count;
+    const uint32_t *first = hf->first, *ends = op_heightfield_ends(hf);
     for (uint32_t x = x0; x < x1; x++) {
         const size_t c = (size_t)x + (size_t)z * w;
-        const uint32_t s0 = first[c], s1 = s0 + count[c];
+        const uint32_t s0 = first[c], s1 = ends[c];
         if (s0 == s1)
             continue;
         if (all3 && s1 - s0 >= 2)
@@ -152,7 +152,7 @@ static inline void op_ledge_cells(const op_heightfield *hf, uint32_t z, uint32_t
         uint32_t nb[4], ne[4];
         for (int d = 0; d < 4; d++) {
             nb[d] = first[nc[d]];
-            ne[d] = nb[d] + count[nc[d]];
+            ne[d] = ends[nc[d]];
         }
         for (uint32_t s = s0; s < s1; s++)
             if (hf->area[s] != OP_NULL_AREA &&

@@ -5,7 +5,9 @@
  * bytes. Fields: widths 1..70 (every tail of a vector run) and wide ones, mostly one span
  * per column (the vector runs) with breaks of empty and multi-span columns, steps near
  * walkable_climb and walkable_height, floors near the 16-bit top, unpacked solid fields
- * (columns moved by op_heightfield_add_span: spans not consecutive), walkable_climb 0.
+ * (columns moved by op_heightfield_add_span: spans not consecutive), walkable_climb 0;
+ * the ledges on each field as op_heightfield_add_span leaves it (column ends in hf->end)
+ * and packed (op_hf_pack: end NULL, first the prefix sum, as the rasterizer writes it).
  * Link arrays are pre-filled with different sentinels, so an unwritten slot differs. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +19,7 @@
 #include <string.h>
 
 #include "core/kernels.h"
+#include "spans/spans_internal.h"
 #include "util/testutil.h"
 #include "util/variants.h"
 
@@ -25,6 +28,20 @@ static int variant_count;
 static unsigned long compared[OP_ISA_COUNT][2];
 static op_ctx g_ctx;
 static unsigned long g_marked, g_kept, g_linked, g_unlinked, g_raised, g_oneway;
+static int g_prefix;           /* ledge fields packed by op_hf_pack (end NULL) */
+static unsigned long g_fields[2]; /* ledge fields compared: with end, prefix sums */
+
+/* The field as built (column ends in hf->end), or packed with g_prefix. */
+static void ledge_field_ready(op_heightfield *hf)
+{
+    assert_non_null(hf->end);
+    if (g_prefix) {
+        assert_int_equal(op_hf_pack(&g_ctx, hf), OP_OK);
+        assert_null(hf->end);
+        assert_int_equal(hf->first[(size_t)hf->width * hf->depth], hf->span_used);
+    }
+    g_fields[g_prefix]++;
+}
 
 static int setup(void **state)
 {
@@ -79,6 +96,7 @@ static void check_ledges_with(uint64_t seed, uint32_t w, uint32_t d, uint32_t mu
 {
     op_heightfield hf;
     random_hf(&hf, seed, w, d, multi, empty, high, scramble);
+    ledge_field_ready(&hf);
     uint8_t *orig = malloc(hf.span_used + 1), *ref = malloc(hf.span_used + 1);
     memcpy(orig, hf.area, hf.span_used);
     const int32_t wh = 2 + (int32_t)(seed % 12), climb = (int32_t)(seed % 5);
@@ -115,8 +133,10 @@ static void check_ledges_with(uint64_t seed, uint32_t w, uint32_t d, uint32_t mu
 static void check_ledges(uint64_t seed, uint32_t w, uint32_t d, uint32_t multi, uint32_t empty,
                          int high, int scramble)
 {
-    for (int all3 = 0; all3 < 2; all3++)
-        check_ledges_with(seed, w, d, multi, empty, high, scramble, all3);
+    for (g_prefix = 0; g_prefix < 2; g_prefix++)
+        for (int all3 = 0; all3 < 2; all3++)
+            check_ledges_with(seed, w, d, multi, empty, high, scramble, all3);
+    g_prefix = 0;
 }
 
 /* A compact field whose clearances and steps sit at the rule's edges: h within 2 of
@@ -362,6 +382,7 @@ static void check_pattern_ledges_with(uint32_t w, uint32_t d, uint32_t bx, uint3
 {
     op_heightfield hf;
     pattern_hf(&hf, w, d, bx, bz, kind, empty_outer, seed);
+    ledge_field_ready(&hf);
     const uint32_t n = hf.span_used;
     uint8_t *orig = malloc(n + 1), *ref = malloc(n + 1);
     memcpy(orig, hf.area, n);
@@ -391,8 +412,10 @@ static void check_pattern_ledges_with(uint32_t w, uint32_t d, uint32_t bx, uint3
 static void check_pattern_ledges(uint32_t w, uint32_t d, uint32_t bx, uint32_t bz, int kind,
                                  int empty_outer, uint64_t seed)
 {
-    for (int all3 = 0; all3 < 2; all3++)
-        check_pattern_ledges_with(w, d, bx, bz, kind, empty_outer, seed, all3);
+    for (g_prefix = 0; g_prefix < 2; g_prefix++)
+        for (int all3 = 0; all3 < 2; all3++)
+            check_pattern_ledges_with(w, d, bx, bz, kind, empty_outer, seed, all3);
+    g_prefix = 0;
 }
 
 /* The compact field of the same pattern, its arrays exactly span_count long (ASan sees
@@ -535,6 +558,9 @@ static void test_promised_variants_compared(void **state)
                   g_marked, g_kept, g_raised, g_linked, g_unlinked, g_oneway);
     assert_true(g_marked > 1000 && g_kept > 1000 && g_linked > 1000 && g_unlinked > 1000);
     assert_true(g_oneway > 100); /* links that are not mutual: bits from a lower span */
+    print_message("spans rows: ledge fields %lu with column ends, %lu prefix sums\n",
+                  g_fields[0], g_fields[1]);
+    assert_true(g_fields[0] > 1000 && g_fields[1] > 1000);
     assert_true(g_raised > 10); /* raised and kept through the ledge and low-height tests */
     assert_true(ran >= 1);
 }

@@ -300,6 +300,100 @@ static void test_rasterize_ramp(void **state)
     op_ctx_free(&ctx);
 }
 
+/* The column layout (spans.h): a rasterized field keeps first as the prefix sum of its
+ * columns (end NULL, first[width*depth] = span_used, empty rows before and after the
+ * spans included); op_heightfield_add_span keeps the ends in hf->end from its first
+ * edit; copies keep either layout; rasterizing into an edited field packs it again. */
+static void check_layout(const op_heightfield *hf)
+{
+    const size_t cells = (size_t)hf->width * hf->depth;
+    const uint32_t *ends = op_heightfield_ends(hf);
+    uint64_t total = 0;
+    for (size_t c = 0; c < cells; c++) {
+        assert_true(ends[c] >= hf->first[c]);
+        assert_true(ends[c] <= hf->span_used);
+        const uint32_t n = ends[c] - hf->first[c];
+        assert_int_equal(op_heightfield_column_count(hf, (uint32_t)(c % hf->width),
+                                                     (uint32_t)(c / hf->width)),
+                         n);
+        total += n;
+    }
+    assert_int_equal(total, hf->span_count);
+    if (!hf->end) {
+        assert_true(hf->packed);
+        assert_int_equal(hf->first[0], 0);
+        assert_int_equal(hf->first[cells], hf->span_used);
+    }
+}
+
+static void same_columns(const op_heightfield *a, const op_heightfield *b)
+{
+    uint16_t lo[2][8], hi[2][8];
+    uint8_t ar[2][8];
+    for (uint32_t z = 0; z < a->depth; z++)
+        for (uint32_t x = 0; x < a->width; x++) {
+            const uint32_t n = column(a, x, z, lo[0], hi[0], ar[0], 8);
+            assert_int_equal(column(b, x, z, lo[1], hi[1], ar[1], 8), n);
+            assert_true(n <= 8);
+            assert_memory_equal(lo[0], lo[1], n * sizeof lo[0][0]);
+            assert_memory_equal(hi[0], hi[1], n * sizeof hi[0][0]);
+            assert_memory_equal(ar[0], ar[1], n);
+        }
+}
+
+static void test_column_layout(void **state)
+{
+    (void)state;
+    op_ctx ctx;
+    assert_int_equal(op_ctx_init(&ctx, OP_ISA_SCALAR), OP_OK);
+    op_heightfield hf, cp;
+    op_mesh m;
+    uint8_t areas[4];
+    op_test_hf(&ctx, &hf, 6, 5, NULL, 0.5f, 0.25f, 2.0f);
+    check_layout(&hf);
+    op_mesh_init(&m);
+    op_test_quad_up(&ctx, &m, 1.0f, 1.0f, 2.0f, 1.5f, 1.0f); /* cells x 2..3, z 2 */
+    op_mark_walkable_triangles(&m, 45, areas);
+    assert_int_equal(op_rasterize_triangles(&ctx, &hf, &m, areas, 1), OP_OK);
+    assert_int_equal(op_heightfield_span_count(&hf), 2);
+    assert_null(hf.end);
+    check_layout(&hf);
+    for (uint32_t c = 0; c <= 6 * 2 + 2; c++)
+        assert_int_equal(hf.first[c], 0);
+    for (uint32_t c = 6 * 2 + 4; c <= 30; c++)
+        assert_int_equal(hf.first[c], 2);
+    assert_int_equal(op_heightfield_copy(&ctx, &cp, &hf), OP_OK);
+    assert_null(cp.end);
+    check_layout(&cp);
+    same_columns(&hf, &cp);
+    op_heightfield_free(&cp);
+
+    /* An edit before the last column moves it to the end: the ends are kept. */
+    assert_int_equal(op_heightfield_add_span(&ctx, &hf, 0, 0, 1, 2, 63, 1), OP_OK);
+    assert_non_null(hf.end);
+    assert_false(hf.packed);
+    check_layout(&hf);
+    assert_int_equal(op_heightfield_column_count(&hf, 0, 0), 1);
+    assert_int_equal(op_heightfield_column_count(&hf, 2, 2), 1);
+    assert_int_equal(op_heightfield_column_count(&hf, 4, 2), 0);
+    assert_int_equal(op_heightfield_copy(&ctx, &cp, &hf), OP_OK);
+    assert_non_null(cp.end);
+    check_layout(&cp);
+    same_columns(&hf, &cp);
+
+    /* Rasterizing into the edited field: packed again, the prefix sum, every span kept. */
+    op_heightfield_free(&cp);
+    assert_int_equal(op_heightfield_copy(&ctx, &cp, &hf), OP_OK);
+    assert_int_equal(op_rasterize_triangles(&ctx, &hf, &m, areas, 1), OP_OK);
+    assert_null(hf.end);
+    check_layout(&hf);
+    same_columns(&hf, &cp);
+    op_heightfield_free(&cp);
+    op_heightfield_free(&hf);
+    op_mesh_free(&m);
+    op_ctx_free(&ctx);
+}
+
 /* Input order decides merges: the same two triangles in the other order differ
  * exactly as the §1.3 rule says, and bad meshes are errors. */
 static void test_rasterize_order_and_errors(void **state)
@@ -362,6 +456,7 @@ int main(void)
         cmocka_unit_test(test_rasterize_flat),
         cmocka_unit_test(test_rasterize_ramp),
         cmocka_unit_test(test_rasterize_order_and_errors),
+        cmocka_unit_test(test_column_layout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
