@@ -76,8 +76,8 @@ static op_ctx new_ctx(void)
 /* ---- The solid heightfield through the public API --------------------------------- */
 
 /* Areas of every span slot, so the filter case can put them back. The current tree
- * stores columns as runs of the span arrays (first/count); a495c93 as linked lists in a
- * pool (head/next). */
+ * stores columns as runs of the span arrays (first, and the ends); a495c93 as linked
+ * lists in a pool (head/next). */
 #if defined(ONEPATH_VERSION_MAJOR)
 static size_t hf_area_count(const op_heightfield *hf) { return hf->span_used; }
 #define HF_FOR_SPANS(hf, x, z, s)                                                          \

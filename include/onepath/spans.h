@@ -25,6 +25,10 @@ extern "C" {
 /* Not walkable. */
 #define OP_NULL_AREA 0u
 
+/* op_heightfield has no count array: columns end at op_heightfield_ends (tells code
+ * built against both layouts apart). */
+#define OP_HF_COLUMN_ENDS 1
+
 /* Per column, solid spans bottom-up in one contiguous run of the span arrays: column
  * c = x + z*width holds spans [first[c], ends[c]) with ends = op_heightfield_ends(hf).
  * The rasterizer writes the columns in cell order with no gaps ("packed", supplement
