@@ -1217,9 +1217,10 @@ static op_status rasterize(raster_job *j)
         }
     }
     if (st != OP_OK) {
-        /* The field is left as it was (its end, if any, untouched). */
+        /* The field is left as it was (its end, if any, untouched; first only changed
+         * once the copies were made). */
         const size_t cells = (size_t)hf->width * hf->depth;
-        if (old_first) {
+        if (j->old_first) {
             memcpy(hf->first, old_first, cells * sizeof(uint32_t));
         } else if (!had_spans) {
             memset(hf->first, 0, (cells + 1) * sizeof(uint32_t));

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "onepath/onepath.h"
+#include "util/testalloc.h"
 #include "util/testbuild.h"
 
 /* Spans of one column, bottom-up, into arrays; returns the count. */
@@ -394,6 +395,66 @@ static void test_column_layout(void **state)
     op_ctx_free(&ctx);
 }
 
+/* Out of memory: the first edit's ends, and every allocation of a rasterization into an
+ * edited field, fail cleanly and leave the field as it was. */
+static unsigned g_oom_failures;
+
+static void test_column_layout_oom(void **state)
+{
+    (void)state;
+    op_test_alloc ta;
+    op_test_alloc_init(&ta);
+    op_ctx ctx;
+    assert_int_equal(op_test_alloc_ctx_init(&ctx, &ta, OP_ISA_SCALAR), OP_OK);
+    op_heightfield hf, before;
+    op_mesh m;
+    uint8_t areas[4];
+    op_test_hf(&ctx, &hf, 6, 5, NULL, 0.5f, 0.25f, 2.0f);
+    ta.fail_at = ta.allocs + 1;
+    assert_int_equal(op_heightfield_add_span(&ctx, &hf, 3, 1, 1, 2, 63, 1), OP_NO_MEMORY);
+    assert_null(hf.end);
+    assert_int_equal(op_heightfield_span_count(&hf), 0);
+    ta.fail_at = 0;
+    assert_int_equal(op_heightfield_add_span(&ctx, &hf, 3, 1, 1, 2, 63, 1), OP_OK);
+    assert_int_equal(op_heightfield_add_span(&ctx, &hf, 0, 0, 1, 2, 63, 1), OP_OK);
+    assert_int_equal(op_heightfield_copy(&ctx, &before, &hf), OP_OK);
+    op_mesh_init(&m);
+    op_test_quad_up(&ctx, &m, 1.0f, 1.0f, 2.0f, 1.5f, 1.0f);
+    op_mark_walkable_triangles(&m, 45, areas);
+    for (uint64_t n = 1;; n++) {
+        op_heightfield t;
+        assert_int_equal(op_heightfield_copy(&ctx, &t, &before), OP_OK);
+        ta.fail_at = ta.allocs + n;
+        const op_status st = op_rasterize_triangles(&ctx, &t, &m, areas, 1);
+        const int failed = ta.failed != 0;
+        ta.fail_at = 0;
+        ta.failed = 0;
+        if (!failed) {
+            assert_int_equal(st, OP_OK);
+            assert_null(t.end);
+            check_layout(&t);
+            op_heightfield_free(&t);
+            break;
+        }
+        check_layout(&t);
+        if (st == OP_OK) { /* a failure it works around (a larger request first) */
+            assert_null(t.end);
+        } else {
+            assert_int_equal(st, OP_NO_MEMORY);
+            same_columns(&t, &before);
+            g_oom_failures++;
+        }
+        op_heightfield_free(&t);
+    }
+    assert_true(g_oom_failures >= 6);
+    op_heightfield_free(&before);
+    op_heightfield_free(&hf);
+    op_mesh_free(&m);
+    op_ctx_free(&ctx);
+    assert_int_equal(ta.live_bytes, 0);
+    assert_int_equal(ta.bad_frees, 0);
+}
+
 /* Input order decides merges: the same two triangles in the other order differ
  * exactly as the §1.3 rule says, and bad meshes are errors. */
 static void test_rasterize_order_and_errors(void **state)
@@ -457,6 +518,7 @@ int main(void)
         cmocka_unit_test(test_rasterize_ramp),
         cmocka_unit_test(test_rasterize_order_and_errors),
         cmocka_unit_test(test_column_layout),
+        cmocka_unit_test(test_column_layout_oom),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
