@@ -166,7 +166,12 @@ static op_status bin_triangles(raster_job *j)
     /* Pass 1 counts into bin_first[b + 1] and keeps each triangle's rows; the counts
      * become the starts (shifted by one), and pass 2 advances them to the ends, so
      * bin_first[b] .. bin_first[b + 1] is band b. */
-    j->rows = op_mem_array(a, j->count ? (size_t)j->count * 2 : 2, sizeof(int32_t));
+    /* rows and bin below: ctx's scratch (rasterize() releases it), whose kept blocks a
+     * context that rasterizes again (the next tile) or a later stage (erosion) reuses
+     * with their pages mapped; without a context, the allocator's. */
+    const size_t nrow = j->count ? (size_t)j->count * 2 : 2;
+    j->rows = ctx ? op_scratch(ctx, nrow, sizeof(int32_t))
+                  : op_mem_array(a, nrow, sizeof(int32_t));
     if (!j->rows)
         return op_fail(ctx, OP_NO_MEMORY, "out of memory binning %u triangles", j->count);
     /* rows (every triangle's, unless a bad one stops the pass) and bin below (every
@@ -220,7 +225,9 @@ static op_status bin_triangles(raster_job *j)
     if (total > UINT32_MAX)
         return op_fail(ctx, OP_NO_MEMORY, "%llu triangle-band pairs exceed the index",
                        (unsigned long long)total);
-    j->bin = op_mem_array(a, total ? (size_t)total : 1, sizeof(uint32_t));
+    const size_t nbin = total ? (size_t)total : 1;
+    j->bin = ctx ? op_scratch(ctx, nbin, sizeof(uint32_t))
+                 : op_mem_array(a, nbin, sizeof(uint32_t));
     if (!j->bin)
         return op_fail(ctx, OP_NO_MEMORY, "out of memory binning triangles (%llu entries)",
                        (unsigned long long)total);
@@ -996,6 +1003,7 @@ static op_status rasterize(raster_job *j)
     j->band = band_rows(hf->width);
     j->nbands = (uint32_t)((j->z_hi - j->z_lo) / j->band + 1);
 
+    const op_arena_mark mark = ctx ? op_arena_get_mark(&ctx->arena) : (op_arena_mark){0};
     op_status st = bin_triangles(j);
     /* Threads take runs of bands (each run continues its triangles from band to band
      * and replays rows before its first band); one thread takes them all. */
@@ -1236,8 +1244,12 @@ static op_status rasterize(raster_job *j)
     op_mem_free(a, old_first);
     op_mem_free(a, old_end);
     op_mem_free(a, j->bin_first);
-    op_mem_free(a, j->bin);
-    op_mem_free(a, j->rows);
+    if (ctx) {
+        op_arena_release(&ctx->arena, mark);
+    } else {
+        op_mem_free(a, j->bin);
+        op_mem_free(a, j->rows);
+    }
     op_mem_free(a, j->band_at);
     return st;
 }
