@@ -150,7 +150,7 @@ static void field_kernel_refs(field *f)
     if (op_label_components_scalar(&graph, f->labels_ref, &f->labels_count_ref, &ctx.arena))
         die("scalar labelling: arena exhausted", NULL);
     f->edge_ref = xmalloc(n);
-    op_edge_classify_scalar(chf, f->labels_ref, OP_BORDER_REGION, f->edge_ref, 0, n);
+    op_edge_classify_scalar(chf, f->labels_ref, chf->area, OP_BORDER_REGION, f->edge_ref, 0, n);
     op_ctx_free(&ctx);
 }
 
@@ -314,7 +314,7 @@ static int kernel_call(kcase *c)
         rc = c->k.label.components(&graph, c->out, &c->count, &c->arena);
         break;
     }
-    case K_EDGE: c->k.links.edges(chf, c->f->labels_ref, OP_BORDER_REGION, c->out, 0, n); break;
+    case K_EDGE: c->k.links.edges(chf, c->f->labels_ref, chf->area, OP_BORDER_REGION, c->out, 0, n); break;
     }
     op_arena_release(&c->arena, m);
     return rc;

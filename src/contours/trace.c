@@ -354,36 +354,6 @@ static inline uint32_t cell_of(const op_chf *chf, uint32_t c, uint32_t s)
     return (uint32_t)lo;
 }
 
-/* Bit j set when span j of the 16 differs from its predecessor in region or area and
- * its region is neither 0 nor br (check_span passes those). */
-static inline uint32_t run_breaks16(const uint32_t *r, const uint8_t *a, uint32_t br)
-{
-#if defined(__SSE2__)
-    __m128i eq[4], off[4];
-    const __m128i zero = _mm_setzero_si128(), brv = _mm_set1_epi32((int32_t)br);
-    for (int j = 0; j < 4; j++) {
-        const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(r + 4 * j));
-        eq[j] = _mm_cmpeq_epi32(v, _mm_loadu_si128((const __m128i *)(const void *)(r + 4 * j - 1)));
-        off[j] = _mm_or_si128(_mm_cmpeq_epi32(v, zero), _mm_cmpeq_epi32(v, brv));
-    }
-    /* all-ones / zero lanes pack to all-ones / zero bytes */
-    const __m128i req = _mm_packs_epi16(_mm_packs_epi32(eq[0], eq[1]),
-                                        _mm_packs_epi32(eq[2], eq[3]));
-    const __m128i roff = _mm_packs_epi16(_mm_packs_epi32(off[0], off[1]),
-                                         _mm_packs_epi32(off[2], off[3]));
-    const __m128i aeq = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)a),
-                                       _mm_loadu_si128((const __m128i *)(const void *)(a - 1)));
-    return ~(uint32_t)_mm_movemask_epi8(_mm_or_si128(_mm_and_si128(req, aeq), roff)) & 0xffffu;
-#else
-    uint32_t bits = 0;
-    for (int j = 0; j < 16; j++)
-        bits |= (uint32_t)(((r[j] != r[j - 1]) | (a[j] != a[j - 1])) & (r[j] != 0) &
-                           (r[j] != br))
-                << j;
-    return bits;
-#endif
-}
-
 /* One span where region or area changes: the rules of check_regions. */
 static inline int check_span(const trace_in *t, uint16_t *rarea, uint32_t r, unsigned a)
 {
@@ -395,39 +365,45 @@ static inline int check_span(const trace_in *t, uint16_t *rarea, uint32_t r, uns
     return 0;
 }
 
-/* op_build_contours' region check on spans [s0, s1): a region id in 1..region_count
- * (unless 0 or the band's), a non-zero area, and one area per region. Only a span whose
- * region or area differs from the previous span's needs a look-up. Sets *bad; the
- * caller finds the first offending span again for the message. */
-static void check_regions(const trace_in *t, uint16_t *rarea, uint32_t s0, uint32_t s1,
-                          int *bad)
+/* Bit j set when mask byte j of the 64 has the run-break bit (OP_EDGE_BREAK). */
+static inline uint64_t break_bits64(const uint8_t *mask)
+{
+    uint64_t w = 0;
+#if defined(__SSE2__)
+    for (int j = 0; j < 4; j++) {
+        /* bit 4 of each byte to its bit 7 (the shift moves no other byte's bit there) */
+        const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(mask + 16 * j));
+        w |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_slli_epi16(v, 3)) << (16 * j);
+    }
+#else
+    for (int j = 0; j < 64; j++)
+        w |= (uint64_t)(mask[j] >> 4 & 1u) << j;
+#endif
+    return w;
+}
+
+/* op_build_contours' region check on spans [s0, s1) of segment g, classified with their
+ * run breaks: a region id in 1..region_count (unless 0 or the band's), a non-zero area,
+ * and one area per region. Only the segment's first span and the spans whose region or
+ * area differs from the previous span's (the kernel's OP_EDGE_BREAK) need a look-up.
+ * Sets *bad; the caller finds the first offending span again for the message. */
+static void check_regions(const trace_in *t, const trace_seg *g, uint16_t *rarea,
+                          uint32_t s0, uint32_t s1, int *bad)
 {
     const uint32_t *region = t->region;
-    const uint8_t *area = t->chf->area;
-    if (s0 >= s1)
-        return;
-    int b = check_span(t, rarea, region[s0], area[s0]);
-    uint32_t s = s0 + 1;
-    /* the breaks of 64 spans in one word, then its look-ups: one (unpredictable) loop
-     * exit per 64 spans instead of per 16 */
-    for (; s1 - s >= 64; s += 64) {
-        const uint32_t br = t->border_region;
-        uint64_t bits = (uint64_t)run_breaks16(region + s, area + s, br) |
-                        (uint64_t)run_breaks16(region + s + 16, area + s + 16, br) << 16 |
-                        (uint64_t)run_breaks16(region + s + 32, area + s + 32, br) << 32 |
-                        (uint64_t)run_breaks16(region + s + 48, area + s + 48, br) << 48;
-        for (; bits; bits &= bits - 1) {
+    const uint8_t *area = t->chf->area, *mask = t->mask;
+    int b = 0;
+    if (s0 < s1 && s0 == g->s0)
+        b = check_span(t, rarea, region[s0], area[s0]);
+    uint32_t s = s0;
+    /* one (unpredictable) loop exit per 64 spans */
+    for (; s1 - s >= 64; s += 64)
+        for (uint64_t bits = break_bits64(mask + s); bits; bits &= bits - 1) {
             const uint32_t k = s + (uint32_t)__builtin_ctzll(bits);
             b |= check_span(t, rarea, region[k], area[k]);
         }
-    }
-    for (; s1 - s >= 16; s += 16)
-        for (uint32_t bits = run_breaks16(region + s, area + s, t->border_region); bits; bits &= bits - 1) {
-            const uint32_t k = s + (uint32_t)__builtin_ctz(bits);
-            b |= check_span(t, rarea, region[k], area[k]);
-        }
     for (; s < s1; s++)
-        if (region[s] != region[s - 1] || area[s] != area[s - 1])
+        if (mask[s] & OP_EDGE_BREAK)
             b |= check_span(t, rarea, region[s], area[s]);
     *bad |= b;
 }
@@ -467,9 +443,10 @@ static int classify_ahead(const trace_in *t, trace_seg *g, uint32_t a1)
 {
     while (g->a0 < a1) {
         const uint32_t s0 = g->a0, s1 = a1 - s0 > TRACE_SUB ? s0 + TRACE_SUB : a1;
-        t->k->links.edges(t->chf, t->region, t->border_region, t->mask, s0, s1);
+        t->k->links.edges(t->chf, t->region, g->rarea ? t->chf->area : NULL, t->border_region,
+                          t->mask, s0, s1);
         if (g->rarea)
-            check_regions(t, g->rarea, s0, s1, &g->bad_regions);
+            check_regions(t, g, g->rarea, s0, s1, &g->bad_regions);
         const size_t run = block_offsets(t->mask, t->boff, s0 / 8, ((size_t)s1 + 7) / 8,
                                          g->counted);
         if (run > g->slot_cap && op_array_grow(t->alloc, (void **)&g->slot, &g->slot_cap, run,

@@ -45,10 +45,14 @@
 /* Edge classification (regions-contours §6, Edges) for spans [begin, end): bit d of
  * mask[s] when the edge of s in direction d is a boundary edge, i.e. the neighbour
  * value (region of the mutual neighbour, else 0 / TileBorder) differs from
- * region[s]. Spans with region 0 or region == border_region get mask 0. */
+ * region[s]. Spans with region 0 or region == border_region get mask 0. With area
+ * (not NULL), also bit 4 (OP_EDGE_BREAK) of such an active span when s = 0 or its region
+ * or area differs from span s - 1's: the spans the contour stage's region check looks
+ * up (op_build_contours). Bits 5..7 are 0. */
 #define OP_EDGE_CLASSIFY_FN(name)                                                  \
-    void name(const op_chf *chf, const uint32_t *region, uint32_t border_region, \
-              uint8_t *mask, uint32_t begin, uint32_t end)
+    void name(const op_chf *chf, const uint32_t *region, const uint8_t *area,    \
+              uint32_t border_region, uint8_t *mask, uint32_t begin, uint32_t end)
+#define OP_EDGE_BREAK 0x10u
 
 /* The 16-bit links' block decoder (core/links16.h): out[i] = s0 + i + dl[i] where dl[i]
  * is a delta (>= OP_DLINK_MIN), OP_NO_LINK where it is OP_DLINK_NONE or OP_DLINK_FAR;

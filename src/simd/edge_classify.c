@@ -12,7 +12,12 @@
  * wanted lane and serves that direction from a window (two loads and a permute,
  * AVX-512 / AVX2), from one or two runs, or lane by lane (v_gather_pred).
  * AVX-512 uses lane masks (one step = 16 spans); the other variants take steps of 16
- * (8 for 128-bit vectors) spans and hand a step with a miss to ec_step_slow. */
+ * (8 for 128-bit vectors) spans and hand a step with a miss to ec_step_slow.
+ *
+ * With area, bit 4 (OP_EDGE_BREAK) marks an active span whose region or area differs
+ * from its predecessor's (the region check's run breaks, core/kernels.h), from the
+ * regions the step has loaded anyway: the contour pass then needs no pass of its own
+ * over every span's region and area. */
 #include "simd/simd_width.h"
 
 #if VW == 16 && defined(SIMDE_X86_AVX512F_NATIVE) && defined(SIMDE_X86_AVX512BW_NATIVE) &&    \
@@ -78,7 +83,7 @@ static inline void ec_store_mask(uint8_t *p, const vu32 *in)
 __attribute__((noinline))
 #endif
 static void ec_step_slow(const op_chf *chf, const uint32_t *region, uint32_t border_region,
-                         uint8_t *mask, uint32_t s, uint32_t *pred)
+                         uint8_t *mask, uint32_t s, uint32_t *pred, const vu32 *bk)
 {
     const uint32_t n = chf->span_count;
     const vu32 zero = v_set1(0), border = v_set1(border_region);
@@ -95,13 +100,39 @@ static void ec_step_slow(const op_chf *chf, const uint32_t *region, uint32_t bor
             m = v_or(m, v_andnot(v_and(want, v_eq(nb, r)), v_set1(1u << d)));
             pred[d] += VW;
         }
+        if (bk)
+            m = v_or(m, bk[j]);
         v_store_u8(mask + s, v_andnot(ina, m));
+    }
+}
+
+/* Bit 4 of the step [s, s + EC_STEP) (r: its regions, act16: 16 in its active lanes):
+ * region or area differs from the span before (none before span 0: a break). */
+static inline void ec_breaks(const uint32_t *region, const uint8_t *area, uint32_t s,
+                             const vu32 *r, const vu32 *act16, vu32 *bk)
+{
+    if (s == 0) {
+        uint32_t b[EC_STEP];
+        b[0] = OP_EDGE_BREAK;
+        for (uint32_t i = 1; i < EC_STEP; i++)
+            b[i] = region[i] != region[i - 1] || area[i] != area[i - 1] ? OP_EDGE_BREAK : 0;
+        V_UNROLL
+        for (int j = 0; j < EC_NV; j++)
+            bk[j] = v_and(v_load(b + VW * j), act16[j]);
+        return;
+    }
+    V_UNROLL
+    for (int j = 0; j < EC_NV; j++) {
+        const uint32_t k = s + VW * (uint32_t)j;
+        const vu32 same = v_and(v_eq(r[j], v_load(region + k - 1)),
+                                v_eq(v_load_u8(area + k), v_load_u8(area + k - 1)));
+        bk[j] = v_andnot(same, act16[j]);
     }
 }
 #endif
 
-static void edge_classify_body(const op_chf *chf, const uint32_t *region, uint32_t border_region,
-    uint8_t *mask, uint32_t begin, uint32_t end)
+static void edge_classify_body(const op_chf *chf, const uint32_t *region, const uint8_t *area,
+    uint32_t border_region, uint8_t *mask, uint32_t begin, uint32_t end)
 {
     const uint32_t n = chf->span_count;
     uint32_t s = begin;
@@ -121,12 +152,18 @@ static void edge_classify_body(const op_chf *chf, const uint32_t *region, uint32
         __m512i pv1 = _mm512_add_epi32(_mm512_set1_epi32((int)p1), iota);
         __m512i pv2 = _mm512_add_epi32(_mm512_set1_epi32((int)p2), iota);
         __m512i pv3 = _mm512_add_epi32(_mm512_set1_epi32((int)p3), iota);
+        /* the run breaks: the regions of the step before (lane 15 is span s - 1; none
+         * before span 0: a value unequal to region[0]) */
+        const __m128i b16 = _mm_set1_epi8((char)OP_EDGE_BREAK);
+        __m512i rprev = _mm512_set1_epi32((int)(s ? region[s - 1] : ~region[0]));
         for (; end - s >= VW; s += VW, p0 += VW, p1 += VW, p2 += VW, p3 += VW,
                               pv0 = _mm512_add_epi32(pv0, step), pv1 = _mm512_add_epi32(pv1, step),
                               pv2 = _mm512_add_epi32(pv2, step), pv3 = _mm512_add_epi32(pv3, step)) {
             const __m512i r = _mm512_loadu_si512((const void *)(region + s));
             const __mmask16 act = _mm512_mask_cmpneq_epi32_mask(_mm512_test_epi32_mask(r, r), r,
                                                                 border);
+            const __m512i rp = rprev;
+            rprev = r;
             if (!act) {
                 _mm_storeu_si128((__m128i *)(void *)(mask + s), _mm_setzero_si128());
                 continue;
@@ -166,9 +203,20 @@ static void edge_classify_body(const op_chf *chf, const uint32_t *region, uint32
                             e1 = (__mmask16)(act & ~_mm512_mask_cmpeq_epi32_mask(w1, n1, r)),
                             e2 = (__mmask16)(act & ~_mm512_mask_cmpeq_epi32_mask(w2, n2, r)),
                             e3 = (__mmask16)(act & ~_mm512_mask_cmpeq_epi32_mask(w3, n3, r));
-            const __m128i m = _mm_or_si128(
+            __m128i m = _mm_or_si128(
                 _mm_or_si128(_mm_maskz_mov_epi8(e0, b1), _mm_maskz_mov_epi8(e1, b2)),
                 _mm_or_si128(_mm_maskz_mov_epi8(e2, b4), _mm_maskz_mov_epi8(e3, b8)));
+            if (area) {
+                /* lane i against span s + i - 1: [rp lane 15, r lanes 0..14] */
+                const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(area + s));
+                const __m128i ap =
+                    s ? _mm_loadu_si128((const __m128i *)(const void *)(area + s - 1))
+                      : _mm_bslli_si128(a, 1);
+                const __mmask16 bk = (__mmask16)(
+                    act & (_mm512_cmpneq_epi32_mask(r, _mm512_alignr_epi32(r, rp, 15)) |
+                           _mm_cmpneq_epi8_mask(a, ap)));
+                m = _mm_or_si128(m, _mm_maskz_mov_epi8(bk, b16));
+            }
             _mm_storeu_si128((__m128i *)(void *)(mask + s), m);
         }
 #else
@@ -177,20 +225,22 @@ static void edge_classify_body(const op_chf *chf, const uint32_t *region, uint32
          * packed: on = OR_d (lane on its run) << d, compared with mu once. A step with a
          * miss goes to ec_step_slow as a whole, so that no vector lives across both. */
         const vu32 zero = v_set1(0), border = v_set1(border_region), c15 = v_set1(15);
-        const vu32 c1 = v_set1(1), c2 = v_set1(2), c4 = v_set1(4), c8 = v_set1(8);
+        const vu32 c1 = v_set1(1), c2 = v_set1(2), c4 = v_set1(4), c8 = v_set1(8),
+                   c16 = v_set1(OP_EDGE_BREAK);
         vu32 kj[EC_NV]; /* VW*j + lane */
         V_UNROLL
         for (int j = 0; j < EC_NV; j++)
             kj[j] = v_add(v_set1((uint32_t)(VW * j)), v_iota());
         const uint32_t plim = n - EC_STEP; /* runs [p, p + EC_STEP) inside [0, n) */
         for (; end - s >= EC_STEP; s += EC_STEP) {
-            vu32 r[EC_NV], act[EC_NV], mu[EC_NV], bad = zero;
+            vu32 r[EC_NV], act[EC_NV], act16[EC_NV], mu[EC_NV], bk[EC_NV], bad = zero;
             uint32_t allina = V_ALL;
             V_UNROLL
             for (int j = 0; j < EC_NV; j++) {
                 r[j] = v_load(region + s + VW * j);
                 const vu32 ina = v_or(v_eq(r[j], zero), v_eq(r[j], border));
                 act[j] = v_andnot(ina, c15);
+                act16[j] = v_andnot(ina, c16);
                 allina &= v_nz(ina);
             }
             if (allina == V_ALL) {
@@ -202,6 +252,8 @@ static void edge_classify_body(const op_chf *chf, const uint32_t *region, uint32
             }
             if (pf)
                 EC_PREFETCH_STEP(s, p1);
+            if (area)
+                ec_breaks(region, area, s, r, act16, bk);
             ec_load_mu(mutual + s, mu);
             const vu32 q0 = v_set1(p0), q1 = v_set1(p1), q2 = v_set1(p2),
                        q3 = v_set1(p3);
@@ -222,7 +274,7 @@ static void edge_classify_body(const op_chf *chf, const uint32_t *region, uint32
             if (v_any(bad) || ((p0 > plim) | (p1 > plim) | (p2 > plim) |
                                (p3 > plim))) {
                 uint32_t pa[4] = {p0, p1, p2, p3};
-                ec_step_slow(chf, region, border_region, mask, s, pa);
+                ec_step_slow(chf, region, border_region, mask, s, pa, area ? bk : NULL);
                 p0 = pa[0];
                 p1 = pa[1];
                 p2 = pa[2];
@@ -239,6 +291,8 @@ static void edge_classify_body(const op_chf *chf, const uint32_t *region, uint32
                          v_or(v_and(v_eq(v_load(region + p2 + VW * j), r[j]), c4),
                               v_and(v_eq(v_load(region + p3 + VW * j), r[j]), c8)));
                 m[j] = v_andnot(v_and(same, mu[j]), act[j]);
+                if (area)
+                    m[j] = v_or(m[j], bk[j]);
             }
             ec_store_mask(mask + s, m);
             p0 += EC_STEP, p1 += EC_STEP, p2 += EC_STEP, p3 += EC_STEP;
@@ -248,12 +302,12 @@ static void edge_classify_body(const op_chf *chf, const uint32_t *region, uint32
     }
     /* Tail (fewer than VW spans), tiny and oversized fields: the scalar twin. */
     if (s < end)
-        op_edge_classify_scalar(chf, region, border_region, mask, s, end);
+        op_edge_classify_scalar(chf, region, area, border_region, mask, s, end);
 }
 
-void OP_FN(op_edge_classify)(const op_chf *chf, const uint32_t *region, uint32_t border_region,
-                             uint8_t *mask, uint32_t begin, uint32_t end)
+void OP_FN(op_edge_classify)(const op_chf *chf, const uint32_t *region, const uint8_t *area,
+                             uint32_t border_region, uint8_t *mask, uint32_t begin, uint32_t end)
 {
-    edge_classify_body(chf, region, border_region, mask, begin, end);
+    edge_classify_body(chf, region, area, border_region, mask, begin, end);
     op_simd_leave();
 }

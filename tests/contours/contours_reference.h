@@ -93,7 +93,7 @@ static op_status ref_contour_trace(op_ctx *ctx, const op_chf *chf, const uint32_
     uint8_t *mask = op_scratch(ctx, n ? n : 1, 1);
     if (!mask)
         return OP_NO_MEMORY;
-    op_edge_classify_scalar(chf, region, border_region, mask, 0, n);
+    op_edge_classify_scalar(chf, region, NULL, border_region, mask, 0, n);
     size_t edges = 0;
     for (uint32_t s = 0; s < n; s++) {
         const uint8_t m = mask[s];

@@ -236,12 +236,12 @@ static void check_edges(const op_chf *chf, const uint32_t *reg, uint64_t seed, u
 {
     const uint32_t n = chf->span_count;
     uint8_t *ref = guarded(n, 1, SENT_REF);
-    op_edge_classify_scalar(chf, reg, OP_BORDER_REGION, ref + GUARD, begin, end);
+    op_edge_classify_scalar(chf, reg, chf->area, OP_BORDER_REGION, ref + GUARD, begin, end);
     for (int v = 0; v < variant_count; v++) {
         if (tables[v].links.edges == op_edge_classify_scalar)
             continue;
         uint8_t *got = guarded(n, 1, SENT_NEW);
-        tables[v].links.edges(chf, reg, OP_BORDER_REGION, got + GUARD, begin, end);
+        tables[v].links.edges(chf, reg, chf->area, OP_BORDER_REGION, got + GUARD, begin, end);
         compare("edge_classify", variants[v], seed, ref, got, n, 1, begin, end);
         free(got);
     }

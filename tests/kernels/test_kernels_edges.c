@@ -7,7 +7,9 @@
  * changing from lane to lane), links at both ends of the span array, regions 0 and the
  * border region in some lanes, a custom border region, tiny fields, and every begin / end
  * offset modulo 32. Every variant this CPU runs must give the scalar twin's bytes, and
- * must not write outside [begin, end). */
+ * must not write outside [begin, end). The edge kernel runs without and with the areas
+ * (bit 4: the region check's run breaks, core/kernels.h), on areas that change in runs,
+ * in single lanes at every lane position, at step boundaries and after inactive steps. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -135,6 +137,19 @@ static uint32_t *make_regions(const op_chf *chf, op_rng *r, uint32_t border, uin
     return reg;
 }
 
+/* Areas in runs (a change at about pct % of the spans, to one of a few values, 0 and 255
+ * among them), so that region and area change together and apart. */
+static void vary_areas(op_chf *chf, op_rng *r, uint32_t pct)
+{
+    static const uint8_t vals[5] = {63, 1, 2, 0, 255};
+    uint8_t cur = 63;
+    for (uint32_t s = 0; s < chf->span_count; s++) {
+        if (op_rng_below(r, 100) < pct)
+            cur = vals[op_rng_below(r, 5)];
+        chf->area[s] = cur;
+    }
+}
+
 /* ---- comparison ------------------------------------------------------------------ */
 
 static uint8_t *guarded(uint32_t n, unsigned fill)
@@ -183,15 +198,19 @@ static void check_edges(const op_chf *chf, const uint32_t *reg, uint32_t border,
                         const char *what, uint32_t begin, uint32_t end)
 {
     const uint32_t n = chf->span_count;
-    uint8_t *ref = guarded(n, SENT_REF);
-    op_edge_classify_scalar(chf, reg, border, ref + GUARD, begin, end);
-    for (int v = 0; v < variant_count; v++) {
-        uint8_t *got = guarded(n, SENT_NEW);
-        tables[v].links.edges(chf, reg, border, got + GUARD, begin, end);
-        compare("edge_classify", variants[v], what, ref, got, n, begin, end);
-        free(got);
+    for (int with_area = 0; with_area < 2; with_area++) {
+        const uint8_t *area = with_area ? chf->area : NULL;
+        const char *kernel = with_area ? "edge_classify+breaks" : "edge_classify";
+        uint8_t *ref = guarded(n, SENT_REF);
+        op_edge_classify_scalar(chf, reg, area, border, ref + GUARD, begin, end);
+        for (int v = 0; v < variant_count; v++) {
+            uint8_t *got = guarded(n, SENT_NEW);
+            tables[v].links.edges(chf, reg, area, border, got + GUARD, begin, end);
+            compare(kernel, variants[v], what, ref, got, n, begin, end);
+            free(got);
+        }
+        free(ref);
     }
-    free(ref);
 }
 
 /* Both kernels on [0, n), and on ranges whose begin and end are not multiples of any VW. */
@@ -242,6 +261,7 @@ static void test_one_lane_breaks(void **state)
             }
             remutual(&chf);
             uint32_t *reg = make_regions(&chf, &r, OP_BORDER_REGION, 3, 4);
+            vary_areas(&chf, &r, 2 + 4 * (uint32_t)dir);
             char what[64];
             snprintf(what, sizeof what, "one lane, kind %d, dir %d", kind, dir);
             check_both(&chf, reg, OP_BORDER_REGION, what);
@@ -278,6 +298,7 @@ static void test_multi_floor_rows(void **state)
         remutual(&chf);
         uint32_t *reg = make_regions(&chf, &r, OP_BORDER_REGION, 2 + (uint32_t)(seed % 5),
                                      (uint32_t)(seed % 4) * 6);
+        vary_areas(&chf, &r, (uint32_t)(seed % 4) * 5);
         char what[64];
         snprintf(what, sizeof what, "multi-floor seed %llu", (unsigned long long)seed);
         check_both(&chf, reg, OP_BORDER_REGION, what);
@@ -313,6 +334,7 @@ static void test_ends_and_regions(void **state)
             const uint32_t borders[3] = {OP_BORDER_REGION, 2, 0};
             for (int k = 0; k < 3; k++) {
                 uint32_t *reg = make_regions(&chf, &r, borders[k], 3, 10);
+                vary_areas(&chf, &r, 10 * (uint32_t)k);
                 char what[64];
                 snprintf(what, sizeof what, "ends w %u d %u border %u", w, d, borders[k]);
                 check_both(&chf, reg, borders[k], what);
@@ -360,9 +382,58 @@ static void test_large_field(void **state)
         set_pair(&chf, op_rng_below(&r, n), (int)op_rng_below(&r, 4), op_rng_below(&r, n));
     remutual(&chf);
     uint32_t *reg = make_regions(&chf, &r, OP_BORDER_REGION, 4, 3);
+    vary_areas(&chf, &r, 2);
     check_mutual(&chf, "large", 0, n);
     check_edges(&chf, reg, OP_BORDER_REGION, "large", 0, n);
     check_edges(&chf, reg, OP_BORDER_REGION, "large", 17, n - 5);
+    free(reg);
+    op_chf_free(&chf);
+    op_ctx_free(&ctx);
+    assert_int_equal(failures, 0);
+}
+
+/* The run-break bit alone: one region and one area except a single lane of each 16-span
+ * block where the region or the area (or both) changes, at every lane position (lane 0:
+ * the change against the step before); steps wholly inactive before an active one (the
+ * step before is not classified); a break at span 0; regions that change while the area
+ * does not and back. */
+static void test_run_breaks(void **state)
+{
+    (void)state;
+    op_ctx ctx;
+    assert_int_equal(op_ctx_init(&ctx, OP_ISA_SCALAR), OP_OK);
+    op_chf chf;
+    field_single_floor(&ctx, &chf, 64, 48);
+    const uint32_t n = chf.span_count;
+    uint32_t *reg = malloc(n * sizeof *reg);
+    assert_non_null(reg);
+    for (int kind = 0; kind < 5; kind++) {
+        for (uint32_t s = 0; s < n; s++) {
+            reg[s] = 5;
+            chf.area[s] = 63;
+        }
+        for (uint32_t b = 0; b < n / 16; b++) {
+            const uint32_t s = 16 * b + (b % 16);
+            if (kind == 0 || kind == 2)
+                reg[s] = 6; /* a one-span region: breaks at s and s + 1 */
+            if (kind == 1 || kind == 2)
+                chf.area[s] = 7;
+            if (kind == 3) { /* a run from lane b % 16 on */
+                for (uint32_t k = s; k < n && k < s + 16; k++)
+                    reg[k] = 5 + b % 3, chf.area[k] = (uint8_t)(60 + b % 2);
+            }
+            if (kind == 4 && b % 3 == 0) /* inactive block before an active one */
+                for (uint32_t k = 16 * b; k < 16 * b + 16; k++)
+                    reg[k] = b % 2 ? 0 : OP_BORDER_REGION;
+        }
+        if (kind == 4)
+            reg[0] = 9, chf.area[1] = 1;
+        char what[64];
+        snprintf(what, sizeof what, "run breaks kind %d", kind);
+        check_edges(&chf, reg, OP_BORDER_REGION, what, 0, n);
+        for (uint32_t a = 1; a < 40; a += 3)
+            check_edges(&chf, reg, OP_BORDER_REGION, what, a, n - a % 17);
+    }
     free(reg);
     op_chf_free(&chf);
     op_ctx_free(&ctx);
@@ -376,6 +447,7 @@ int main(void)
         cmocka_unit_test(test_multi_floor_rows),
         cmocka_unit_test(test_ends_and_regions),
         cmocka_unit_test(test_large_field),
+        cmocka_unit_test(test_run_breaks),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
