@@ -40,8 +40,8 @@
 #else
 #define EC_PREFETCH(p) ((void)(p))
 #endif
-/* The step EC_PF spans after s: its links, mutual bits and areas (the run breaks' first
- * touch), and the regions of the +z prediction p1 (n, the span count, is above EC_PF). */
+/* The step EC_PF spans after s: its links and mutual bits, and the regions of the +z
+ * prediction p1 (n, the span count, is above EC_PF). */
 #define EC_PREFETCH_STEP(s, p1)                                                                \
     do {                                                                                       \
         if ((s) < n - EC_PF) {                                                                 \
@@ -50,8 +50,6 @@
             EC_PREFETCH(chf->link[2] + (s) + EC_PF);                                           \
             EC_PREFETCH(chf->link[3] + (s) + EC_PF);                                           \
             EC_PREFETCH(mutual + (s) + EC_PF);                                                 \
-            if (area)                                                                          \
-                EC_PREFETCH(area + (s) + EC_PF);                                               \
         }                                                                                      \
         if ((p1) < n - EC_PF)                                                                  \
             EC_PREFETCH(region + (p1) + EC_PF);                                                \
