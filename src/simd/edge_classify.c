@@ -106,21 +106,11 @@ static void ec_step_slow(const op_chf *chf, const uint32_t *region, uint32_t bor
     }
 }
 
-/* Bit 4 of the step [s, s + EC_STEP) (r: its regions, act16: 16 in its active lanes):
- * region or area differs from the span before (none before span 0: a break). */
+/* Bit 4 of the step [s, s + EC_STEP), s >= 1 (r: its regions, act16: 16 in its active
+ * lanes): region or area differs from the span before. */
 static inline void ec_breaks(const uint32_t *region, const uint8_t *area, uint32_t s,
                              const vu32 *r, const vu32 *act16, vu32 *bk)
 {
-    if (s == 0) {
-        uint32_t b[EC_STEP];
-        b[0] = OP_EDGE_BREAK;
-        for (uint32_t i = 1; i < EC_STEP; i++)
-            b[i] = region[i] != region[i - 1] || area[i] != area[i - 1] ? OP_EDGE_BREAK : 0;
-        V_UNROLL
-        for (int j = 0; j < EC_NV; j++)
-            bk[j] = v_and(v_load(b + VW * j), act16[j]);
-        return;
-    }
     V_UNROLL
     for (int j = 0; j < EC_NV; j++) {
         const uint32_t k = s + VW * (uint32_t)j;
@@ -136,7 +126,13 @@ static void edge_classify_body(const op_chf *chf, const uint32_t *region, const 
 {
     const uint32_t n = chf->span_count;
     uint32_t s = begin;
-    if (n <= OP_SIMD_MAX_SPANS && n >= 16 && begin < end && end - begin >= VW) {
+    if (s == 0 && area && s < end) {
+        /* span 0 has no span before it: the first 16 by the twin, so that every vector
+         * step reads the span before its first */
+        s = end < 16 ? end : 16;
+        op_edge_classify_scalar(chf, region, area, border_region, mask, 0, s);
+    }
+    if (n <= OP_SIMD_MAX_SPANS && n >= 16 && s < end && end - s >= VW) {
         const uint32_t lim = n - VW;
         const int pf = n > EC_PF;
         const uint8_t *const mutual = chf->mutual;
@@ -152,10 +148,10 @@ static void edge_classify_body(const op_chf *chf, const uint32_t *region, const 
         __m512i pv1 = _mm512_add_epi32(_mm512_set1_epi32((int)p1), iota);
         __m512i pv2 = _mm512_add_epi32(_mm512_set1_epi32((int)p2), iota);
         __m512i pv3 = _mm512_add_epi32(_mm512_set1_epi32((int)p3), iota);
-        /* the run breaks: the regions of the step before (lane 15 is span s - 1; none
-         * before span 0: a value unequal to region[0]) */
+        /* the run breaks: the regions of the step before (lane 15 is span s - 1; s >= 1
+         * with area) */
         const __m128i b16 = _mm_set1_epi8((char)OP_EDGE_BREAK);
-        __m512i rprev = _mm512_set1_epi32((int)(s ? region[s - 1] : ~region[0]));
+        __m512i rprev = _mm512_set1_epi32((int)(s ? region[s - 1] : 0));
         for (; end - s >= VW; s += VW, p0 += VW, p1 += VW, p2 += VW, p3 += VW,
                               pv0 = _mm512_add_epi32(pv0, step), pv1 = _mm512_add_epi32(pv1, step),
                               pv2 = _mm512_add_epi32(pv2, step), pv3 = _mm512_add_epi32(pv3, step)) {
@@ -210,8 +206,7 @@ static void edge_classify_body(const op_chf *chf, const uint32_t *region, const 
                 /* lane i against span s + i - 1: [rp lane 15, r lanes 0..14] */
                 const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(area + s));
                 const __m128i ap =
-                    s ? _mm_loadu_si128((const __m128i *)(const void *)(area + s - 1))
-                      : _mm_bslli_si128(a, 1);
+                    _mm_loadu_si128((const __m128i *)(const void *)(area + s - 1));
                 const __mmask16 bk = (__mmask16)(
                     act & (_mm512_cmpneq_epi32_mask(r, _mm512_alignr_epi32(r, rp, 15)) |
                            _mm_cmpneq_epi8_mask(a, ap)));
