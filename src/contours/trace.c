@@ -273,31 +273,12 @@ static inline int push_front(const trace_in *t, trace_seg *g, tfrag *f,
     return 0;
 }
 
-/* Grows a segment's per-edge or per-fragment array to hold need items when done of its
- * total spans have made them: to the count extrapolated to the whole segment (+1/8) once
- * a sixteenth is done and that is more than doubling would give, else by doubling. Each
- * reallocation copies the array (the allocator's heap holds it after the first calls):
- * doubling from 64 copied about the final size again, ~1.4 % of the stage's samples. */
-static op_status grow_for(const trace_in *t, void **p, size_t *cap, size_t need, size_t elem,
-                          size_t max_count, uint64_t done, uint64_t total)
-{
-    if (need <= *cap)
-        return OP_OK;
-    if (done && done * 16 >= total && need <= UINT32_MAX) {
-        uint64_t est = (uint64_t)need * total / done;
-        est += est / 8;
-        if (est > 2 * (uint64_t)*cap && est <= max_count)
-            return op_array_reserve(t->alloc, p, cap, (size_t)est, elem);
-    }
-    return op_array_grow(t->alloc, p, cap, need, elem, max_count);
-}
-
 static uint32_t new_frag(const trace_in *t, trace_seg *g, uint32_t s, int d, uint32_t e,
                          uint8_t segi)
 {
     if (g->nfrag == g->frag_cap &&
-        grow_for(t, (void **)&g->frag, &g->frag_cap, g->nfrag + 1, sizeof *g->frag, NONE,
-                 s - g->s0, g->s1 - g->s0) != OP_OK)
+        op_array_grow(t->alloc, (void **)&g->frag, &g->frag_cap, g->nfrag + 1, sizeof *g->frag,
+                      NONE) != OP_OK)
         return NONE;
     const uint32_t i = (uint32_t)g->nfrag++;
     tfrag *f = &g->frag[i];
@@ -468,9 +449,8 @@ static int classify_ahead(const trace_in *t, trace_seg *g, uint32_t a1)
             check_regions(t, g, g->rarea, s0, s1, &g->bad_regions);
         const size_t run = block_offsets(t->mask, t->boff, s0 / 8, ((size_t)s1 + 7) / 8,
                                          g->counted);
-        if (run > g->slot_cap && grow_for(t, (void **)&g->slot, &g->slot_cap, run,
-                                          sizeof *g->slot, SIZE_MAX, s1 - g->s0,
-                                          g->s1 - g->s0) != OP_OK) {
+        if (run > g->slot_cap && op_array_grow(t->alloc, (void **)&g->slot, &g->slot_cap, run,
+                                               sizeof *g->slot, SIZE_MAX) != OP_OK) {
             g->nomem = 1;
             return -1;
         }
