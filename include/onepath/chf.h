@@ -10,7 +10,12 @@
  *
  * Links are global span indices (OP_NO_LINK when none) and may be one-way; mutual[s]
  * has bit d set when link[d][s] = t and link[(d+2)&3][t] = s. Every stage after the
- * spans stage reads only mutual links (regions-contours, introduction). */
+ * spans stage reads only mutual links (regions-contours, introduction). They are stored
+ * as 16-bit relative indices (0.x; docs/decisions/memory.md rounds 8 and 11): dlink[d][s]
+ * is t - s when that lies in [OP_DLINK_MIN, OP_DLINK_MAX], OP_DLINK_NONE for no link, or
+ * OP_DLINK_FAR when t is in the direction's far table (normally empty: a z-link is about
+ * width × spans-per-cell away). Read them through op_chf_link / op_chf_links_at /
+ * op_chf_links_get, edit them through op_chf_set_link. */
 #ifndef ONEPATH_CHF_H
 #define ONEPATH_CHF_H
 
@@ -39,6 +44,18 @@ extern "C" {
 static inline int op_dir_dx(int d) { return d == 0 ? -1 : (d == 2 ? 1 : 0); }
 static inline int op_dir_dz(int d) { return d == 1 ? 1 : (d == 3 ? -1 : 0); }
 
+#define OP_DLINK_NONE (-32768) /* no link: OP_NO_LINK when decoded */
+#define OP_DLINK_FAR (-32767)  /* the target is in the direction's far table */
+#define OP_DLINK_MIN (-32766)  /* the deltas stored in place: [OP_DLINK_MIN, OP_DLINK_MAX] */
+#define OP_DLINK_MAX 32767
+
+/* One direction's far links: span[i] ascending, target[i] its link (count used, cap
+ * allocated, with the field's allocator). */
+typedef struct op_link_far {
+    uint32_t count, cap;
+    uint32_t *span, *target;
+} op_link_far;
+
 typedef struct op_chf {
     uint32_t width, depth, span_count;
     float bmin[3], bmax[3];
@@ -49,30 +66,41 @@ typedef struct op_chf {
     uint8_t *h;           /* clearance, min(next.smin - y, 255): never above 255, so u8
                            * (0.x: it was u16; files and digests keep 16 bits) */
     uint8_t *area;        /* 0 = not walkable, 63 = walkable, others from volumes */
-    uint32_t *link[4];    /* per direction: neighbour span index or OP_NO_LINK */
+    int16_t *dlink[4];    /* per direction: t - s, OP_DLINK_NONE or OP_DLINK_FAR (0.x: it
+                           * was u32 link[4], the span indices themselves) */
+    op_link_far far[4];   /* per direction: the OP_DLINK_FAR links */
     uint8_t *mutual;      /* per span: bit d = link d is mutual */
     op_allocator alloc;   /* the arrays' allocator (ctx->alloc when made) */
+    /* The block decoder of op_chf_links_get (the kernel of the context the field was
+     * made with; NULL: the scalar one). */
+    uint32_t (*links_decode)(const int16_t *dl, uint32_t s0, uint32_t n, uint32_t *out);
 } op_chf;
+
+/* The target of far link s (s has one in far: binary search). */
+uint32_t op_link_far_find(const op_link_far *far, uint32_t s);
 
 /* Link of span s (s < span_count) in direction d: the neighbour span index or
  * OP_NO_LINK. Every reader goes through this (or op_chf_links_get for a block), so the
  * links' storage can change without touching them. */
 static inline uint32_t op_chf_link(const op_chf *chf, int d, uint32_t s)
 {
-    return chf->link[d][s];
+    const int16_t v = chf->dlink[d][s];
+    if (v >= OP_DLINK_MIN)
+        return s + (uint32_t)(int32_t)v;
+    return v == OP_DLINK_NONE ? OP_NO_LINK : op_link_far_find(&chf->far[d], s);
 }
+
+void op_chf_links_get(const op_chf *chf, int d, uint32_t s0, uint32_t n, uint32_t *out);
 
 /* The links of direction d of spans [s0, s0 + n) as an array of n span indices (or
  * OP_NO_LINK): for passes that read links a block at a time in span order. buf holds n
- * entries; the result is either buf, filled like op_chf_links_get, or the field's own
- * storage when that is such an array (the u32 layout: no copy), so readers are written
- * once for both (docs/decisions/memory.md round 8). */
+ * entries; the result is buf, filled by op_chf_links_get (it was the field's own array
+ * in the u32 layout, so readers are written for either; memory.md round 8). */
 static inline const uint32_t *op_chf_links_at(const op_chf *chf, int d, uint32_t s0,
                                               uint32_t n, uint32_t *buf)
 {
-    (void)n;
-    (void)buf;
-    return chf->link[d] + s0;
+    op_chf_links_get(chf, d, s0, n, buf);
+    return buf;
 }
 
 /* Spans of cell c (c < width*depth): the prefix sum's step. */
@@ -91,14 +119,15 @@ void op_chf_free(op_chf *chf);
 /* dst is allocated with ctx's allocator. */
 op_status op_chf_copy(op_ctx *ctx, op_chf *dst, const op_chf *src);
 
-/* The links of direction d of spans [s0, s0 + n) into out[0 .. n): out[i] =
- * op_chf_link(chf, d, s0 + i). For passes that read a block of links in span order. */
-void op_chf_links_get(const op_chf *chf, int d, uint32_t s0, uint32_t n, uint32_t *out);
+/* (op_chf_links_get, declared above:) the links of direction d of spans [s0, s0 + n)
+ * into out[0 .. n): out[i] = op_chf_link(chf, d, s0 + i). For passes that read a block
+ * of links in span order. */
 
 /* Sets the link of span s in direction d to t (a span index, or OP_NO_LINK; any other
  * value is kept as it is, so checkers' tests can write bad links). For tools and tests
- * that edit a field; the stages write links as they build them. mutual[] is not touched
- * (op_chf_build_mutual). */
+ * that edit a field; the stages write links as they build them. A far link is inserted
+ * into (or removed from) the far table: in span order that is an append, elsewhere a
+ * move of the entries after it. mutual[] is not touched (op_chf_build_mutual). */
 op_status op_chf_set_link(op_ctx *ctx, op_chf *chf, int d, uint32_t s, uint32_t t);
 
 /* Link rule (supplement §1.5): for every span and direction, the lowest span t of the

@@ -3,6 +3,7 @@
 #include "core/kernels.h"
 
 #include "core/alloc.h"
+#include "core/links16.h"
 
 #include <string.h>
 #if defined(__SSE2__)
@@ -16,13 +17,16 @@ void op_chf_free(op_chf *chf)
     op_mem_free(&a, chf->y);
     op_mem_free(&a, chf->h);
     op_mem_free(&a, chf->area);
-    for (int d = 0; d < 4; d++)
-        op_mem_free(&a, chf->link[d]);
+    for (int d = 0; d < 4; d++) {
+        op_mem_free(&a, chf->dlink[d]);
+        op_link_far_free(&a, &chf->far[d]);
+    }
     op_mem_free(&a, chf->mutual);
     memset(chf, 0, sizeof *chf);
 }
 
-/* The arrays for the given sizes; zeroed and links OP_NO_LINK when clear. */
+/* The arrays for the given sizes; zeroed and links OP_NO_LINK (OP_DLINK_NONE, 0x8000
+ * in every u16) when clear; the far tables empty. */
 static op_status chf_alloc(op_ctx *ctx, op_chf *chf, uint32_t width, uint32_t depth,
                            uint32_t span_count, int clear)
 {
@@ -35,8 +39,10 @@ static op_status chf_alloc(op_ctx *ctx, op_chf *chf, uint32_t width, uint32_t de
                        span_count);
     size_t cells = (size_t)width * depth;
     size_t n = span_count ? span_count : 1;
-    if (ctx)
+    if (ctx) {
         chf->alloc = ctx->alloc;
+        chf->links_decode = ctx->k->links.decode;
+    }
     const op_allocator *a = &chf->alloc;
     chf->width = width;
     chf->depth = depth;
@@ -49,11 +55,13 @@ static op_status chf_alloc(op_ctx *ctx, op_chf *chf, uint32_t width, uint32_t de
     chf->mutual = get(a, n, 1);
     int ok = chf->cell_first && chf->y && chf->h && chf->area && chf->mutual;
     for (int d = 0; d < 4; d++) {
-        chf->link[d] = op_mem_array(a, n, sizeof(uint32_t));
-        if (chf->link[d] && clear)
-            memset(chf->link[d], 0xff, n * sizeof(uint32_t));
-        else if (!chf->link[d])
+        chf->dlink[d] = op_mem_array(a, n, sizeof(int16_t));
+        if (chf->dlink[d] && clear) {
+            for (size_t i = 0; i < n; i++)
+                chf->dlink[d][i] = (int16_t)OP_DLINK_NONE;
+        } else if (!chf->dlink[d]) {
             ok = 0;
+        }
     }
     if (chf->cell_first)
         chf->cell_first[cells] = span_count;
@@ -95,15 +103,30 @@ op_status op_chf_copy(op_ctx *ctx, op_chf *dst, const op_chf *src)
     memcpy(dst->h, src->h, n);
     memcpy(dst->area, src->area, n);
     memcpy(dst->mutual, src->mutual, n);
-    for (int d = 0; d < 4; d++)
-        memcpy(dst->link[d], src->link[d], n * sizeof(uint32_t));
+    for (int d = 0; d < 4; d++) {
+        if (n)
+            memcpy(dst->dlink[d], src->dlink[d], n * sizeof(int16_t));
+        const uint32_t m = src->far[d].count;
+        if (!m)
+            continue;
+        op_link_far *f = &dst->far[d];
+        f->span = op_mem_array(&dst->alloc, m, sizeof(uint32_t));
+        f->target = op_mem_array(&dst->alloc, m, sizeof(uint32_t));
+        if (!f->span || !f->target) {
+            op_chf_free(dst);
+            return op_fail(ctx, OP_NO_MEMORY, "out of memory copying %u far links", m);
+        }
+        memcpy(f->span, src->far[d].span, m * sizeof(uint32_t));
+        memcpy(f->target, src->far[d].target, m * sizeof(uint32_t));
+        f->count = f->cap = m;
+    }
     return OP_OK;
 }
 
 void op_chf_links_get(const op_chf *chf, int d, uint32_t s0, uint32_t n, uint32_t *out)
 {
-    if (n)
-        memcpy(out, chf->link[d] + s0, (size_t)n * sizeof(uint32_t));
+    op_dlinks_decode(chf->links_decode ? chf->links_decode : op_links_decode_scalar,
+                     chf->dlink[d] + s0, &chf->far[d], s0, n, out);
 }
 
 op_status op_chf_set_link(op_ctx *ctx, op_chf *chf, int d, uint32_t s, uint32_t t)
@@ -111,7 +134,30 @@ op_status op_chf_set_link(op_ctx *ctx, op_chf *chf, int d, uint32_t s, uint32_t 
     if (d < 0 || d > 3 || s >= chf->span_count)
         return op_fail(ctx, OP_INVALID_ARGUMENT, "link %d of span %u: out of range (%u spans)", d,
                        s, chf->span_count);
-    chf->link[d][s] = t;
+    op_link_far *far = &chf->far[d];
+    const int16_t old = chf->dlink[d][s], v = op_dlink_encode(s, t);
+    /* The far entry of s, or where it goes. */
+    uint32_t lo = 0, hi = far->count;
+    if (old == OP_DLINK_FAR || v == OP_DLINK_FAR)
+        while (lo < hi) {
+            const uint32_t mid = lo + (hi - lo) / 2;
+            if (far->span[mid] < s)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+    if (v == OP_DLINK_FAR && old != OP_DLINK_FAR) {
+        if (op_link_far_insert(&chf->alloc, far, lo, s, t) != 0)
+            return op_fail(ctx, OP_NO_MEMORY, "out of memory for a far link of span %u", s);
+    } else if (v == OP_DLINK_FAR) {
+        far->target[lo] = t;
+    } else if (old == OP_DLINK_FAR) {
+        memmove(far->span + lo, far->span + lo + 1, (far->count - lo - 1) * sizeof(uint32_t));
+        memmove(far->target + lo, far->target + lo + 1,
+                (far->count - lo - 1) * sizeof(uint32_t));
+        far->count--;
+    }
+    chf->dlink[d][s] = v;
     return OP_OK;
 }
 

@@ -14,16 +14,7 @@
 
 #include <stdint.h>
 
-#define OP_DLINK_NONE (-32768) /* no link: OP_NO_LINK when decoded */
-#define OP_DLINK_FAR (-32767)  /* the target is in the far table */
-#define OP_DLINK_MIN (-32766)  /* the deltas stored in place: [OP_DLINK_MIN, OP_DLINK_MAX] */
-#define OP_DLINK_MAX 32767
-
-/* One direction's far links: span[i] ascending, target[i] its link. */
-typedef struct op_link_far {
-    uint32_t count, cap;
-    uint32_t *span, *target;
-} op_link_far;
+/* OP_DLINK_NONE, OP_DLINK_FAR, OP_DLINK_MIN, OP_DLINK_MAX and op_link_far: onepath/chf.h. */
 
 /* Test hook (like op_watershed_narrow_limit): deltas in [-min(limit, 32766), limit] are
  * stored in place, the others go to the far table; -1: every link is far. 32767 (the
@@ -41,9 +32,6 @@ static inline int16_t op_dlink_encode(uint32_t s, uint32_t t)
     const int64_t hi = op_dlink_near_limit, lo = hi > 32766 ? -32766 : -hi;
     return d >= lo && d <= hi ? (int16_t)d : (int16_t)OP_DLINK_FAR;
 }
-
-/* The far link of span s (s is in far; binary search). */
-uint32_t op_link_far_find(const op_link_far *far, uint32_t s);
 
 /* The link of span s from its stored value v = dl[s]. */
 static inline uint32_t op_dlink_decode(int16_t v, const op_link_far *far, uint32_t s)
@@ -65,6 +53,15 @@ int op_dlinks_encode(const op_allocator *a, int16_t *dl, op_link_far *far, uint3
  * far. */
 void op_dlinks_decode(op_links_decode_fn decode, const int16_t *dl, const op_link_far *far,
                       uint32_t s0, uint32_t n, uint32_t *out);
+
+/* Inserts (s, t) at far's entry at (at <= count; the caller keeps the spans ascending).
+ * Returns 0, or -1 when out of memory (far unchanged). */
+int op_link_far_insert(const op_allocator *a, op_link_far *far, uint32_t at, uint32_t s,
+                       uint32_t t);
+
+/* Appends src's entries to far (src's spans past far's). Returns 0, or -1 when out of
+ * memory. */
+int op_link_far_append(const op_allocator *a, op_link_far *far, const op_link_far *src);
 
 /* Frees far's arrays with a and zeroes it. */
 void op_link_far_free(const op_allocator *a, op_link_far *far);

@@ -228,7 +228,7 @@ static void chf_spans(unsigned char *p, const op_chf *chf, uint32_t i, uint32_t 
         if ((j & 15) == 0 && j < ahead_end) {
             /* the field's link storage ahead (not the block's buffer) */
             for (int d = 0; d < 4; d++)
-                __builtin_prefetch(chf->link[d] + i + j + AHEAD);
+                __builtin_prefetch(chf->dlink[d] + i + j + AHEAD);
             __builtin_prefetch(y + j + AHEAD);
             if ((j & 63) == 0) {
                 __builtin_prefetch(h + j + AHEAD);

@@ -7,9 +7,9 @@
  * and link[2] = s + 1 + i in single-floor rows, link[1] / link[3] along the next /
  * previous row, the run moving with the block. Lanes without a link (OP_NO_LINK) are not compared
  * and get no bit. When every prediction holds, the back links are four unaligned loads.
- * A miss re-predicts from the last linked lane and serves that direction from a window
- * (two loads and a permute, AVX-512 / AVX2), from one or two runs, or lane by lane
- * (v_gather_pred, through back_links). AVX-512 keeps the lane masks in mask registers.
+ * A miss re-predicts from the last linked lane and serves that direction through
+ * back_links (a decode of the new run's block, or lane by lane). AVX-512 keeps the lane
+ * masks in mask registers.
  * Blocks are VW spans (measured faster here than steps of 16 spans). */
 #include "simd/simd_width.h"
 
@@ -21,21 +21,46 @@
 #endif
 
 /* Back links link[d][idx[i]] on the wanted lanes off the predicted runs
- * (v_gather_pred's contract): the one read of this kernel that indexes a link array by
- * span. On the u32 layout the gather itself; the 16-bit layout (memory.md round 8)
- * replaces these two with a decode (op_chf_links_at of the predicted run or window, or
- * op_chf_link lane by lane). */
+ * (v_gather_pred's contract): one block decode (op_chf_links_at) when every wanted lane
+ * is on the run *pred, else the run of the last wanted lane becomes the prediction and
+ * the lanes are decoded one by one (op_chf_link; the 16-bit links have no array of
+ * span indices to gather from, memory.md round 11). */
 #if ML_MASKS
 OP_VINLINE __m512i back_links_k(const op_chf *chf, int d, uint32_t n, __m512i idx,
                                 __mmask16 want, uint32_t *pred)
 {
-    return v_gather_pred_k(chf->link[d], n, idx, want, pred);
+    const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    uint32_t li[VW], out[VW];
+    const uint32_t lim = n - VW, p = *pred;
+    if (p <= lim &&
+        !_mm512_mask_cmpneq_epi32_mask(want, idx, _mm512_add_epi32(_mm512_set1_epi32((int)p), iota)))
+        return _mm512_loadu_si512((const void *)op_chf_links_at(chf, d, p, VW, out));
+    if (!want)
+        return idx; /* no lane wanted: any value, keep the prediction */
+    _mm512_storeu_si512((void *)li, idx);
+    const uint32_t g = 31u - (uint32_t)__builtin_clz((uint32_t)want);
+    *pred = li[g] - g;
+    for (uint32_t i = 0; i < VW; i++)
+        out[i] = (want >> i) & 1 ? op_chf_link(chf, d, li[i]) : 0;
+    return _mm512_loadu_si512((const void *)out);
 }
 #else
 OP_VINLINE vu32 back_links(const op_chf *chf, int d, uint32_t n, vu32 idx, vu32 want,
                            uint32_t *pred)
 {
-    return v_gather_pred(chf->link[d], n, idx, want, pred);
+    uint32_t li[VW], out[VW];
+    const uint32_t lim = n - VW, p = *pred;
+    if (p <= lim && !v_any(v_andnot(v_eq(idx, v_add(v_set1(p), v_iota())), want)))
+        return v_load(op_chf_links_at(chf, d, p, VW, out));
+    const uint32_t wbits = v_nz(want);
+    if (!wbits)
+        return want; /* no lane wanted: any value, keep the prediction */
+    v_store(li, idx);
+    const uint32_t g = 31u - (uint32_t)__builtin_clz(wbits);
+    *pred = li[g] - g;
+    for (uint32_t i = 0; i < VW; i++)
+        out[i] = (wbits >> i) & 1 ? op_chf_link(chf, d, li[i]) : 0;
+    return v_load(out);
 }
 #endif
 

@@ -6,6 +6,7 @@
 #include "spans/spans_internal.h"
 #include "core/alloc.h"
 #include "core/kernels.h"
+#include "core/links16.h"
 #include "core/prefault.h"
 #include "parallel/parallel_internal.h"
 
@@ -151,7 +152,7 @@ static uint32_t prefault_links(op_chf *out, uint32_t a)
     const uint32_t n = out->span_count;
     const uint32_t b = n - a > OP_PREFAULT_SPANS ? a + OP_PREFAULT_SPANS : n;
     for (int d = 0; d < 4; d++)
-        op_mem_prefault(out->link[d] + a, (size_t)(b - a) * sizeof(uint32_t));
+        op_mem_prefault(out->dlink[d] + a, (size_t)(b - a) * sizeof(int16_t));
     op_mem_prefault(out->mutual + a, b - a);
     return b;
 }
@@ -169,10 +170,12 @@ static uint32_t prefault_links(op_chf *out, uint32_t a)
  * (u16) bytes: h[i] is byte i, inside smin[i / 2], and i <= the solid span s being read,
  * so it only overwrites smin[j] with j <= s / 2, never smin[s + 1] or later, the only
  * ones still to be read. */
-static void compact_rows(const op_kernels *k, const op_heightfield *hf, op_chf *out)
+static int compact_rows(const op_kernels *k, const op_heightfield *hf, op_chf *out)
 {
     const uint32_t dpt = hf->depth;
     uint32_t idx = 0, faulted = 0, filled = 0;
+    op_link_rowbuf rb = {0};
+    int bad = 0;
     for (uint32_t z = 0; z < dpt; z++) {
         for (; filled < dpt && filled <= z + 2; filled++) {
             idx = fill_row(hf, out, filled, idx);
@@ -182,8 +185,11 @@ static void compact_rows(const op_kernels *k, const op_heightfield *hf, op_chf *
         /* Row z's links write below idx (the end of row z + 2). */
         while (faulted < idx)
             faulted = prefault_links(out, faulted);
-        op_chf_link_rows(k, out, z, z + 1, out->mutual);
+        if (!bad)
+            bad = op_chf_link_rows(k, out, z, z + 1, out->mutual, &rb, out->far);
     }
+    op_link_rowbuf_free(&out->alloc, &rb);
+    return bad;
 }
 
 /* Bytes != 0 among area[0 .. n), eight at a time: a byte's high bit after adding 0x7f
@@ -250,9 +256,10 @@ static int compact_in_place(op_ctx *ctx, op_heightfield *hf, int walkable_height
     const size_t n = (size_t)count;
     memset(out, 0, sizeof *out);
     out->alloc = hf->alloc;
+    out->links_decode = ctx ? ctx->k->links.decode : NULL;
     int ok = 1;
     for (int d = 0; d < 4; d++)
-        ok &= (out->link[d] = op_mem_array(&out->alloc, n, sizeof(uint32_t))) != NULL;
+        ok &= (out->dlink[d] = op_mem_array(&out->alloc, n, sizeof(int16_t))) != NULL;
     ok &= (out->mutual = op_mem_array(&out->alloc, n, 1)) != NULL;
     if (!ok) {
         op_chf_free(out);
@@ -271,7 +278,7 @@ static int compact_in_place(op_ctx *ctx, op_heightfield *hf, int walkable_height
     set_grid(out, hf, walkable_height, walkable_climb);
     op_kernels scalar;
     const op_kernels *k = ctx ? ctx->k : op_spans_scalar_kernels(&scalar);
-    compact_rows(k, hf, out);
+    const int bad = compact_rows(k, hf, out);
     /* Column ends, if any, are cell_first's steps now. */
     op_mem_free(&out->alloc, hf->end);
     if (count < hf->span_cap) {
@@ -282,6 +289,11 @@ static int compact_in_place(op_ctx *ctx, op_heightfield *hf, int walkable_height
     /* The arrays are out's now. */
     memset(hf, 0, sizeof *hf);
     *st = OP_OK;
+    if (bad) {
+        op_chf_free(out);
+        *st = op_fail(ctx, OP_NO_MEMORY, "out of memory for the far links of %u spans",
+                      (uint32_t)count);
+    }
     return 1;
 }
 
@@ -369,24 +381,49 @@ op_status op_build_compact_heightfield(op_ctx *ctx, const op_heightfield *hf,
          * knows where its spans start), links and mutual links (they read the rows
          * around). */
         const int chunks = 4 * T;
-        for (int pass = 0; pass < 2; pass++) {
+        /* Each chunk's far links (normally none), appended in chunk order after: the
+         * chunks are ascending rows, so the field's tables come out in span order. */
+        op_link_far *cfar = op_mem_calloc(a, (size_t)chunks * 4, sizeof(op_link_far));
+        int bad = cfar == NULL;
+        for (int pass = 0; pass < 2 && !bad; pass++) {
             OP_PRAGMA(omp parallel for num_threads(T) schedule(dynamic, 1))
             for (int q = 0; q < chunks; q++) {
                 const uint32_t z0 = (uint32_t)((uint64_t)dpt * (uint64_t)q / (uint64_t)chunks);
                 const uint32_t z1 =
                     (uint32_t)((uint64_t)dpt * (uint64_t)(q + 1) / (uint64_t)chunks);
-                for (uint32_t z = z0; z < z1; z++) {
-                    if (pass == 0)
+                if (pass == 0) {
+                    for (uint32_t z = z0; z < z1; z++)
                         fill_row(hf, out, z, row_first[z]);
-                    else
-                        op_chf_link_rows(k, out, z, z + 1, out->mutual);
+                } else {
+                    op_link_rowbuf rb = {0};
+                    if (op_chf_link_rows(k, out, z0, z1, out->mutual, &rb, cfar + 4 * q) != 0) {
+                        OP_PRAGMA(omp atomic write)
+                        bad = 1;
+                    }
+                    op_link_rowbuf_free(&out->alloc, &rb);
                 }
             }
             /* cell_first[width·depth] = span_count since op_chf_alloc_uninit. */
         }
+        for (int q = 0; cfar && q < chunks; q++)
+            for (int d = 0; d < 4; d++) {
+                if (!bad && op_link_far_append(&out->alloc, &out->far[d], &cfar[4 * q + d]) != 0)
+                    bad = 1;
+                op_link_far_free(&out->alloc, &cfar[4 * q + d]);
+            }
+        op_mem_free(a, cfar);
         op_mem_free(a, row_first);
+        if (bad) {
+            op_chf_free(out);
+            return op_fail(ctx, OP_NO_MEMORY, "out of memory for the links of %u spans",
+                           (uint32_t)count);
+        }
         return OP_OK;
     }
-    compact_rows(k, hf, out);
+    if (compact_rows(k, hf, out) != 0) {
+        op_chf_free(out);
+        return op_fail(ctx, OP_NO_MEMORY, "out of memory for the links of %u spans",
+                       (uint32_t)count);
+    }
     return OP_OK;
 }

@@ -2,17 +2,44 @@
 #include "onepath/chf.h"
 #include "spans/spans_internal.h"
 #include "core/kernels.h"
+#include "core/links16.h"
 
-void op_chf_link_rows(const op_kernels *k, op_chf *chf, uint32_t z0, uint32_t z1,
-                      uint8_t *mutual)
+#include <string.h>
+
+void op_link_rowbuf_free(const op_allocator *a, op_link_rowbuf *rb)
 {
+    op_mem_free(a, rb->link[0]);
+    memset(rb, 0, sizeof *rb);
+}
+
+int op_chf_link_rows(const op_kernels *k, op_chf *chf, uint32_t z0, uint32_t z1,
+                     uint8_t *mutual, op_link_rowbuf *rb, op_link_far far[4])
+{
+    const op_allocator *a = &chf->alloc;
     for (uint32_t z = z0; z < z1; z++) {
-        /* The kernel writes u32 span indices per row; they are the layout here. */
-        const uint32_t r0 = chf->cell_first[(size_t)z * chf->width];
-        uint32_t *const link[4] = {chf->link[0] + r0, chf->link[1] + r0, chf->link[2] + r0,
-                                   chf->link[3] + r0};
-        k->spans.link_row(chf, z, mutual, link);
+        /* The kernel writes the row's u32 span indices into rb (room for its vector
+         * stores past the row too), then they are encoded into dlink (core/links16.h). */
+        const uint32_t r0 = chf->cell_first[(size_t)z * chf->width],
+                       r1 = chf->cell_first[(size_t)(z + 1) * chf->width];
+        const size_t need = (size_t)(r1 - r0) + 64;
+        if (need > rb->cap) {
+            const size_t cap = need > 2 * rb->cap ? need : 2 * rb->cap;
+            op_mem_free(a, rb->link[0]);
+            rb->link[0] = op_mem_array(a, 4 * cap, sizeof(uint32_t));
+            if (!rb->link[0]) {
+                rb->cap = 0;
+                return -1;
+            }
+            for (int d = 1; d < 4; d++)
+                rb->link[d] = rb->link[0] + (size_t)d * cap;
+            rb->cap = cap;
+        }
+        k->spans.link_row(chf, z, mutual, rb->link);
+        for (int d = 0; d < 4; d++)
+            if (op_dlinks_encode(a, chf->dlink[d] + r0, &far[d], r0, r1 - r0, rb->link[d]) != 0)
+                return -1;
     }
+    return 0;
 }
 
 op_status op_chf_build_links(op_ctx *ctx, op_chf *chf)
@@ -21,7 +48,14 @@ op_status op_chf_build_links(op_ctx *ctx, op_chf *chf)
     const op_kernels *k = ctx ? ctx->k : op_spans_scalar_kernels(&scalar);
     /* A field from elsewhere need not own disjoint span ranges per cell: mutual links
      * from the links themselves. */
-    op_chf_link_rows(k, chf, 0, chf->depth, NULL);
+    for (int d = 0; d < 4; d++)
+        chf->far[d].count = 0;
+    op_link_rowbuf rb = {0};
+    const int bad = op_chf_link_rows(k, chf, 0, chf->depth, NULL, &rb, chf->far);
+    op_link_rowbuf_free(&chf->alloc, &rb);
+    if (bad)
+        return op_fail(ctx, OP_NO_MEMORY, "out of memory for the links of %u spans",
+                       chf->span_count);
     op_chf_build_mutual(ctx, chf);
     return OP_OK;
 }

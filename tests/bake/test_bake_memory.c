@@ -29,15 +29,15 @@
 static const struct {
     op_partition p;
     double bound;
-} cases[] = {{OP_PARTITION_WATERSHED, 52.2}, {OP_PARTITION_MONOTONE, 43.2},
-             {OP_PARTITION_LAYERS, 47.2}};
+} cases[] = {{OP_PARTITION_WATERSHED, 44.2}, {OP_PARTITION_MONOTONE, 35.2},
+             {OP_PARTITION_LAYERS, 39.2}};
 
-/* The result's own arrays: the field (per span y, h, area, mutual, four links; per
- * cell first, and the prefix sum's end), the distance field and the regions. */
+/* The result's own arrays: the field (per span y, h (u8), area, mutual, four 16-bit
+ * links; per cell first, and the prefix sum's end), the distance field and the regions. */
 static size_t result_floor(const op_chf *chf)
 {
     const size_t n = chf->span_count, cells = (size_t)chf->width * chf->depth;
-    return n * (2 + 2 + 1 + 1 + 16) + (cells + 1) * 4 + n * 4 + n * 4;
+    return n * (2 + 1 + 1 + 1 + 8) + (cells + 1) * 4 + n * 4 + n * 4;
 }
 
 /* One bake of the demo world with the test allocator, one thread. */

@@ -313,7 +313,7 @@ static void test_links_match_previous(void **state)
             want[d] = op_test_u32s(n);
         ref_links(&chf, want);
         for (int d = 0; d < 4; d++)
-            memset(chf.link[d], 0x5a, (size_t)(n ? n : 1) * 4);
+            memset(chf.dlink[d], 0x5a, (size_t)(n ? n : 1) * 2);
         memset(chf.mutual, 0xee, n ? n : 1);
         assert_int_equal(op_chf_build_links(&ctx, &chf), OP_OK);
         for (int d = 0; d < 4; d++)

@@ -275,11 +275,11 @@ static void test_bad_files(void **state)
     /* Span 0 linked to itself in direction -x: span 0 is the first, so the cell before
      * its own is empty or off the grid (h > 255, the other refusal, is unrepresentable
      * since h is u8). */
-    const uint32_t keep = chf.link[0][0];
-    chf.link[0][0] = 0;
+    const uint32_t keep = op_chf_link(&chf, 0, 0);
+    assert_int_equal(op_chf_set_link(ctx, &chf, 0, 0, 0), OP_OK);
     FAILS(ctx, op_opchf_encode(ctx, &chf, &buf, &len));
     FAILS(ctx, op_opchf_write(ctx, &chf, "/tmp/never-written.opchf"));
-    chf.link[0][0] = keep;
+    assert_int_equal(op_chf_set_link(ctx, &chf, 0, 0, keep), OP_OK);
     FAILS(ctx, op_opchf_write(ctx, &chf, missing));
     op_chf_free(&chf);
     op_ctx_free(ctx);

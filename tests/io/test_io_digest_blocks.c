@@ -83,7 +83,7 @@ static void fill(op_chf *c, uint32_t w, uint32_t d, uint32_t n, int adversarial)
     c->area = calloc(n ? n : 1, 1);
     c->mutual = calloc(n ? n : 1, 1);
     for (int k = 0; k < 4; k++)
-        c->link[k] = calloc(n ? n : 1, 4);
+        c->dlink[k] = calloc(n ? n : 1, 2); /* every link written below, in span order */
     /* Counts are the steps cell_first[i + 1] - cell_first[i], wrapping: adversarial
      * alternates extremes, so the steps are near 0x80000000 and 0x7fffffff too. */
     for (size_t i = 0; i <= cells; i++)
@@ -109,8 +109,11 @@ static void drop(op_chf *c)
     free(c->h);
     free(c->area);
     free(c->mutual);
-    for (int k = 0; k < 4; k++)
-        free(c->link[k]);
+    for (int k = 0; k < 4; k++) {
+        free(c->dlink[k]);
+        free(c->far[k].span); /* op_chf_set_link's far entries (the C library's allocator) */
+        free(c->far[k].target);
+    }
 }
 
 static void test_chf_blocks(void **state)

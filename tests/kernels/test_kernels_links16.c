@@ -51,6 +51,26 @@ static void expect(uint32_t s, uint32_t t, int16_t want_stored)
     assert_int_equal(round_trip(s, t, &v), t);
     if (v != want_stored)
         fail_msg("link %u -> %u stored as %d, want %d", s, t, v, want_stored);
+    /* The same link in every lane k of a block of 17 (the encoder's vector steps of 8
+     * and its tail), the other spans without links. */
+    for (uint32_t k = 0; k < 17 && k <= s; k++) {
+        const op_allocator a = {0};
+        op_link_far far = {0};
+        uint32_t ts[17];
+        int16_t dl[17];
+        for (int i = 0; i < 17; i++)
+            ts[i] = OP_NO_LINK;
+        ts[k] = t;
+        assert_int_equal(op_dlinks_encode(&a, dl, &far, s - k, 17, ts), 0);
+        for (uint32_t i = 0; i < 17; i++)
+            if (dl[i] != (i == k ? want_stored : OP_DLINK_NONE))
+                fail_msg("link %u -> %u in lane %u of a block: lane %u stored as %d", s, t, k, i,
+                         dl[i]);
+        assert_int_equal(far.count, want_stored == OP_DLINK_FAR);
+        if (far.count)
+            assert_true(far.span[0] == s && far.target[0] == t);
+        op_link_far_free(&a, &far);
+    }
 }
 
 static void test_range_ends(void **state)

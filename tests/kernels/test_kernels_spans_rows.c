@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "core/kernels.h"
+#include "core/links16.h"
 #include "spans/spans_internal.h"
 #include "util/testutil.h"
 #include "util/variants.h"
@@ -243,6 +244,34 @@ static void compare_links(op_chf *chf, const char *tag)
                              with && s < n ? mref[s] : 0x5A);
         }
         compared[variants[vi]][1]++;
+    }
+    /* Through op_chf_link_rows' encoding into the field (op_chf_build_links) with the
+     * hook at a few limits: -1 (every link far), 0, 2 and the layout's own. The far
+     * tables hold one ascending entry per OP_DLINK_FAR, and a block decode agrees. */
+    static const int32_t lims[] = {-1, 0, 2, OP_DLINK_MAX};
+    const int32_t keep = op_dlink_near_limit;
+    for (size_t li = 0; li < sizeof lims / sizeof *lims; li++) {
+        op_dlink_near_limit = lims[li];
+        assert_int_equal(op_chf_build_links(&g_ctx, chf), OP_OK);
+        op_dlink_near_limit = keep;
+        for (int dd = 0; dd < 4; dd++) {
+            uint32_t nfar = 0;
+            for (uint32_t s = 0; s < n; s++) {
+                if (op_chf_link(chf, dd, s) != ref[dd][s])
+                    fail_msg("op_chf_build_links at limit %d, %s: link[%d][%u] = %u, scalar %u",
+                             lims[li], tag, dd, s, op_chf_link(chf, dd, s), ref[dd][s]);
+                nfar += chf->dlink[dd][s] == OP_DLINK_FAR;
+            }
+            assert_int_equal(chf->far[dd].count, nfar);
+            for (uint32_t i = 1; i < nfar; i++)
+                assert_true(chf->far[dd].span[i - 1] < chf->far[dd].span[i]);
+            memset(got[dd], 0x5A, (size_t)n * 4 + 4);
+            op_chf_links_get(chf, dd, 0, n, got[dd]);
+            assert_memory_equal(got[dd], ref[dd], (size_t)n * 4);
+        }
+        for (uint32_t s = 0; s < n; s++)
+            if (chf->mutual[s] != mder[s])
+                fail_msg("op_chf_build_links at limit %d, %s: mutual[%u]", lims[li], tag, s);
     }
     for (int dd = 0; dd < 4; dd++) {
         free(ref[dd]);

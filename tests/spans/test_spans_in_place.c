@@ -231,7 +231,7 @@ static void test_compact_in_place_memory(void **state)
     const void *first = b.first;
     assert_int_equal(op_build_compact_heightfield_in_place(&ctx, &b, 3, 2, &got), OP_OK);
     assert_ptr_equal(got.cell_first, first);
-    assert_true(op_test_alloc_owns(&ta, got.y) && op_test_alloc_owns(&ta, got.link[3]));
+    assert_true(op_test_alloc_owns(&ta, got.y) && op_test_alloc_owns(&ta, got.dlink[3]));
     op_test_assert_same_chf(&ref, &got);
     op_chf_free(&got);
 
@@ -260,7 +260,7 @@ static void test_compact_in_place_memory(void **state)
         }
         assert_int_equal(st, OP_NO_MEMORY);
         assert_null(got.cell_first);
-        assert_null(got.link[0]);
+        assert_null(got.dlink[0]);
         assert_true(k < 16);
     }
     assert_true(ta.failed > fails);
