@@ -59,6 +59,7 @@
 #define OP_VEC_BITS 256
 #endif
 #include "simd/simd_u16.h"
+#include "simd/links_at.h"
 #include "core/prefault.h"
 
 #define INF16 0xffffu
@@ -70,42 +71,6 @@ static inline int inside(uint32_t s, int32_t off, uint32_t n)
 {
     const int64_t lo = (int64_t)s + off;
     return lo >= 0 && lo + HW <= (int64_t)n;
-}
-
-/* Lane masks of u32 compares, bit i = lane i. */
-static inline uint32_t v_eqbits(vu32 v)
-{
-#if OP_VEC_BITS == 512
-    return (uint32_t)simde_mm512_movepi32_mask(v);
-#elif OP_VEC_BITS == 256
-    return (uint32_t)simde_mm256_movemask_ps(simde_mm256_castsi256_ps(v));
-#else
-    return (uint32_t)simde_mm_movemask_ps(simde_mm_castsi128_ps(v));
-#endif
-}
-
-/* Where HW u32 entries at p equal s + i + off: the two halves' compares, to be and-ed
- * over several tests before one v_eqbits each (match_mask). want = s + iota. */
-typedef struct match_acc {
-    vu32 lo, hi, want;
-} match_acc;
-
-static inline match_acc match_begin(uint32_t s)
-{
-    const vu32 ones = v_set1(~0u);
-    return (match_acc){ones, ones, v_add(v_set1(s), v_iota())};
-}
-
-static inline void match_and(match_acc *m, const uint32_t *p, int32_t off)
-{
-    const vu32 w = v_add(m->want, v_set1((uint32_t)off));
-    m->lo = v_and(m->lo, v_eq(v_load(p), w));
-    m->hi = v_and(m->hi, v_eq(v_load(p + VW), v_add(w, v_set1(VW))));
-}
-
-static inline uint32_t match_mask(const match_acc *m)
-{
-    return v_eqbits(m->lo) | v_eqbits(m->hi) << VW;
 }
 
 /* Per block: where the neighbours of its regular lanes sit, as offsets from the lane's
@@ -157,14 +122,14 @@ static inline int learn_orth(const op_chf *chf, uint32_t s, uint32_t t, uint32_t
     return inside4(s, o, n);
 }
 
+/* The lanes of [s, s + HW) whose four links sit at s + i + o[d]: the stored deltas equal
+ * to o[d] (v_dl_eqmask, no decode; a far link's lane is irregular). */
 static inline uint32_t orth_lanes(const op_chf *chf, uint32_t s, const int32_t *o)
 {
-    match_acc m = match_begin(s);
-    for (int d = 0; d < 4; d++) {
-        uint32_t buf[HW];
-        match_and(&m, op_chf_links_at(chf, d, s, HW, buf), o[d]);
-    }
-    return match_mask(&m);
+    uint32_t m = H_ALL;
+    for (int d = 0; d < 4; d++)
+        m &= v_dl_eqmask(chf->dlink[d] + s, o[d], HW);
+    return m;
 }
 
 /* Keeps the offsets o2 (valid: their loads lie inside) when they fit more lanes. */
@@ -271,15 +236,16 @@ static inline void seed_to(seeder *sd, uint64_t limit)
  * between d - 1 and d (g[d - 1]). */
 static inline uint32_t diag_lanes(const op_chf *chf, uint32_t s, const int32_t *o, const int32_t *g)
 {
-    match_acc m = match_begin(s);
+    /* Lane i's neighbour s1 + i links to s + i + g: a stored delta of g - o[d]. */
+    uint32_t m = H_ALL;
     for (int d = 0; d < 4; d++) {
         const int d1 = (d + 1) & 3, d3 = (d + 3) & 3;
-        uint32_t buf[2][HW];
         const uint32_t s1 = s + (uint32_t)o[d];
-        match_and(&m, op_chf_links_at(chf, d1, s1, HW, buf[0]), g[d]);
-        match_and(&m, op_chf_links_at(chf, d3, s1, HW, buf[1]), g[d3]);
+        const int16_t *n1 = chf->dlink[d1] + s1, *n3 = chf->dlink[d3] + s1;
+        m &= v_dl_eqmask(n1, (int64_t)g[d] - o[d], HW) &
+             v_dl_eqmask(n3, (int64_t)g[d3] - o[d], HW);
     }
-    return match_mask(&m);
+    return m;
 }
 
 /* Diagonal offsets from lane t, whose four neighbours are non-boundary (so both ways

@@ -19,6 +19,7 @@
  * regions the step has loaded anyway: the contour pass then needs no pass of its own
  * over every span's region and area. */
 #include "simd/simd_width.h"
+#include "simd/links_at.h"
 
 #if VW == 16 && defined(SIMDE_X86_AVX512F_NATIVE) && defined(SIMDE_X86_AVX512BW_NATIVE) &&    \
     defined(SIMDE_X86_AVX512VL_NATIVE)
@@ -95,7 +96,7 @@ static void ec_step_slow(const op_chf *chf, const uint32_t *region, uint32_t bor
         for (int d = 0; d < 4; d++) {
             const vu32 want = v_test(mu, 1u << d);
             uint32_t buf[VW];
-            const vu32 nb = v_gather_pred(region, n, v_load(op_chf_links_at(chf, d, s, VW, buf)),
+            const vu32 nb = v_gather_pred(region, n, v_load(v_links_at(chf, d, s, VW, buf)),
                                           want, &pred[d]);
             m = v_or(m, v_andnot(v_and(want, v_eq(nb, r)), v_set1(1u << d)));
             pred[d] += VW;
@@ -170,10 +171,10 @@ static void edge_classify_body(const op_chf *chf, const uint32_t *region, const 
             const __mmask16 w0 = _mm_test_epi8_mask(mu, b1), w1 = _mm_test_epi8_mask(mu, b2),
                             w2 = _mm_test_epi8_mask(mu, b4), w3 = _mm_test_epi8_mask(mu, b8);
             uint32_t lb[4][VW]; /* the step's links (op_chf_links_at) */
-            const __m512i k0 = _mm512_loadu_si512(op_chf_links_at(chf, 0, s, VW, lb[0])),
-                          k1 = _mm512_loadu_si512(op_chf_links_at(chf, 1, s, VW, lb[1])),
-                          k2 = _mm512_loadu_si512(op_chf_links_at(chf, 2, s, VW, lb[2])),
-                          k3 = _mm512_loadu_si512(op_chf_links_at(chf, 3, s, VW, lb[3]));
+            const __m512i k0 = _mm512_loadu_si512(v_links_at(chf, 0, s, VW, lb[0])),
+                          k1 = _mm512_loadu_si512(v_links_at(chf, 1, s, VW, lb[1])),
+                          k2 = _mm512_loadu_si512(v_links_at(chf, 2, s, VW, lb[2])),
+                          k3 = _mm512_loadu_si512(v_links_at(chf, 3, s, VW, lb[3]));
             const __mmask16 bad = (__mmask16)(_mm512_mask_cmpneq_epi32_mask(w0, k0, pv0) |
                                               _mm512_mask_cmpneq_epi32_mask(w1, k1, pv1) |
                                               _mm512_mask_cmpneq_epi32_mask(w2, k2, pv2) |
@@ -253,10 +254,10 @@ static void edge_classify_body(const op_chf *chf, const uint32_t *region, const 
             const vu32 q0 = v_set1(p0), q1 = v_set1(p1), q2 = v_set1(p2),
                        q3 = v_set1(p3);
             uint32_t lb[4][EC_STEP]; /* the step's links (op_chf_links_at) */
-            const uint32_t *const l0 = op_chf_links_at(chf, 0, s, EC_STEP, lb[0]),
-                           *const l1 = op_chf_links_at(chf, 1, s, EC_STEP, lb[1]),
-                           *const l2 = op_chf_links_at(chf, 2, s, EC_STEP, lb[2]),
-                           *const l3 = op_chf_links_at(chf, 3, s, EC_STEP, lb[3]);
+            const uint32_t *const l0 = v_links_at(chf, 0, s, EC_STEP, lb[0]),
+                           *const l1 = v_links_at(chf, 1, s, EC_STEP, lb[1]),
+                           *const l2 = v_links_at(chf, 2, s, EC_STEP, lb[2]),
+                           *const l3 = v_links_at(chf, 3, s, EC_STEP, lb[3]);
             V_UNROLL
             for (int j = 0; j < EC_NV; j++) {
                 const vu32 on =

@@ -13,6 +13,7 @@
  * Boundary lanes need no neighbour: they stay 0 with mask 0 in every pass. The spans
  * past the last whole block are done one by one too. */
 #include "simd/simd_width.h"
+#include "simd/links_at.h"
 
 #define BS 16u
 #define FAR 0xffu
@@ -95,22 +96,13 @@ static inline void links_of(const op_chf *chf, uint32_t s, uint32_t *nb)
         nb[d] = op_chf_link(chf, d, s);
 }
 
-/* Lanes of [s, s + BS) whose four links sit at s + i + o[d]. */
+/* Lanes of [s, s + BS) whose four links sit at s + i + o[d]: the stored deltas equal to
+ * o[d] (v_dl_eqmask; a far link's lane is irregular). */
 static inline uint32_t orth_lanes(const op_chf *chf, uint32_t s, const int32_t *o)
 {
-    vu32 acc[BS / VW];
-    for (uint32_t j = 0; j < BS / VW; j++)
-        acc[j] = v_set1(~0u);
-    for (int d = 0; d < 4; d++) {
-        uint32_t buf[BS];
-        const uint32_t *l = op_chf_links_at(chf, d, s, BS, buf);
-        const vu32 w = v_add(v_set1(s + (uint32_t)o[d]), v_iota());
-        for (uint32_t j = 0; j < BS / VW; j++)
-            acc[j] = v_and(acc[j], v_eq(v_load(l + j * VW), v_add(w, v_set1(j * VW))));
-    }
-    uint32_t bits = 0;
-    for (uint32_t j = 0; j < BS / VW; j++)
-        bits |= v_nz(acc[j]) << (j * VW);
+    uint32_t bits = (uint32_t)((1ull << BS) - 1);
+    for (int d = 0; d < 4; d++)
+        bits &= v_dl_eqmask(chf->dlink[d] + s, o[d], BS);
     return bits;
 }
 

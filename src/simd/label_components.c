@@ -32,6 +32,7 @@
  * span, so already final): per group one or two broadcast ids when the pointers lead
  * before the group, lane permutes for pointers into the group (8 lanes), else scalar. */
 #include "simd/simd_width.h"
+#include "simd/links_at.h"
 
 static inline uint32_t find_root(uint32_t *parent, uint32_t x)
 {
@@ -149,7 +150,7 @@ OP_VINLINE void join_group(const op_label_view *graph, const uint8_t *area, cons
     const uint32_t walk = b_eq(A, simde_mm_setzero_si128()) ^ G_ALL;
     const vb16 M = b_load(mutual + s);
     const uint32_t mx = b_bit(M, 1) & walk, mz = b_bit(M, 8) & walk;
-    const uint32_t xl = w_seq(op_chf_links_at(lk, 0, s, G, lb[0]), s - 1);
+    const uint32_t xl = w_seq(v_links_at(lk, 0, s, G, lb[0]), s - 1);
     uint32_t X = mx & xl & b_eq(A, b_load(area + s - 1));
     if (has_layer)
         X &= w_eq(layer + s, layer + s - 1);
@@ -161,7 +162,7 @@ OP_VINLINE void join_group(const op_label_view *graph, const uint8_t *area, cons
         const uint32_t i0 = (uint32_t)__builtin_ctz(rest);
         k = s + i0 - op_chf_link(lk, 0, s + i0);
         if (k >= 2 && k <= s) {
-            const uint32_t xk = mx & w_seq(op_chf_links_at(lk, 0, s, G, lb[0]), s - k);
+            const uint32_t xk = mx & w_seq(v_links_at(lk, 0, s, G, lb[0]), s - k);
             XK = xk & b_eq(A, b_load(area + s - k));
             if (has_layer)
                 XK &= w_eq(layer + s, layer + s - k);
@@ -171,7 +172,7 @@ OP_VINLINE void join_group(const op_label_view *graph, const uint8_t *area, cons
 
     uint32_t Z = 0, red = 0;
     const uint32_t first = op_chf_link(lk, 3, s);
-    if (first < s && first <= n - G && w_seq(op_chf_links_at(lk, 3, s, G, lb[1]), first) == G_ALL) {
+    if (first < s && first <= n - G && w_seq(v_links_at(lk, 3, s, G, lb[1]), first) == G_ALL) {
         /* -z neighbours first.. first+G-1, all below s: plain loads. The union of Z
          * span v with t is implied when v is X, v-1 is Z with t-1, and t has its
          * mutual -x link to t-1: v ~ v-1 ~ t-1 ~ t (same area and layer transitive).
@@ -181,13 +182,13 @@ OP_VINLINE void join_group(const op_label_view *graph, const uint8_t *area, cons
         if (has_layer)
             Z &= w_eq(layer + first, layer + s);
         const uint32_t mt = b_bit(b_load(mutual + first), 1);
-        red = X & Z & (Z << 1 | *carry) & mt & w_seq(op_chf_links_at(lk, 0, first, G, lb[2]), first - 1);
+        red = X & Z & (Z << 1 | *carry) & mt & w_seq(v_links_at(lk, 0, first, G, lb[2]), first - 1);
         if (first != op_chf_link(lk, 3, s - 1) + 1)
             red &= ~1u;
         if ((XK & Z) && first >= k) {
             uint32_t imp = XK & Z & mt & b_bit(b_load(mutual + s - k), 8) &
-                           b_eq(b_load(area + first - k), A) & w_seq(op_chf_links_at(lk, 0, first, G, lb[2]), first - k) &
-                           w_seq(op_chf_links_at(lk, 3, s - k, G, lb[3]), first - k);
+                           b_eq(b_load(area + first - k), A) & w_seq(v_links_at(lk, 0, first, G, lb[2]), first - k) &
+                           w_seq(v_links_at(lk, 3, s - k, G, lb[3]), first - k);
             if (has_layer)
                 imp &= w_eq(layer + first - k, layer + s);
             red |= imp;

@@ -3,28 +3,8 @@
  * lanes and biased by 0x8000 (OP_DLINK_NONE -> 0, OP_DLINK_FAR -> 1, a delta v -> v +
  * 0x8000 >= 2), so a link is s0 + i - 0x8000 + biased and the reserved values are plain
  * unsigned compares; the tail runs the scalar twin. */
-#include "simd/simd_width.h"
+#include "simd/links_at.h" /* v_load_dl */
 #include "core/links16.h"
-
-/* VW u16 widened to u32 lanes. */
-#if OP_VEC_BITS == 512
-OP_VINLINE vu32 load_u16(const int16_t *p)
-{
-    const simde__m256i lo = simde_mm256_cvtepu16_epi32(simde_mm_loadu_si128((const void *)p));
-    const simde__m256i hi = simde_mm256_cvtepu16_epi32(simde_mm_loadu_si128((const void *)(p + 8)));
-    return simde_mm512_inserti64x4(simde_mm512_castsi256_si512(lo), hi, 1);
-}
-#elif OP_VEC_BITS == 256
-OP_VINLINE vu32 load_u16(const int16_t *p)
-{
-    return simde_mm256_cvtepu16_epi32(simde_mm_loadu_si128((const void *)p));
-}
-#else
-OP_VINLINE vu32 load_u16(const int16_t *p)
-{
-    return simde_mm_cvtepu16_epi32(simde_mm_loadl_epi64((const void *)p));
-}
-#endif
 
 OP_LINKS_DECODE_FN(OP_FN(op_links_decode))
 {
@@ -33,7 +13,7 @@ OP_LINKS_DECODE_FN(OP_FN(op_links_decode))
     vu32 farv = v_set1(0); /* per lane: minus the far values seen (a compare is -1) */
     uint32_t i = 0, far = 0;
     for (; n - i >= VW; i += VW) {
-        const vu32 b = v_and(v_add(load_u16(dl + i), bias), v_set1(0xffffu));
+        const vu32 b = v_and(v_add(v_load_dl(dl + i), bias), v_set1(0xffffu));
         const vu32 near = v_eq(v_max(b, two), b); /* b >= 2 */
         const vu32 t = v_add(v_set1(s0 + i - 0x8000u), v_add(iota, b));
         v_store(out + i, v_select(near, none, t));

@@ -12,6 +12,7 @@
  * masks in mask registers.
  * Blocks are VW spans (measured faster here than steps of 16 spans). */
 #include "simd/simd_width.h"
+#include "simd/links_at.h"
 
 #if VW == 16 && defined(SIMDE_X86_AVX512F_NATIVE) && defined(SIMDE_X86_AVX512BW_NATIVE) &&    \
     defined(SIMDE_X86_AVX512VL_NATIVE)
@@ -34,7 +35,7 @@ OP_VINLINE __m512i back_links_k(const op_chf *chf, int d, uint32_t n, __m512i id
     const uint32_t lim = n - VW, p = *pred;
     if (p <= lim &&
         !_mm512_mask_cmpneq_epi32_mask(want, idx, _mm512_add_epi32(_mm512_set1_epi32((int)p), iota)))
-        return _mm512_loadu_si512((const void *)op_chf_links_at(chf, d, p, VW, out));
+        return _mm512_loadu_si512((const void *)v_links_at(chf, d, p, VW, out));
     if (!want)
         return idx; /* no lane wanted: any value, keep the prediction */
     _mm512_storeu_si512((void *)li, idx);
@@ -51,7 +52,7 @@ OP_VINLINE vu32 back_links(const op_chf *chf, int d, uint32_t n, vu32 idx, vu32 
     uint32_t li[VW], out[VW];
     const uint32_t lim = n - VW, p = *pred;
     if (p <= lim && !v_any(v_andnot(v_eq(idx, v_add(v_set1(p), v_iota())), want)))
-        return v_load(op_chf_links_at(chf, d, p, VW, out));
+        return v_load(v_links_at(chf, d, p, VW, out));
     const uint32_t wbits = v_nz(want);
     if (!wbits)
         return want; /* no lane wanted: any value, keep the prediction */
@@ -90,10 +91,10 @@ static void mutual_links_body(const op_chf *chf, uint8_t *mutual, uint32_t begin
                               self = _mm512_add_epi32(self, step),
                               pv0 = _mm512_add_epi32(pv0, step), pv1 = _mm512_add_epi32(pv1, step),
                               pv2 = _mm512_add_epi32(pv2, step), pv3 = _mm512_add_epi32(pv3, step)) {
-            const __m512i t0 = _mm512_loadu_si512(op_chf_links_at(chf, 0, s, VW, lb[0])),
-                          t1 = _mm512_loadu_si512(op_chf_links_at(chf, 1, s, VW, lb[1])),
-                          t2 = _mm512_loadu_si512(op_chf_links_at(chf, 2, s, VW, lb[2])),
-                          t3 = _mm512_loadu_si512(op_chf_links_at(chf, 3, s, VW, lb[3]));
+            const __m512i t0 = _mm512_loadu_si512(v_links_at(chf, 0, s, VW, lb[0])),
+                          t1 = _mm512_loadu_si512(v_links_at(chf, 1, s, VW, lb[1])),
+                          t2 = _mm512_loadu_si512(v_links_at(chf, 2, s, VW, lb[2])),
+                          t3 = _mm512_loadu_si512(v_links_at(chf, 3, s, VW, lb[3]));
             const __mmask16 v0 = _mm512_cmpneq_epi32_mask(t0, none),
                             v1 = _mm512_cmpneq_epi32_mask(t1, none),
                             v2 = _mm512_cmpneq_epi32_mask(t2, none),
@@ -104,10 +105,10 @@ static void mutual_links_body(const op_chf *chf, uint8_t *mutual, uint32_t begin
                                               _mm512_mask_cmpneq_epi32_mask(v3, t3, pv3));
             __m512i k0, k1, k2, k3; /* back links */
             if (!bad && ((p0 > lim) | (p1 > lim) | (p2 > lim) | (p3 > lim)) == 0) {
-                k0 = _mm512_loadu_si512(op_chf_links_at(chf, 2, p0, VW, lb[4]));
-                k1 = _mm512_loadu_si512(op_chf_links_at(chf, 3, p1, VW, lb[5]));
-                k2 = _mm512_loadu_si512(op_chf_links_at(chf, 0, p2, VW, lb[6]));
-                k3 = _mm512_loadu_si512(op_chf_links_at(chf, 1, p3, VW, lb[7]));
+                k0 = _mm512_loadu_si512(v_links_at(chf, 2, p0, VW, lb[4]));
+                k1 = _mm512_loadu_si512(v_links_at(chf, 3, p1, VW, lb[5]));
+                k2 = _mm512_loadu_si512(v_links_at(chf, 0, p2, VW, lb[6]));
+                k3 = _mm512_loadu_si512(v_links_at(chf, 1, p3, VW, lb[7]));
             } else {
                 k0 = back_links_k(chf, 2, n, t0, v0, &p0);
                 k1 = back_links_k(chf, 3, n, t1, v1, &p1);
@@ -135,10 +136,10 @@ static void mutual_links_body(const op_chf *chf, uint8_t *mutual, uint32_t begin
                               self = v_add(self, step), pv0 = v_add(pv0, step),
                               pv1 = v_add(pv1, step), pv2 = v_add(pv2, step),
                               pv3 = v_add(pv3, step)) {
-            const vu32 t0 = v_load(op_chf_links_at(chf, 0, s, VW, lb[0])),
-                       t1 = v_load(op_chf_links_at(chf, 1, s, VW, lb[1])),
-                       t2 = v_load(op_chf_links_at(chf, 2, s, VW, lb[2])),
-                       t3 = v_load(op_chf_links_at(chf, 3, s, VW, lb[3]));
+            const vu32 t0 = v_load(v_links_at(chf, 0, s, VW, lb[0])),
+                       t1 = v_load(v_links_at(chf, 1, s, VW, lb[1])),
+                       t2 = v_load(v_links_at(chf, 2, s, VW, lb[2])),
+                       t3 = v_load(v_links_at(chf, 3, s, VW, lb[3]));
             /* Lanes without a link (all-ones) or on the predicted run. */
             const vu32 e0 = v_eq(t0, none), e1 = v_eq(t1, none), e2 = v_eq(t2, none),
                        e3 = v_eq(t3, none);
@@ -146,10 +147,10 @@ static void mutual_links_body(const op_chf *chf, uint8_t *mutual, uint32_t begin
                                     v_and(v_or(e2, v_eq(t2, pv2)), v_or(e3, v_eq(t3, pv3))));
             vu32 k0, k1, k2, k3; /* back links */
             if (v_nz(good) == V_ALL && ((p0 > lim) | (p1 > lim) | (p2 > lim) | (p3 > lim)) == 0) {
-                k0 = v_load(op_chf_links_at(chf, 2, p0, VW, lb[4]));
-                k1 = v_load(op_chf_links_at(chf, 3, p1, VW, lb[5]));
-                k2 = v_load(op_chf_links_at(chf, 0, p2, VW, lb[6]));
-                k3 = v_load(op_chf_links_at(chf, 1, p3, VW, lb[7]));
+                k0 = v_load(v_links_at(chf, 2, p0, VW, lb[4]));
+                k1 = v_load(v_links_at(chf, 3, p1, VW, lb[5]));
+                k2 = v_load(v_links_at(chf, 0, p2, VW, lb[6]));
+                k3 = v_load(v_links_at(chf, 1, p3, VW, lb[7]));
             } else {
                 const vu32 ones = v_set1(~0u);
                 k0 = back_links(chf, 2, n, t0, v_andnot(e0, ones), &p0);

@@ -8,6 +8,7 @@
  * Other variants and the tail (fewer than 64 spans) run the scalar twin. The value
  * changes (OP_VALUE_CHANGE_BITS_FN) in every variant, below. */
 #include "simd/simd_width.h"
+#include "simd/links_at.h"
 
 #if VW == 16 && defined(SIMDE_X86_AVX512F_NATIVE) && defined(SIMDE_X86_AVX512BW_NATIVE) &&    \
     defined(SIMDE_X86_AVX512VL_NATIVE)
@@ -45,13 +46,13 @@ void OP_FN(op_region_scan_bits)(const op_chf *chf, const uint32_t *region, uint3
                                             (nz & _mm_cmpeq_epi8_mask(a, zero8)));
                 if (w0) {
                     uint32_t buf[16];
-                    const __m512i k0 = _mm512_loadu_si512(op_chf_links_at(chf, 0, t, 16, buf));
+                    const __m512i k0 = _mm512_loadu_si512(v_links_at(chf, 0, t, 16, buf));
                     const __m512i q0 = v_gather_pred_k(region, n, k0, w0, &p0);
                     hit |= _mm512_mask_cmpneq_epi32_mask(w0, q0, r);
                 }
                 if (w3) {
                     uint32_t buf[16];
-                    const __m512i k3 = _mm512_loadu_si512(op_chf_links_at(chf, 3, t, 16, buf));
+                    const __m512i k3 = _mm512_loadu_si512(v_links_at(chf, 3, t, 16, buf));
                     const __m512i q3 = v_gather_pred_k(region, n, k3, w3, &p3);
                     hit |= _mm512_mask_cmpneq_epi32_mask(w3, q3, r);
                 }
