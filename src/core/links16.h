@@ -41,6 +41,17 @@ static inline uint32_t op_dlink_decode(int16_t v, const op_link_far *far, uint32
     return v == OP_DLINK_NONE ? OP_NO_LINK : op_link_far_find(far, s);
 }
 
+/* The link of span s in direction d where has is set (a mutual bit: the link exists),
+ * else s itself: the stored delta added without a branch (masked to 0 without has), the
+ * far table only for a far link. For the per-span readers of mutual links. */
+static inline uint32_t op_chf_link_or_self(const op_chf *chf, int d, uint32_t s, int has)
+{
+    const int16_t v = (int16_t)(chf->dlink[d][s] & (has ? 0xffff : 0));
+    if (__builtin_expect(v == OP_DLINK_FAR, 0))
+        return op_link_far_find(&chf->far[d], s);
+    return s + (uint32_t)(int32_t)v;
+}
+
 /* Encodes the links t[0 .. n) of spans s0 .. s0 + n into dl[0 .. n) (dl: span s0's slot
  * of the direction's array) and appends the far
  * ones to far (spans past every span already in it: write a direction in span order),

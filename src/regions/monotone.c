@@ -288,10 +288,14 @@ static inline uint32_t sweep_run(const op_chf *chf, const uint8_t *area, const u
                                  uint32_t v, uint32_t zv)
 {
     const uint32_t s0 = s;
+    const int16_t *dl0 = chf->dlink[0], *dl3 = chf->dlink[3];
     for (; s < re; s++) {
-        const uint32_t t = op_chf_link(chf, 3, s);
-        const int ok = (area[s] == a) & ((mutual[s] & 9) == 9) &
-                       (op_chf_link(chf, 0, s) == s - 1) & (t < s);
+        /* The stored deltas: -x link s - 1 is a delta of -1, and a -z link below s a
+         * negative one (a far link ends the run: the general path reads it). */
+        const int16_t v3 = dl3[s];
+        const uint32_t t = s + (uint32_t)(int32_t)v3;
+        const int ok = (area[s] == a) & ((mutual[s] & 9) == 9) & (dl0[s] == -1) & (v3 < 0) &
+                       (v3 >= OP_DLINK_MIN);
         if (!ok || region[t] != zv || (band && region[s] == OP_BORDER_REGION))
             break;
         region[s] = v;

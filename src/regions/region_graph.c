@@ -1,5 +1,6 @@
 /* The region graph (region_graph.h): allocation and the pass over any region array. */
 #include "regions/region_graph.h"
+#include "core/links16.h"
 #include "core/alloc.h"
 #include "core/kernels.h"
 
@@ -155,8 +156,8 @@ static op_status scan_spans(op_ctx *ctx, const op_chf *chf, const uint32_t *regi
                     return op_fail(ctx, OP_INVALID_ARGUMENT,
                                    "filter regions: span %u has area 0 but region %u", s, r);
                 const uint8_t ms = mutual[s];
-                const uint32_t t0 = ms & 1 ? op_chf_link(chf, 0, s) : s,
-                               t3 = ms & 8 ? op_chf_link(chf, 3, s) : s;
+                const uint32_t t0 = op_chf_link_or_self(chf, 0, s, ms & 1),
+                               t3 = op_chf_link_or_self(chf, 3, s, ms & 8);
                 const uint32_t q0 = region[t0], q3 = region[t3];
                 if ((q0 != r) | (q3 != r))
                     if (!op_regions_graph_span_links(ctx, g, &sc, area, r, as, t0, q0, t3, q3))

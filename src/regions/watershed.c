@@ -12,6 +12,7 @@
  * and the regions per position lie in the neighbour entries of the levels already done
  * (grow_all). */
 #include "regions/regions_internal.h"
+#include "core/links16.h"
 #include "core/prefault.h"
 
 #include <string.h>
@@ -259,10 +260,10 @@ position_neighbours(const op_chf *chf, const uint32_t *pos, uint32_t none, uint8
         /* Without branches per direction: a missing link reads the span itself, whose
          * area matches, and is then replaced by none. */
         const uint8_t ms = mutual[s], as = area[s];
-        const uint32_t t0 = ms & 1 ? op_chf_link(chf, 0, s) : s,
-                       t1 = ms & 2 ? op_chf_link(chf, 1, s) : s,
-                       t2 = ms & 4 ? op_chf_link(chf, 2, s) : s,
-                       t3 = ms & 8 ? op_chf_link(chf, 3, s) : s;
+        const uint32_t t0 = op_chf_link_or_self(chf, 0, s, ms & 1),
+                       t1 = op_chf_link_or_self(chf, 1, s, ms & 2),
+                       t2 = op_chf_link_or_self(chf, 2, s, ms & 4),
+                       t3 = op_chf_link_or_self(chf, 3, s, ms & 8);
         nb_store(nb, narrow, p, ms & 1 && area[t0] == as ? pos[t0] : none,
                  ms & 2 && area[t1] == as ? pos[t1] : none,
                  ms & 4 && area[t2] == as ? pos[t2] : none,

@@ -123,14 +123,12 @@ OP_VINLINE uint32_t w_eq(const uint32_t *a, const uint32_t *b)
         m |= v_nz(v_eq(v_load(a + k), v_load(b + k))) << k;
     return m;
 }
-/* Bit i: a[i] == first + i. */
-OP_VINLINE uint32_t w_seq(const uint32_t *a, uint32_t first)
+/* Bit i: link d of span s0 + i is base + i (w_seq of the decoded links): the stored
+ * deltas compared with base - s0, no decode (v_dl_eqmask). A far link's lane is never
+ * set: every use below is a fast path whose lanes left out go the scalar way. */
+OP_VINLINE uint32_t l_seq(const op_chf *lk, int d, uint32_t s0, uint32_t base)
 {
-    uint32_t m = 0;
-    V_UNROLL
-    for (uint32_t k = 0; k < G; k += VW)
-        m |= v_nz(v_eq(v_load(a + k), v_add(v_set1(first + k), v_iota()))) << k;
-    return m;
+    return v_dl_eqmask(lk->dlink[d] + s0, (int64_t)base - (int64_t)s0, G);
 }
 
 /* Pass 1 on the group [s, s + G), 1 <= s, s + G <= n. *carry: span s-1 is a Z span;
@@ -144,13 +142,12 @@ OP_VINLINE void join_group(const op_label_view *graph, const uint8_t *area, cons
                            uint32_t *carry, uint32_t *run, uint32_t *defer)
 {
     const op_chf *const lk = graph->links;
-    uint32_t lb[4][G]; /* blocks of links (op_chf_links_at) */
     const uint8_t *mutual = graph->mutual;
     const vb16 A = b_load(area + s);
     const uint32_t walk = b_eq(A, simde_mm_setzero_si128()) ^ G_ALL;
     const vb16 M = b_load(mutual + s);
     const uint32_t mx = b_bit(M, 1) & walk, mz = b_bit(M, 8) & walk;
-    const uint32_t xl = w_seq(v_links_at(lk, 0, s, G, lb[0]), s - 1);
+    const uint32_t xl = l_seq(lk, 0, s, s - 1);
     uint32_t X = mx & xl & b_eq(A, b_load(area + s - 1));
     if (has_layer)
         X &= w_eq(layer + s, layer + s - 1);
@@ -162,7 +159,7 @@ OP_VINLINE void join_group(const op_label_view *graph, const uint8_t *area, cons
         const uint32_t i0 = (uint32_t)__builtin_ctz(rest);
         k = s + i0 - op_chf_link(lk, 0, s + i0);
         if (k >= 2 && k <= s) {
-            const uint32_t xk = mx & w_seq(v_links_at(lk, 0, s, G, lb[0]), s - k);
+            const uint32_t xk = mx & l_seq(lk, 0, s, s - k);
             XK = xk & b_eq(A, b_load(area + s - k));
             if (has_layer)
                 XK &= w_eq(layer + s, layer + s - k);
@@ -172,7 +169,7 @@ OP_VINLINE void join_group(const op_label_view *graph, const uint8_t *area, cons
 
     uint32_t Z = 0, red = 0;
     const uint32_t first = op_chf_link(lk, 3, s);
-    if (first < s && first <= n - G && w_seq(v_links_at(lk, 3, s, G, lb[1]), first) == G_ALL) {
+    if (first < s && first <= n - G && l_seq(lk, 3, s, first) == G_ALL) {
         /* -z neighbours first.. first+G-1, all below s: plain loads. The union of Z
          * span v with t is implied when v is X, v-1 is Z with t-1, and t has its
          * mutual -x link to t-1: v ~ v-1 ~ t-1 ~ t (same area and layer transitive).
@@ -182,13 +179,13 @@ OP_VINLINE void join_group(const op_label_view *graph, const uint8_t *area, cons
         if (has_layer)
             Z &= w_eq(layer + first, layer + s);
         const uint32_t mt = b_bit(b_load(mutual + first), 1);
-        red = X & Z & (Z << 1 | *carry) & mt & w_seq(v_links_at(lk, 0, first, G, lb[2]), first - 1);
+        red = X & Z & (Z << 1 | *carry) & mt & l_seq(lk, 0, first, first - 1);
         if (first != op_chf_link(lk, 3, s - 1) + 1)
             red &= ~1u;
         if ((XK & Z) && first >= k) {
             uint32_t imp = XK & Z & mt & b_bit(b_load(mutual + s - k), 8) &
-                           b_eq(b_load(area + first - k), A) & w_seq(v_links_at(lk, 0, first, G, lb[2]), first - k) &
-                           w_seq(v_links_at(lk, 3, s - k, G, lb[3]), first - k);
+                           b_eq(b_load(area + first - k), A) & l_seq(lk, 0, first, first - k) &
+                           l_seq(lk, 3, s - k, first - k);
             if (has_layer)
                 imp &= w_eq(layer + first - k, layer + s);
             red |= imp;
