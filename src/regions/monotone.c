@@ -15,16 +15,20 @@
  * follow the row: the chain walk below, the former implementation, runs instead. */
 #include "regions/region_graph.h"
 #include "core/alloc.h"
+#include "core/links16.h"
 
 #include <string.h>
 
 #define MIXED 0xffffffffu
 
+/* A stored delta v in [OP_DLINK_MIN, -1]: a link to a span below s (one compare). */
+#define DLINK_BELOW(v) ((uint32_t)((v) - OP_DLINK_MIN) < (uint32_t)-OP_DLINK_MIN)
+
 static int has_pred(const op_chf *chf, const uint32_t *region, uint32_t s)
 {
     if (!(chf->mutual[s] & 1))
         return 0;
-    const uint32_t t = op_chf_link(chf, 0, s);
+    const uint32_t t = op_chf_link_or_self(chf, 0, s, 1);
     return chf->area[t] == chf->area[s] && region[t] != OP_BORDER_REGION;
 }
 
@@ -33,7 +37,7 @@ static uint32_t succ(const op_chf *chf, const uint32_t *region, uint32_t u)
 {
     if (!(chf->mutual[u] >> 2 & 1))
         return OP_NO_LINK;
-    const uint32_t t = op_chf_link(chf, 2, u);
+    const uint32_t t = op_chf_link_or_self(chf, 2, u, 1);
     if (chf->area[t] != chf->area[u] || region[t] == OP_BORDER_REGION)
         return OP_NO_LINK;
     return t;
@@ -84,7 +88,7 @@ op_status op_regions_monotone_raw_chains(op_ctx *ctx, const op_chf *chf, uint32_
             for (uint32_t u = start[k]; u != OP_NO_LINK; u = succ(chf, region, u)) {
                 if (!(chf->mutual[u] >> 3 & 1))
                     continue;
-                const uint32_t t = op_chf_link(chf, 3, u);
+                const uint32_t t = op_chf_link_or_self(chf, 3, u, 1);
                 const uint32_t r = region[t];
                 if (!r || r == OP_BORDER_REGION || area[t] != area[u])
                     continue;
@@ -292,10 +296,9 @@ static inline uint32_t sweep_run(const op_chf *chf, const uint8_t *area, const u
     for (; s < re; s++) {
         /* The stored deltas: -x link s - 1 is a delta of -1, and a -z link below s a
          * negative one (a far link ends the run: the general path reads it). */
-        const int16_t v3 = dl3[s];
-        const uint32_t t = s + (uint32_t)(int32_t)v3;
-        const int ok = (area[s] == a) & ((mutual[s] & 9) == 9) & (dl0[s] == -1) & (v3 < 0) &
-                       (v3 >= OP_DLINK_MIN);
+        const int32_t v3 = dl3[s];
+        const uint32_t t = s + (uint32_t)v3;
+        const int ok = (area[s] == a) & ((mutual[s] & 9) == 9) & (dl0[s] == -1) & DLINK_BELOW(v3);
         if (!ok || region[t] != zv || (band && region[s] == OP_BORDER_REGION))
             break;
         region[s] = v;
@@ -395,8 +398,12 @@ static op_status monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
              * does, without its tests. Under a bridge the two floors' sweeps alternate
              * span by span, so these are not runs of sweep_run. */
             if ((ms & 9) == 9 && as) {
-                const uint32_t t = op_chf_link(chf, 0, s), t3 = op_chf_link(chf, 3, s);
-                if (t < s && t3 < s && area[t] == as && (!band || region[s] != OP_BORDER_REGION)) {
+                /* t < s and t3 < s: near deltas below 0 (DLINK_BELOW; a far link takes
+                 * the general path) */
+                const int32_t v0 = chf->dlink[0][s], v3 = chf->dlink[3][s];
+                const uint32_t t = s + (uint32_t)v0, t3 = s + (uint32_t)v3;
+                if (DLINK_BELOW(v0) && DLINK_BELOW(v3) && area[t] == as &&
+                    (!band || region[s] != OP_BORDER_REGION)) {
                     const uint32_t k = region[t] - g - 1; /* wraps for 0, earlier rows, band */
                     if (k < ns && region[t3] == zs[3 * (size_t)k]) {
                         last_v = g + k + 1;
@@ -428,7 +435,7 @@ static op_status monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
                 for (int d = 0; d < 4; d += 3) {
                     if (!(ms >> d & 1))
                         continue;
-                    const uint32_t t = op_chf_link(chf, d, s);
+                    const uint32_t t = op_chf_link_or_self(chf, d, s, 1);
                     const uint32_t v = value_at(region, band, p->sid, g, t, s);
                     if (v > TAG)
                         p->sinfo[v - TAG - 1] |= 1u << 8;
@@ -441,7 +448,7 @@ static op_status monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
             }
             uint32_t k = UINT32_MAX, xt = OP_NO_LINK; /* xt: the -x span if not the pred */
             if (ms & 1) {
-                const uint32_t t = op_chf_link(chf, 0, s);
+                const uint32_t t = op_chf_link_or_self(chf, 0, s, 1);
                 if (t == last_s && as == last_a) {
                     k = last_k; /* the span just visited (not band: tagged) */
                 } else if (area[t] == as && (!band || region[t] != OP_BORDER_REGION)) {
@@ -493,7 +500,7 @@ static op_status monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
             }
             if (!(ms >> 3 & 1))
                 continue;
-            const uint32_t t = op_chf_link(chf, 3, s);
+            const uint32_t t = op_chf_link_or_self(chf, 3, s, 1);
             uint32_t *z3 = zs + 3 * (size_t)k;
             if (t < s && region[t] == z3[0]) {
                 z3[2]++; /* the sweep's run goes on: nothing else changes */

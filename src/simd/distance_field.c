@@ -60,6 +60,7 @@
 #endif
 #include "simd/simd_u16.h"
 #include "simd/links_at.h"
+#include "core/links16.h"
 #include "core/prefault.h"
 
 #define INF16 0xffffu
@@ -182,7 +183,7 @@ static void seed_block(seeder *sd, uint32_t b)
     for (uint32_t lanes = cand & ~reg; lanes; lanes &= lanes - 1) {
         const uint32_t i = (uint32_t)__builtin_ctz(lanes), t = s + i;
         for (int d = 0; d < 4; d++)
-            if (area[op_chf_link(chf, d, t)] == 0) {
+            if (area[op_chf_link_or_self(chf, d, t, 1)] == 0) { /* cand: mutual links */
                 bnd |= 1u << i;
                 break;
             }
@@ -518,17 +519,17 @@ static uint32_t gather_candidates(const op_chf *chf, uint32_t s, uint32_t *c)
     for (int d = 0; d < 4; d++) {
         if (!(ms >> d & 1))
             continue;
-        const uint32_t a = op_chf_link(chf, d, s);
+        const uint32_t a = op_chf_link_or_self(chf, d, s, 1); /* mutual links */
         c[d] = a;
         top = a > top ? a : top;
         const int d1 = (d + 1) & 3, d3 = (d + 3) & 3;
         if (mutual[a] >> d1 & 1) {
-            const uint32_t t = op_chf_link(chf, d1, a);
+            const uint32_t t = op_chf_link_or_self(chf, d1, a, 1);
             c[ORTH + 2 * d] = t;
             top = t > top ? t : top;
         }
         if (mutual[a] >> d3 & 1) {
-            const uint32_t t = op_chf_link(chf, d3, a);
+            const uint32_t t = op_chf_link_or_self(chf, d3, a, 1);
             c[ORTH + 2 * d + 1] = t;
             top = t > top ? t : top;
         }
