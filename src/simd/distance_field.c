@@ -124,13 +124,14 @@ static inline int learn_orth(const op_chf *chf, uint32_t s, uint32_t t, uint32_t
 }
 
 /* The lanes of [s, s + HW) whose four links sit at s + i + o[d]: the stored deltas equal
- * to o[d] (v_dl_eqmask, no decode; a far link's lane is irregular). */
+ * to o[d] (dl_acc, no decode; a far link's lane is irregular). */
 static inline uint32_t orth_lanes(const op_chf *chf, uint32_t s, const int32_t *o)
 {
-    uint32_t m = H_ALL;
+    dl_acc m;
+    dl_acc_init(&m, HW);
     for (int d = 0; d < 4; d++)
-        m &= v_dl_eqmask(chf->dlink[d] + s, o[d], HW);
-    return m;
+        dl_acc_and(&m, chf->dlink[d] + s, o[d], HW);
+    return dl_acc_mask(&m, HW);
 }
 
 /* Keeps the offsets o2 (valid: their loads lie inside) when they fit more lanes. */
@@ -238,15 +239,15 @@ static inline void seed_to(seeder *sd, uint64_t limit)
 static inline uint32_t diag_lanes(const op_chf *chf, uint32_t s, const int32_t *o, const int32_t *g)
 {
     /* Lane i's neighbour s1 + i links to s + i + g: a stored delta of g - o[d]. */
-    uint32_t m = H_ALL;
+    dl_acc m;
+    dl_acc_init(&m, HW);
     for (int d = 0; d < 4; d++) {
         const int d1 = (d + 1) & 3, d3 = (d + 3) & 3;
         const uint32_t s1 = s + (uint32_t)o[d];
-        const int16_t *n1 = chf->dlink[d1] + s1, *n3 = chf->dlink[d3] + s1;
-        m &= v_dl_eqmask(n1, (int64_t)g[d] - o[d], HW) &
-             v_dl_eqmask(n3, (int64_t)g[d3] - o[d], HW);
+        dl_acc_and(&m, chf->dlink[d1] + s1, (int64_t)g[d] - o[d], HW);
+        dl_acc_and(&m, chf->dlink[d3] + s1, (int64_t)g[d3] - o[d], HW);
     }
-    return m;
+    return dl_acc_mask(&m, HW);
 }
 
 /* Diagonal offsets from lane t, whose four neighbours are non-boundary (so both ways

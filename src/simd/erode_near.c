@@ -97,13 +97,14 @@ static inline void links_of(const op_chf *chf, uint32_t s, uint32_t *nb)
 }
 
 /* Lanes of [s, s + BS) whose four links sit at s + i + o[d]: the stored deltas equal to
- * o[d] (v_dl_eqmask; a far link's lane is irregular). */
+ * o[d] (dl_acc; a far link's lane is irregular). */
 static inline uint32_t orth_lanes(const op_chf *chf, uint32_t s, const int32_t *o)
 {
-    uint32_t bits = (uint32_t)((1ull << BS) - 1);
+    dl_acc m;
+    dl_acc_init(&m, BS);
     for (int d = 0; d < 4; d++)
-        bits &= v_dl_eqmask(chf->dlink[d] + s, o[d], BS);
-    return bits;
+        dl_acc_and(&m, chf->dlink[d] + s, o[d], BS);
+    return dl_acc_mask(&m, BS);
 }
 
 /* Offsets whose 16-byte loads lie inside [0, n). */

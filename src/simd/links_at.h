@@ -74,4 +74,38 @@ OP_VINLINE uint32_t v_dl_eqmask(const int16_t *p, int64_t x, uint32_t n)
     return m;
 }
 
+/* The same over several tests before one lane mask: bit i of dl_acc_mask is set when
+ * every dl_acc_and(p, x) had p[i] == x (and every x was a near delta). n (8, 16 or 32)
+ * is the caller's constant, so the loops unroll. */
+typedef struct dl_acc {
+    simde__m128i v[4];
+    int ok;
+} dl_acc;
+
+OP_VINLINE void dl_acc_init(dl_acc *a, uint32_t n)
+{
+    for (uint32_t i = 0; i < n / 8; i++)
+        a->v[i] = simde_mm_set1_epi32(-1);
+    a->ok = 1;
+}
+
+OP_VINLINE void dl_acc_and(dl_acc *a, const int16_t *p, int64_t x, uint32_t n)
+{
+    a->ok &= x >= OP_DLINK_MIN && x <= OP_DLINK_MAX;
+    const simde__m128i v = simde_mm_set1_epi16((int16_t)x);
+    for (uint32_t i = 0; i < n / 8; i++)
+        a->v[i] = simde_mm_and_si128(
+            a->v[i], simde_mm_cmpeq_epi16(simde_mm_loadu_si128((const void *)(p + 8 * i)), v));
+}
+
+OP_VINLINE uint32_t dl_acc_mask(const dl_acc *a, uint32_t n)
+{
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < n / 8; i += 2)
+        m |= (uint32_t)simde_mm_movemask_epi8(simde_mm_packs_epi16(
+                 a->v[i], i + 1 < n / 8 ? a->v[i + 1] : simde_mm_setzero_si128()))
+             << (8 * i);
+    return a->ok ? m : 0;
+}
+
 #endif
