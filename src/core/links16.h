@@ -52,6 +52,24 @@ static inline uint32_t op_chf_link_or_self(const op_chf *chf, int d, uint32_t s,
     return s + (uint32_t)(int32_t)v;
 }
 
+/* Whether the field has a far link (normally not: readers then add the stored deltas
+ * without looking for one). */
+static inline int op_chf_has_far(const op_chf *chf)
+{
+    return (chf->far[0].count | chf->far[1].count | chf->far[2].count | chf->far[3].count) != 0;
+}
+
+/* op_chf_link_or_self for a caller that knows whether the field has far links (nofar: a
+ * constant at the call site, op_chf_has_far tested once outside the loop): without far
+ * links the read is the stored delta added, with no test at all. */
+static inline __attribute__((always_inline)) uint32_t
+op_chf_link_or_self_nf(const op_chf *chf, int d, uint32_t s, int has, int nofar)
+{
+    if (!nofar)
+        return op_chf_link_or_self(chf, d, s, has);
+    return s + (uint32_t)(int32_t)(int16_t)(chf->dlink[d][s] & (has ? 0xffff : 0));
+}
+
 /* Encodes the links t[0 .. n) of spans s0 .. s0 + n into dl[0 .. n) (dl: span s0's slot
  * of the direction's array) and appends the far
  * ones to far (spans past every span already in it: write a direction in span order),

@@ -238,7 +238,8 @@ static void order_by_distance(const uint8_t *area, const uint32_t *region, int b
  *   Candidates that cannot join change nothing, so the other neighbours need not
  *   be visited. */
 static inline __attribute__((always_inline)) void
-position_neighbours(const op_chf *chf, const uint32_t *pos, uint32_t none, uint8_t *nb, int narrow)
+position_neighbours(const op_chf *chf, const uint32_t *pos, uint32_t none, uint8_t *nb, int narrow,
+                    int nofar)
 {
     const size_t stride = nb_stride(narrow);
     const uint8_t *area = chf->area;
@@ -260,10 +261,10 @@ position_neighbours(const op_chf *chf, const uint32_t *pos, uint32_t none, uint8
         /* Without branches per direction: a missing link reads the span itself, whose
          * area matches, and is then replaced by none. */
         const uint8_t ms = mutual[s], as = area[s];
-        const uint32_t t0 = op_chf_link_or_self(chf, 0, s, ms & 1),
-                       t1 = op_chf_link_or_self(chf, 1, s, ms & 2),
-                       t2 = op_chf_link_or_self(chf, 2, s, ms & 4),
-                       t3 = op_chf_link_or_self(chf, 3, s, ms & 8);
+        const uint32_t t0 = op_chf_link_or_self_nf(chf, 0, s, ms & 1, nofar),
+                       t1 = op_chf_link_or_self_nf(chf, 1, s, ms & 2, nofar),
+                       t2 = op_chf_link_or_self_nf(chf, 2, s, ms & 4, nofar),
+                       t3 = op_chf_link_or_self_nf(chf, 3, s, ms & 8, nofar);
         nb_store(nb, narrow, p, ms & 1 && area[t0] == as ? pos[t0] : none,
                  ms & 2 && area[t1] == as ? pos[t1] : none,
                  ms & 4 && area[t2] == as ? pos[t2] : none,
@@ -420,7 +421,10 @@ grow_all(const op_chf *chf, const uint32_t *pos, uint32_t m, const uint32_t *lev
          uint32_t *next_id)
 {
     uint32_t *rp = (uint32_t *)(void *)nb; /* arena memory: 64-byte aligned */
-    position_neighbours(chf, pos, m, nb, narrow);
+    if (op_chf_has_far(chf))
+        position_neighbours(chf, pos, m, nb, narrow, 0);
+    else
+        position_neighbours(chf, pos, m, nb, narrow, 1);
     for (uint32_t k = 0, lo = 0; lo < m; k++) {
         const uint32_t hi = level_end[k];
         if (hi == lo)

@@ -74,6 +74,16 @@ static inline int inside(uint32_t s, int32_t off, uint32_t n)
     return lo >= 0 && lo + HW <= (int64_t)n;
 }
 
+/* The regular-lane tests on the stored 16-bit links (memory.md round 11): *acc keeps the
+ * lanes i of the block at dl whose stored delta dl[i] is x (u16 lanes, one vector), *ok
+ * whether x is a near delta at all (else no lane is regular: a far link's lane is
+ * irregular, and read through op_chf_link). */
+static inline void dl_and(vh *acc, int *ok, const int16_t *dl, int64_t x)
+{
+    *ok &= (uint64_t)(x - OP_DLINK_MIN) <= (uint64_t)(OP_DLINK_MAX - OP_DLINK_MIN);
+    *acc = v_and(*acc, h_eq(h_load((const uint16_t *)(const void *)dl), h_set1((uint16_t)x)));
+}
+
 /* Per block: where the neighbours of its regular lanes sit, as offsets from the lane's
  * own index (orth[d] for direction d, diag[d] for the diagonal between directions d and
  * d + 1), and the lane masks. Seeding fills orth[], reg (lanes whose four links sit at
@@ -124,14 +134,14 @@ static inline int learn_orth(const op_chf *chf, uint32_t s, uint32_t t, uint32_t
 }
 
 /* The lanes of [s, s + HW) whose four links sit at s + i + o[d]: the stored deltas equal
- * to o[d] (dl_acc, no decode; a far link's lane is irregular). */
+ * to o[d] (dl_and, no decode; a far link's lane is irregular). */
 static inline uint32_t orth_lanes(const op_chf *chf, uint32_t s, const int32_t *o)
 {
-    dl_acc m;
-    dl_acc_init(&m, HW);
+    vh acc = h_set1(0xffffu);
+    int ok = 1;
     for (int d = 0; d < 4; d++)
-        dl_acc_and(&m, chf->dlink[d] + s, o[d], HW);
-    return dl_acc_mask(&m, HW);
+        dl_and(&acc, &ok, chf->dlink[d] + s, o[d]);
+    return ok ? h_eqmask(acc, h_set1(0xffffu)) : 0;
 }
 
 /* Keeps the offsets o2 (valid: their loads lie inside) when they fit more lanes. */
@@ -239,15 +249,15 @@ static inline void seed_to(seeder *sd, uint64_t limit)
 static inline uint32_t diag_lanes(const op_chf *chf, uint32_t s, const int32_t *o, const int32_t *g)
 {
     /* Lane i's neighbour s1 + i links to s + i + g: a stored delta of g - o[d]. */
-    dl_acc m;
-    dl_acc_init(&m, HW);
+    vh acc = h_set1(0xffffu);
+    int ok = 1;
     for (int d = 0; d < 4; d++) {
         const int d1 = (d + 1) & 3, d3 = (d + 3) & 3;
         const uint32_t s1 = s + (uint32_t)o[d];
-        dl_acc_and(&m, chf->dlink[d1] + s1, (int64_t)g[d] - o[d], HW);
-        dl_acc_and(&m, chf->dlink[d3] + s1, (int64_t)g[d3] - o[d], HW);
+        dl_and(&acc, &ok, chf->dlink[d1] + s1, (int64_t)g[d] - o[d]);
+        dl_and(&acc, &ok, chf->dlink[d3] + s1, (int64_t)g[d3] - o[d]);
     }
-    return dl_acc_mask(&m, HW);
+    return ok ? h_eqmask(acc, h_set1(0xffffu)) : 0;
 }
 
 /* Diagonal offsets from lane t, whose four neighbours are non-boundary (so both ways
@@ -510,7 +520,8 @@ OP_VINLINE void relax_regular(uint16_t *dist, dirty_set *ds, const block_info *b
 #define CANDS (ORTH + DIAG)
 
 /* Returns the largest candidate. */
-static uint32_t gather_candidates(const op_chf *chf, uint32_t s, uint32_t *c)
+static inline __attribute__((always_inline)) uint32_t
+gather_candidates(const op_chf *chf, uint32_t s, uint32_t *c, int nofar)
 {
     const uint8_t *mutual = chf->mutual;
     const uint8_t ms = mutual[s];
@@ -520,17 +531,17 @@ static uint32_t gather_candidates(const op_chf *chf, uint32_t s, uint32_t *c)
     for (int d = 0; d < 4; d++) {
         if (!(ms >> d & 1))
             continue;
-        const uint32_t a = op_chf_link_or_self(chf, d, s, 1); /* mutual links */
+        const uint32_t a = op_chf_link_or_self_nf(chf, d, s, 1, nofar); /* mutual links */
         c[d] = a;
         top = a > top ? a : top;
         const int d1 = (d + 1) & 3, d3 = (d + 3) & 3;
         if (mutual[a] >> d1 & 1) {
-            const uint32_t t = op_chf_link_or_self(chf, d1, a, 1);
+            const uint32_t t = op_chf_link_or_self_nf(chf, d1, a, 1, nofar);
             c[ORTH + 2 * d] = t;
             top = t > top ? t : top;
         }
         if (mutual[a] >> d3 & 1) {
-            const uint32_t t = op_chf_link_or_self(chf, d3, a, 1);
+            const uint32_t t = op_chf_link_or_self_nf(chf, d3, a, 1, nofar);
             c[ORTH + 2 * d + 1] = t;
             top = t > top ? t : top;
         }
@@ -659,6 +670,7 @@ static int distance_field_body(const op_chf *chf, const uint8_t *area, uint32_t 
         return 0;
     if (n > OP_SIMD_MAX_SPANS - 2 * HW)
         return op_distance_field_scalar(chf, area, dist, scratch);
+    const int nofar = !op_chf_has_far(chf); /* gather_candidates without far lookups */
     uint16_t *d = (uint16_t *)(void *)dist + n; /* the u16 field: dist's upper half */
     const uint32_t full = n - n % HW; /* spans [0, full) in vector blocks, the rest scalar */
     const uint32_t nb = full / HW;    /* blocks; index nb stands for the scalar tail */
@@ -706,7 +718,9 @@ static int distance_field_body(const op_chf *chf, const uint8_t *area, uint32_t 
             }
             uint32_t *c = cand_row(&cs, bi->ibase), reach = 0;
             for (uint32_t lanes = bi->irr; lanes; lanes &= lanes - 1, c += CANDS) {
-                const uint32_t top = gather_candidates(chf, s + (uint32_t)__builtin_ctz(lanes), c);
+                const uint32_t t = s + (uint32_t)__builtin_ctz(lanes);
+                const uint32_t top = nofar ? gather_candidates(chf, t, c, 1)
+                                           : gather_candidates(chf, t, c, 0);
                 reach = top > reach ? top : reach;
             }
             seed_to(&sd, (uint64_t)reach + 1);
