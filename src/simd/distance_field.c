@@ -75,14 +75,16 @@ static inline int inside(uint32_t s, int32_t off, uint32_t n)
 }
 
 /* The regular-lane tests on the stored 16-bit links (memory.md round 11): *acc keeps the
- * lanes i of the block at dl whose stored delta dl[i] is x (u16 lanes, one vector), *ok
- * whether x is a near delta at all (else no lane is regular: a far link's lane is
- * irregular, and read through op_chf_link). */
-static inline void dl_and(vh *acc, int *ok, const int16_t *dl, int64_t x)
+ * lanes i of the block at dl whose stored delta dl[i] is x (u16 lanes, one vector); the
+ * caller tests once that every x is a near delta (dl_near4; else no lane is regular: a
+ * far link's lane is irregular, and read through op_chf_link). */
+static inline void dl_and(vh *acc, const int16_t *dl, int32_t x)
 {
-    *ok &= (uint64_t)(x - OP_DLINK_MIN) <= (uint64_t)(OP_DLINK_MAX - OP_DLINK_MIN);
     *acc = v_and(*acc, h_eq(h_load((const uint16_t *)(const void *)dl), h_set1((uint16_t)x)));
 }
+
+/* Every x[0 .. 4) a near delta (one test for the four: min4 / max4). */
+static inline int dl_near4(const int32_t *x);
 
 /* Per block: where the neighbours of its regular lanes sit, as offsets from the lane's
  * own index (orth[d] for direction d, diag[d] for the diagonal between directions d and
@@ -119,6 +121,11 @@ static inline int32_t min4(const int32_t *v)
     return a < b ? a : b;
 }
 
+static inline int dl_near4(const int32_t *x)
+{
+    return min4(x) >= OP_DLINK_MIN && max4(x) <= OP_DLINK_MAX;
+}
+
 /* Block loads at every offset of v lie inside [0, n). */
 static inline int inside4(uint32_t s, const int32_t *v, uint32_t n)
 {
@@ -137,11 +144,12 @@ static inline int learn_orth(const op_chf *chf, uint32_t s, uint32_t t, uint32_t
  * to o[d] (dl_and, no decode; a far link's lane is irregular). */
 static inline uint32_t orth_lanes(const op_chf *chf, uint32_t s, const int32_t *o)
 {
+    if (!dl_near4(o))
+        return 0;
     vh acc = h_set1(0xffffu);
-    int ok = 1;
     for (int d = 0; d < 4; d++)
-        dl_and(&acc, &ok, chf->dlink[d] + s, o[d]);
-    return ok ? h_eqmask(acc, h_set1(0xffffu)) : 0;
+        dl_and(&acc, chf->dlink[d] + s, o[d]);
+    return h_eqmask(acc, h_set1(0xffffu));
 }
 
 /* Keeps the offsets o2 (valid: their loads lie inside) when they fit more lanes. */
@@ -248,16 +256,24 @@ static inline void seed_to(seeder *sd, uint64_t limit)
  * between d - 1 and d (g[d - 1]). */
 static inline uint32_t diag_lanes(const op_chf *chf, uint32_t s, const int32_t *o, const int32_t *g)
 {
-    /* Lane i's neighbour s1 + i links to s + i + g: a stored delta of g - o[d]. */
+    /* Lane i's neighbour s1 + i links to s + i + g: a stored delta of g - o[d]
+     * (INT32_MIN, no near delta, where that leaves int32). */
+    int32_t x1[4], x3[4];
+    for (int d = 0; d < 4; d++) {
+        const int64_t a = (int64_t)g[d] - o[d], b = (int64_t)g[(d + 3) & 3] - o[d];
+        x1[d] = a < INT32_MIN || a > INT32_MAX ? INT32_MIN : (int32_t)a;
+        x3[d] = b < INT32_MIN || b > INT32_MAX ? INT32_MIN : (int32_t)b;
+    }
+    if (!dl_near4(x1) || !dl_near4(x3))
+        return 0;
     vh acc = h_set1(0xffffu);
-    int ok = 1;
     for (int d = 0; d < 4; d++) {
         const int d1 = (d + 1) & 3, d3 = (d + 3) & 3;
         const uint32_t s1 = s + (uint32_t)o[d];
-        dl_and(&acc, &ok, chf->dlink[d1] + s1, (int64_t)g[d] - o[d]);
-        dl_and(&acc, &ok, chf->dlink[d3] + s1, (int64_t)g[d3] - o[d]);
+        dl_and(&acc, chf->dlink[d1] + s1, x1[d]);
+        dl_and(&acc, chf->dlink[d3] + s1, x3[d]);
     }
-    return ok ? h_eqmask(acc, h_set1(0xffffu)) : 0;
+    return h_eqmask(acc, h_set1(0xffffu));
 }
 
 /* Diagonal offsets from lane t, whose four neighbours are non-boundary (so both ways
