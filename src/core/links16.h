@@ -67,7 +67,8 @@ op_chf_link_or_self_nf(const op_chf *chf, int d, uint32_t s, int has, int nofar)
 {
     if (!nofar)
         return op_chf_link_or_self(chf, d, s, has);
-    return s + (uint32_t)(int32_t)(int16_t)(chf->dlink[d][s] & (has ? 0xffff : 0));
+    const uint32_t t = s + (uint32_t)(int32_t)chf->dlink[d][s]; /* s < span_count: a load */
+    return has ? t : s;                                           /* and a select */
 }
 
 /* Encodes the links t[0 .. n) of spans s0 .. s0 + n into dl[0 .. n) (dl: span s0's slot

@@ -116,8 +116,9 @@ int op_regions_graph_overlap(op_ctx *ctx, op_regions_graph *g, uint32_t r, uint3
  * broken by 0 or band spans is two runs, counted separately (the same sum). An id not
  * yet checked (a later span's) is passed over until its own span reports it; an
  * invalid value is reported at its run's first span, the first span that has it. */
-static op_status scan_spans(op_ctx *ctx, const op_chf *chf, const uint32_t *region,
-                            op_regions_graph *g)
+static inline __attribute__((always_inline)) op_status
+scan_spans_body(op_ctx *ctx, const op_chf *chf, const uint32_t *region, op_regions_graph *g,
+                int nofar)
 {
     const uint32_t n = chf->span_count, maxid = g->maxid;
     const uint8_t *area = chf->area, *mutual = chf->mutual;
@@ -156,8 +157,8 @@ static op_status scan_spans(op_ctx *ctx, const op_chf *chf, const uint32_t *regi
                     return op_fail(ctx, OP_INVALID_ARGUMENT,
                                    "filter regions: span %u has area 0 but region %u", s, r);
                 const uint8_t ms = mutual[s];
-                const uint32_t t0 = op_chf_link_or_self(chf, 0, s, ms & 1),
-                               t3 = op_chf_link_or_self(chf, 3, s, ms & 8);
+                const uint32_t t0 = op_chf_link_or_self_nf(chf, 0, s, ms & 1, nofar),
+                               t3 = op_chf_link_or_self_nf(chf, 3, s, ms & 8, nofar);
                 const uint32_t q0 = region[t0], q3 = region[t3];
                 if ((q0 != r) | (q3 != r))
                     if (!op_regions_graph_span_links(ctx, g, &sc, area, r, as, t0, q0, t3, q3))
@@ -170,6 +171,15 @@ static op_status scan_spans(op_ctx *ctx, const op_chf *chf, const uint32_t *regi
     if (run)
         size[run] += n - start;
     return OP_OK;
+}
+
+/* nofar (the field has no far link) as a constant: the links' reads then add the stored
+ * deltas with no test. */
+static op_status scan_spans(op_ctx *ctx, const op_chf *chf, const uint32_t *region,
+                            op_regions_graph *g)
+{
+    return op_chf_has_far(chf) ? scan_spans_body(ctx, chf, region, g, 0)
+                               : scan_spans_body(ctx, chf, region, g, 1);
 }
 
 /* Overlap pairs of the cells [c0, c1): every two partition regions of one column.

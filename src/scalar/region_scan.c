@@ -3,8 +3,13 @@
  * span at a time, without branches, so the passes' loops over the set bits are where
  * the data-dependent branches go. */
 #include "core/kernels.h"
+#include "core/links16.h"
 
-OP_REGION_SCAN_BITS_FN(op_region_scan_bits_scalar)
+/* nofar: the field has no far link (a constant: op_chf_link_or_self_nf then adds the
+ * stored delta with no test). */
+static inline __attribute__((always_inline)) void
+scan_bits(const op_chf *chf, const uint32_t *region, uint64_t *bits, uint32_t begin,
+          uint32_t end, int nofar)
 {
     const uint8_t *area = chf->area, *mutual = chf->mutual;
     const uint32_t len = end > begin ? end - begin : 0;
@@ -14,13 +19,21 @@ OP_REGION_SCAN_BITS_FN(op_region_scan_bits_scalar)
     for (uint32_t i = 0; i < len; i++) {
         const uint32_t s = begin + i, r = region[s];
         const uint8_t ms = r ? mutual[s] : 0; /* region 0: no link is read */
-        const uint32_t t0 = ms & 1 ? op_chf_link(chf, 0, s) : s,
-                       t3 = ms & 8 ? op_chf_link(chf, 3, s) : s;
+        const uint32_t t0 = op_chf_link_or_self_nf(chf, 0, s, ms & 1, nofar),
+                       t3 = op_chf_link_or_self_nf(chf, 3, s, ms & 8, nofar);
         const uint64_t hit = (r != prev) |
                              ((r != 0) & ((area[s] == 0) | (region[t0] != r) | (region[t3] != r)));
         bits[i >> 6] |= hit << (i & 63);
         prev = r;
     }
+}
+
+OP_REGION_SCAN_BITS_FN(op_region_scan_bits_scalar)
+{
+    if (op_chf_has_far(chf))
+        scan_bits(chf, region, bits, begin, end, 0);
+    else
+        scan_bits(chf, region, bits, begin, end, 1);
 }
 
 OP_VALUE_CHANGE_BITS_FN(op_value_change_bits_scalar)
