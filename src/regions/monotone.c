@@ -350,8 +350,9 @@ static int row_overlaps(op_ctx *ctx, const op_chf *chf, const uint32_t *region,
  * (area 0; without a band region[] is not cleared first) or, with a band, left as
  * op_regions_init_band set it. The sweeps' ids go to p->sid (sid[v], the id of sweep
  * v), so no row is written twice: the numbering maps through sid. */
-static op_status monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
-                               uint32_t *region_count, row_pass *p, op_regions_graph *gr)
+static inline __attribute__((always_inline)) op_status
+monotone_rows_body(op_ctx *ctx, const op_chf *chf, uint32_t *region, uint32_t *region_count,
+                   row_pass *p, op_regions_graph *gr, int nofar)
 {
     const uint8_t *area = chf->area, *mutual = chf->mutual;
     const uint32_t w = chf->width, dpt = chf->depth, n = chf->span_count;
@@ -435,7 +436,7 @@ static op_status monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
                 for (int d = 0; d < 4; d += 3) {
                     if (!(ms >> d & 1))
                         continue;
-                    const uint32_t t = op_chf_link_or_self(chf, d, s, 1);
+                    const uint32_t t = op_chf_link_or_self_nf(chf, d, s, 1, nofar);
                     const uint32_t v = value_at(region, band, p->sid, g, t, s);
                     if (v > TAG)
                         p->sinfo[v - TAG - 1] |= 1u << 8;
@@ -448,7 +449,7 @@ static op_status monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
             }
             uint32_t k = UINT32_MAX, xt = OP_NO_LINK; /* xt: the -x span if not the pred */
             if (ms & 1) {
-                const uint32_t t = op_chf_link_or_self(chf, 0, s, 1);
+                const uint32_t t = op_chf_link_or_self_nf(chf, 0, s, 1, nofar);
                 if (t == last_s && as == last_a) {
                     k = last_k; /* the span just visited (not band: tagged) */
                 } else if (area[t] == as && (!band || region[t] != OP_BORDER_REGION)) {
@@ -500,7 +501,7 @@ static op_status monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
             }
             if (!(ms >> 3 & 1))
                 continue;
-            const uint32_t t = op_chf_link_or_self(chf, 3, s, 1);
+            const uint32_t t = op_chf_link_or_self_nf(chf, 3, s, 1, nofar);
             uint32_t *z3 = zs + 3 * (size_t)k;
             if (t < s && region[t] == z3[0]) {
                 z3[2]++; /* the sweep's run goes on: nothing else changes */
@@ -598,6 +599,15 @@ static op_status monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
     if (gr)
         gr->maxid = next_id;
     return OP_OK;
+}
+
+/* nofar (the field has no far link) as a constant: the mutual links' reads then add the
+ * stored deltas with no test. */
+static op_status monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
+                               uint32_t *region_count, row_pass *p, op_regions_graph *gr)
+{
+    return op_chf_has_far(chf) ? monotone_rows_body(ctx, chf, region, region_count, p, gr, 0)
+                               : monotone_rows_body(ctx, chf, region, region_count, p, gr, 1);
 }
 
 op_status op_regions_monotone_rows(op_ctx *ctx, const op_chf *chf, uint32_t *region,
