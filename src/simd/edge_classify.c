@@ -46,10 +46,10 @@
 #define EC_PREFETCH_STEP(s, p1)                                                                \
     do {                                                                                       \
         if ((s) < n - EC_PF) {                                                                 \
-            EC_PREFETCH(chf->dlink[0] + (s) + EC_PF);                                           \
-            EC_PREFETCH(chf->dlink[1] + (s) + EC_PF);                                           \
-            EC_PREFETCH(chf->dlink[2] + (s) + EC_PF);                                           \
-            EC_PREFETCH(chf->dlink[3] + (s) + EC_PF);                                           \
+            EC_PREFETCH(chf->dlink[0] + (s) + EC_PF);                                          \
+            EC_PREFETCH(chf->dlink[1] + (s) + EC_PF);                                          \
+            EC_PREFETCH(chf->dlink[2] + (s) + EC_PF);                                          \
+            EC_PREFETCH(chf->dlink[3] + (s) + EC_PF);                                          \
             EC_PREFETCH(mutual + (s) + EC_PF);                                                 \
         }                                                                                      \
         if ((p1) < n - EC_PF)                                                                  \
