@@ -13,7 +13,7 @@ void op_link_rowbuf_free(const op_allocator *a, op_link_rowbuf *rb)
 }
 
 int op_chf_link_rows(const op_kernels *k, op_chf *chf, uint32_t z0, uint32_t z1,
-                     uint8_t *mutual, op_link_rowbuf *rb, op_link_far far[4])
+                     uint8_t *mutual, op_link_rowbuf *rb, op_link_far *far)
 {
     const op_allocator *a = &chf->alloc;
     for (uint32_t z = z0; z < z1; z++) {

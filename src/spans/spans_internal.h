@@ -55,10 +55,11 @@ void op_link_rowbuf_free(const op_allocator *a, op_link_rowbuf *rb);
 /* The link rule (supplement §1.5) for the spans of rows [z0, z1) with k's link_row
  * (spans/links.c) into rb, encoded into chf->dlink; the far links are appended to
  * far[0 .. 4) in span order (chf->far, or a thread's own tables merged in row order
- * after). The cells and spans of rows z0 - 1 .. z1 must be in place. mutual: as for
+ * after; a pointer, not `far[4]`: GCC 12 with ASan reads that bound wrongly and
+ * -Wstringop-overflow stops the sanitizer build). The cells and spans of rows z0 - 1 .. z1 must be in place. mutual: as for
  * link_row (NULL: not written). Returns 0, or -1 when out of memory. */
 int op_chf_link_rows(const struct op_kernels *k, op_chf *chf, uint32_t z0, uint32_t z1,
-                     uint8_t *mutual, op_link_rowbuf *rb, op_link_far far[4]);
+                     uint8_t *mutual, op_link_rowbuf *rb, op_link_far *far);
 /* The three filters of supplement §1.4 in order, by rows on ctx's threads. */
 void op_spans_filters(op_ctx *ctx, op_heightfield *hf, int walkable_height, int walkable_climb);
 /* The ledge filter for rows [z0, z1) with k's ledge_row (spans/filters.c); with all3,
