@@ -244,6 +244,9 @@ position_neighbours(const op_chf *chf, const uint32_t *pos, uint32_t none, uint8
     const size_t stride = nb_stride(narrow);
     const uint8_t *area = chf->area;
     const uint8_t *mutual = chf->mutual;
+    /* In locals: the entries' stores (bytes) may alias anything reached through chf. */
+    const int16_t *const dl0 = chf->dlink[0], *const dl1 = chf->dlink[1],
+                         *const dl2 = chf->dlink[2], *const dl3 = chf->dlink[3];
     const uint32_t n = chf->span_count;
     for (uint32_t s = 0; s < n; s++) {
         /* The writes go to as many streams as there are levels, more than a hardware
@@ -258,13 +261,21 @@ position_neighbours(const op_chf *chf, const uint32_t *pos, uint32_t none, uint8
         const uint32_t p = pos[s];
         if (p >= none)
             continue;
-        /* Without branches per direction: a missing link reads the span itself, whose
-         * area matches, and is then replaced by none. */
+        /* A missing link reads as the span itself (far links) or the stored value added
+         * (no far link: not read, the mutual bit is tested first), then none. */
         const uint8_t ms = mutual[s], as = area[s];
-        const uint32_t t0 = op_chf_link_or_self_nf(chf, 0, s, ms & 1, nofar),
-                       t1 = op_chf_link_or_self_nf(chf, 1, s, ms & 2, nofar),
-                       t2 = op_chf_link_or_self_nf(chf, 2, s, ms & 4, nofar),
-                       t3 = op_chf_link_or_self_nf(chf, 3, s, ms & 8, nofar);
+        uint32_t t0, t1, t2, t3;
+        if (nofar) {
+            t0 = s + (uint32_t)(int32_t)dl0[s];
+            t1 = s + (uint32_t)(int32_t)dl1[s];
+            t2 = s + (uint32_t)(int32_t)dl2[s];
+            t3 = s + (uint32_t)(int32_t)dl3[s];
+        } else {
+            t0 = op_chf_link_or_self(chf, 0, s, ms & 1);
+            t1 = op_chf_link_or_self(chf, 1, s, ms & 2);
+            t2 = op_chf_link_or_self(chf, 2, s, ms & 4);
+            t3 = op_chf_link_or_self(chf, 3, s, ms & 8);
+        }
         nb_store(nb, narrow, p, ms & 1 && area[t0] == as ? pos[t0] : none,
                  ms & 2 && area[t1] == as ? pos[t1] : none,
                  ms & 4 && area[t2] == as ? pos[t2] : none,
