@@ -12,19 +12,30 @@ scan_bits(const op_chf *chf, const uint32_t *region, uint64_t *bits, uint32_t be
           uint32_t end, int nofar)
 {
     const uint8_t *area = chf->area, *mutual = chf->mutual;
+    const int16_t *const dl0 = chf->dlink[0], *const dl3 = chf->dlink[3]; /* kept in registers */
     const uint32_t len = end > begin ? end - begin : 0;
-    for (uint32_t w = 0; w < (len + 63) / 64; w++)
-        bits[w] = 0;
     uint32_t prev = begin ? region[begin - 1] : 0;
-    for (uint32_t i = 0; i < len; i++) {
-        const uint32_t s = begin + i, r = region[s];
-        const uint8_t ms = r ? mutual[s] : 0; /* region 0: no link is read */
-        const uint32_t t0 = op_chf_link_or_self_nf(chf, 0, s, ms & 1, nofar),
-                       t3 = op_chf_link_or_self_nf(chf, 3, s, ms & 8, nofar);
-        const uint64_t hit = (r != prev) |
-                             ((r != 0) & ((area[s] == 0) | (region[t0] != r) | (region[t3] != r)));
-        bits[i >> 6] |= hit << (i & 63);
-        prev = r;
+    /* a word of bits at a time, built in a register */
+    for (uint32_t i0 = 0; i0 < len; i0 += 64) {
+        const uint32_t k = len - i0 < 64 ? len - i0 : 64;
+        uint64_t word = 0;
+        for (uint32_t j = 0; j < k; j++) {
+            const uint32_t s = begin + i0 + j, r = region[s];
+            const uint8_t ms = r ? mutual[s] : 0; /* region 0: no link is read */
+            uint32_t t0, t3;
+            if (nofar) {
+                t0 = ms & 1 ? s + (uint32_t)(int32_t)dl0[s] : s;
+                t3 = ms & 8 ? s + (uint32_t)(int32_t)dl3[s] : s;
+            } else {
+                t0 = op_chf_link_or_self(chf, 0, s, ms & 1);
+                t3 = op_chf_link_or_self(chf, 3, s, ms & 8);
+            }
+            const uint64_t hit =
+                (r != prev) | ((r != 0) & ((area[s] == 0) | (region[t0] != r) | (region[t3] != r)));
+            word |= hit << j;
+            prev = r;
+        }
+        bits[i0 >> 6] = word;
     }
 }
 
