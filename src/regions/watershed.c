@@ -264,12 +264,12 @@ position_neighbours(const op_chf *chf, const uint32_t *pos, uint32_t none, uint8
         /* A missing link reads as the span itself (far links) or the stored value added
          * (no far link: not read, the mutual bit is tested first), then none. */
         const uint8_t ms = mutual[s], as = area[s];
-        uint32_t t0, t1, t2, t3;
+        size_t t0, t1, t2, t3; /* as wide as an address: no zero extension per link */
         if (nofar) {
-            t0 = s + (uint32_t)(int32_t)dl0[s];
-            t1 = s + (uint32_t)(int32_t)dl1[s];
-            t2 = s + (uint32_t)(int32_t)dl2[s];
-            t3 = s + (uint32_t)(int32_t)dl3[s];
+            t0 = (size_t)((int64_t)s + dl0[s]);
+            t1 = (size_t)((int64_t)s + dl1[s]);
+            t2 = (size_t)((int64_t)s + dl2[s]);
+            t3 = (size_t)((int64_t)s + dl3[s]);
         } else {
             t0 = op_chf_link_or_self(chf, 0, s, ms & 1);
             t1 = op_chf_link_or_self(chf, 1, s, ms & 2);
