@@ -22,10 +22,10 @@ scan_bits(const op_chf *chf, const uint32_t *region, uint64_t *bits, uint32_t be
         for (uint32_t j = 0; j < k; j++) {
             const uint32_t s = begin + i0 + j, r = region[s];
             const uint8_t ms = r ? mutual[s] : 0; /* region 0: no link is read */
-            uint32_t t0, t3;
+            size_t t0, t3; /* as wide as an address */
             if (nofar) {
-                t0 = ms & 1 ? s + (uint32_t)(int32_t)dl0[s] : s;
-                t3 = ms & 8 ? s + (uint32_t)(int32_t)dl3[s] : s;
+                t0 = ms & 1 ? (size_t)((int64_t)s + dl0[s]) : s;
+                t3 = ms & 8 ? (size_t)((int64_t)s + dl3[s]) : s;
             } else {
                 t0 = op_chf_link_or_self(chf, 0, s, ms & 1);
                 t3 = op_chf_link_or_self(chf, 3, s, ms & 8);
