@@ -283,6 +283,23 @@ position_neighbours(const op_chf *chf, const uint32_t *pos, uint32_t none, uint8
     }
 }
 
+/* position_neighbours with narrow and nofar as constants, out of line: inlined into
+ * watershed(), its loop had its pointers and loaded values spilled. */
+static __attribute__((noinline)) void all_neighbours(const op_chf *chf, const uint32_t *pos,
+                                                     uint32_t none, uint8_t *nb, int narrow)
+{
+    if (op_chf_has_far(chf)) {
+        if (narrow)
+            position_neighbours(chf, pos, none, nb, 1, 0);
+        else
+            position_neighbours(chf, pos, none, nb, 0, 0);
+    } else if (narrow) {
+        position_neighbours(chf, pos, none, nb, 1, 1);
+    } else {
+        position_neighbours(chf, pos, none, nb, 0, 1);
+    }
+}
+
 /* §2.1 growth of the level [lo, hi): synchronous rounds; joins decided from the state
  * at the start of the round. Every span of the levels above has a region by now (each
  * level ends with all its spans assigned) and no span of this level or below has one,
@@ -432,10 +449,7 @@ grow_all(const op_chf *chf, const uint32_t *pos, uint32_t m, const uint32_t *lev
          uint32_t *next_id)
 {
     uint32_t *rp = (uint32_t *)(void *)nb; /* arena memory: 64-byte aligned */
-    if (op_chf_has_far(chf))
-        position_neighbours(chf, pos, m, nb, narrow, 0);
-    else
-        position_neighbours(chf, pos, m, nb, narrow, 1);
+    all_neighbours(chf, pos, m, nb, narrow);
     for (uint32_t k = 0, lo = 0; lo < m; k++) {
         const uint32_t hi = level_end[k];
         if (hi == lo)
