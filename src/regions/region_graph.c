@@ -122,6 +122,7 @@ scan_spans_body(op_ctx *ctx, const op_chf *chf, const uint32_t *region, op_regio
 {
     const uint32_t n = chf->span_count, maxid = g->maxid;
     const uint8_t *area = chf->area, *mutual = chf->mutual;
+    const int16_t *const dl0 = chf->dlink[0], *const dl3 = chf->dlink[3];
     const op_region_scan_bits_fn scan_bits = ctx->k->regions.scan_bits;
     uint32_t *const size = g->size;
     uint8_t *const rarea = g->rarea;
@@ -157,11 +158,18 @@ scan_spans_body(op_ctx *ctx, const op_chf *chf, const uint32_t *region, op_regio
                     return op_fail(ctx, OP_INVALID_ARGUMENT,
                                    "filter regions: span %u has area 0 but region %u", s, r);
                 const uint8_t ms = mutual[s];
-                const uint32_t t0 = op_chf_link_or_self_nf(chf, 0, s, ms & 1, nofar),
-                               t3 = op_chf_link_or_self_nf(chf, 3, s, ms & 8, nofar);
+                size_t t0, t3; /* as wide as an address */
+                if (nofar) {
+                    t0 = ms & 1 ? (size_t)((int64_t)s + dl0[s]) : s;
+                    t3 = ms & 8 ? (size_t)((int64_t)s + dl3[s]) : s;
+                } else {
+                    t0 = op_chf_link_or_self(chf, 0, s, ms & 1);
+                    t3 = op_chf_link_or_self(chf, 3, s, ms & 8);
+                }
                 const uint32_t q0 = region[t0], q3 = region[t3];
                 if ((q0 != r) | (q3 != r))
-                    if (!op_regions_graph_span_links(ctx, g, &sc, area, r, as, t0, q0, t3, q3))
+                    if (!op_regions_graph_span_links(ctx, g, &sc, area, r, as, (uint32_t)t0, q0,
+                                                     (uint32_t)t3, q3))
                         return op_fail(ctx, OP_NO_MEMORY,
                                        "regions: out of memory listing region links (%zu)",
                                        g->nlink);
