@@ -78,6 +78,8 @@ typedef struct op_chf {
 
 /* The target of far link s (s has one in far: binary search). */
 uint32_t op_link_far_find(const op_link_far *far, uint32_t s);
+/* The first entry of far whose span is >= s (far->count if none): where s's entry is or goes. */
+uint32_t op_link_far_lower_bound(const op_link_far *far, uint32_t s);
 
 /* Link of span s (s < span_count) in direction d: the neighbour span index or
  * OP_NO_LINK. Every reader goes through this (or op_chf_links_get for a block), so the

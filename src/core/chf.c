@@ -137,15 +137,8 @@ op_status op_chf_set_link(op_ctx *ctx, op_chf *chf, int d, uint32_t s, uint32_t 
     op_link_far *far = &chf->far[d];
     const int16_t old = chf->dlink[d][s], v = op_dlink_encode(s, t);
     /* The far entry of s, or where it goes. */
-    uint32_t lo = 0, hi = far->count;
-    if (old == OP_DLINK_FAR || v == OP_DLINK_FAR)
-        while (lo < hi) {
-            const uint32_t mid = lo + (hi - lo) / 2;
-            if (far->span[mid] < s)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+    const uint32_t lo =
+        old == OP_DLINK_FAR || v == OP_DLINK_FAR ? op_link_far_lower_bound(far, s) : 0;
     if (v == OP_DLINK_FAR && old != OP_DLINK_FAR) {
         if (op_link_far_insert(&chf->alloc, far, lo, s, t) != 0)
             return op_fail(ctx, OP_NO_MEMORY, "out of memory for a far link of span %u", s);

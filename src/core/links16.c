@@ -9,9 +9,9 @@
 
 int32_t op_dlink_near_limit = OP_DLINK_MAX;
 
-uint32_t op_link_far_find(const op_link_far *far, uint32_t s)
+uint32_t op_link_far_lower_bound(const op_link_far *far, uint32_t s)
 {
-    uint32_t lo = 0, hi = far->count; /* the first entry with span >= s */
+    uint32_t lo = 0, hi = far->count;
     while (lo < hi) {
         const uint32_t mid = lo + (hi - lo) / 2;
         if (far->span[mid] < s)
@@ -19,7 +19,13 @@ uint32_t op_link_far_find(const op_link_far *far, uint32_t s)
         else
             hi = mid;
     }
-    return lo < far->count && far->span[lo] == s ? far->target[lo] : OP_NO_LINK;
+    return lo;
+}
+
+uint32_t op_link_far_find(const op_link_far *far, uint32_t s)
+{
+    const uint32_t i = op_link_far_lower_bound(far, s);
+    return i < far->count && far->span[i] == s ? far->target[i] : OP_NO_LINK;
 }
 
 /* Room for one more entry (doubling; the table is normally empty). */

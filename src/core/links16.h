@@ -71,6 +71,17 @@ op_chf_link_or_self_nf(const op_chf *chf, int d, uint32_t s, int has, int nofar)
     return has ? t : s;                                           /* and a select */
 }
 
+/* The same for the scans that keep direction d's stored deltas dl in a local
+ * (regions-speed round 8): the target as wide as an address (no zero extension per
+ * link); without has, s and no load. */
+static inline __attribute__((always_inline)) size_t
+op_dlink_or_self_at(const op_chf *chf, const int16_t *dl, int d, uint32_t s, int has, int nofar)
+{
+    if (!nofar)
+        return op_chf_link_or_self(chf, d, s, has);
+    return has ? (size_t)((int64_t)s + dl[s]) : s;
+}
+
 /* Encodes the links t[0 .. n) of spans s0 .. s0 + n into dl[0 .. n) (dl: span s0's slot
  * of the direction's array) and appends the far
  * ones to far (spans past every span already in it: write a direction in span order),

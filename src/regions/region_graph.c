@@ -158,14 +158,8 @@ scan_spans_body(op_ctx *ctx, const op_chf *chf, const uint32_t *region, op_regio
                     return op_fail(ctx, OP_INVALID_ARGUMENT,
                                    "filter regions: span %u has area 0 but region %u", s, r);
                 const uint8_t ms = mutual[s];
-                size_t t0, t3; /* as wide as an address */
-                if (nofar) {
-                    t0 = ms & 1 ? (size_t)((int64_t)s + dl0[s]) : s;
-                    t3 = ms & 8 ? (size_t)((int64_t)s + dl3[s]) : s;
-                } else {
-                    t0 = op_chf_link_or_self(chf, 0, s, ms & 1);
-                    t3 = op_chf_link_or_self(chf, 3, s, ms & 8);
-                }
+                const size_t t0 = op_dlink_or_self_at(chf, dl0, 0, s, ms & 1, nofar),
+                             t3 = op_dlink_or_self_at(chf, dl3, 3, s, ms & 8, nofar);
                 const uint32_t q0 = region[t0], q3 = region[t3];
                 if ((q0 != r) | (q3 != r))
                     if (!op_regions_graph_span_links(ctx, g, &sc, area, r, as, (uint32_t)t0, q0,

@@ -22,14 +22,8 @@ scan_bits(const op_chf *chf, const uint32_t *region, uint64_t *bits, uint32_t be
         for (uint32_t j = 0; j < k; j++) {
             const uint32_t s = begin + i0 + j, r = region[s];
             const uint8_t ms = r ? mutual[s] : 0; /* region 0: no link is read */
-            size_t t0, t3; /* as wide as an address */
-            if (nofar) {
-                t0 = ms & 1 ? (size_t)((int64_t)s + dl0[s]) : s;
-                t3 = ms & 8 ? (size_t)((int64_t)s + dl3[s]) : s;
-            } else {
-                t0 = op_chf_link_or_self(chf, 0, s, ms & 1);
-                t3 = op_chf_link_or_self(chf, 3, s, ms & 8);
-            }
+            const size_t t0 = op_dlink_or_self_at(chf, dl0, 0, s, ms & 1, nofar),
+                         t3 = op_dlink_or_self_at(chf, dl3, 3, s, ms & 8, nofar);
             const uint64_t hit =
                 (r != prev) | ((r != 0) & ((area[s] == 0) | (region[t0] != r) | (region[t3] != r)));
             word |= hit << j;

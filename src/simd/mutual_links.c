@@ -39,10 +39,13 @@ OP_VINLINE __m512i back_links_k(const op_chf *chf, int d, uint32_t n, __m512i id
     if (!want)
         return idx; /* no lane wanted: any value, keep the prediction */
     _mm512_storeu_si512((void *)li, idx);
-    const uint32_t g = 31u - (uint32_t)__builtin_clz((uint32_t)want);
+    /* The mask's bits by _cvtmask16_u32 (zero-extended), not a cast: with the cast,
+     * GCC 12's ASan + UBSan build indexed li[] at 20 (test_regions_fast_paths). */
+    const uint32_t wb = _cvtmask16_u32(want);
+    const uint32_t g = 31u - (uint32_t)__builtin_clz(wb);
     *pred = li[g] - g;
     for (uint32_t i = 0; i < VW; i++)
-        out[i] = (want >> i) & 1 ? op_chf_link(chf, d, li[i]) : 0;
+        out[i] = (wb >> i) & 1 ? op_chf_link(chf, d, li[i]) : 0;
     return _mm512_loadu_si512((const void *)out);
 }
 #else
